@@ -1,0 +1,44 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AdminApi } from "./accounts/Api.js"
+import { CreditsApi } from "./credits/Api.js"
+import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody } from "./Errors.js"
+import { withKeySchemes } from "./gateway/Api.js"
+import { ShopApi } from "./shop/Api.js"
+import { SystemApi } from "./system/Api.js"
+
+/**
+ * The whole contract: one value, no runtime. The server, `/openapi.json`, `/docs` and the
+ * typed client (`HttpApiClient.make(AdIntelApi)`) all derive from it.
+ */
+export class AdIntelApi extends HttpApi.make("adintel")
+  .add(SystemApi)
+  .add(CreditsApi)
+  .add(ShopApi)
+  .add(AdminApi)
+  // Any route may answer 400 for bad input (G10/G11) and 500 when it fails unexpectedly; the
+  // 404 is also what a path no route serves gets.
+  .addError(InvalidRequestBody)
+  .addError(NotFoundBody)
+  .addError(InternalServerErrorBody)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "AdIntel API",
+      version: "1",
+      description:
+        "Ad-Intelligence and Shop-Analytics API. Every metered call costs 1 credit and is rate limited per account.",
+      transform: (spec) => {
+        const withKeys = withKeySchemes(spec)
+        return {
+          ...withKeys,
+          components: {
+            ...withKeys.components,
+            securitySchemes: {
+              ...withKeys.components.securitySchemes,
+              AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" }
+            }
+          }
+        }
+      }
+    })
+  )
+{}

@@ -1,0 +1,53 @@
+import { Config, ConfigProvider, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+
+/**
+ * Service-wide settings, read only through Effect `Config` (secrets as `Redacted`).
+ * Database settings live with the database layer, the key secret with `KeySealer`.
+ */
+export interface AppSettings {
+  readonly port: number
+  readonly host: string
+  /** spec: INTERPRETATIONS G12: `<service name> Basic plan or higher required`. */
+  readonly serviceName: string
+  /** spec: Errors, credit exhaustion: `purchase.url`. */
+  readonly creditPackUrl: string
+  /** spec: Limits, Rate (G5). */
+  readonly rateLimitPerMinute: number
+  /** The admin API and its routes exist only when this is set. */
+  readonly adminToken: Option.Option<Redacted.Redacted>
+  /** A charge still open after this long belongs to a request whose process died: refund it. */
+  readonly ledgerSweepAfter: Duration.Duration
+  readonly ledgerSweepEvery: Duration.Duration
+}
+
+export const settings: Config.Config<AppSettings> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  serviceName: Config.nonEmptyString("SERVICE_NAME").pipe(Config.withDefault("AdIntel")),
+  creditPackUrl: Config.url("CREDIT_PACK_URL").pipe(
+    Config.map((url) => url.toString()),
+    Config.withDefault("https://adintel.local/billing/credit-packs")
+  ),
+  rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(
+    Config.validate({ message: "RATE_LIMIT_PER_MINUTE must be between 1 and 100000", validation: (n) => n >= 1 && n <= 100_000 }),
+    Config.withDefault(60)
+  ),
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
+    Config.map(Option.filter((token) => Redacted.value(token).length > 0))
+  ),
+  ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.minutes(10))),
+  ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1)))
+})
+
+export class AppConfig extends Context.Tag("adintel/AppConfig")<AppConfig, AppSettings>() {
+  static readonly layer = Layer.effect(AppConfig, settings)
+
+  /** The defaults, with some settings replaced: what tests and benchmarks start from. */
+  static readonly layerWith = (overrides: Partial<AppSettings>) =>
+    Layer.effect(
+      AppConfig,
+      Effect.map(Effect.withConfigProvider(settings, emptyProvider), (defaults) => ({ ...defaults, ...overrides }))
+    )
+}
+
+const emptyProvider = ConfigProvider.fromMap(new Map())

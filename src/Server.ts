@@ -1,0 +1,145 @@
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApiScalar,
+  type HttpApp,
+  HttpMiddleware,
+  type HttpRouter,
+  HttpServer,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Clock, Effect, Layer, Option } from "effect"
+import { createServer } from "node:http"
+import { Accounts } from "./accounts/Accounts.js"
+import { AdminLive } from "./accounts/Http.js"
+import { AdIntelApi } from "./Api.js"
+import { AppConfig } from "./AppConfig.js"
+import { CreditsLive } from "./credits/Http.js"
+import { InternalServerError, InvalidIdMessage, InvalidRequest, NotFound } from "./Errors.js"
+import { Gateway } from "./gateway/Gateway.js"
+import { MeteredLive } from "./gateway/Http.js"
+import { ShopLive } from "./shop/Http.js"
+import { SearchQuota } from "./shop/SearchQuota.js"
+import { SystemLive } from "./system/Http.js"
+import { SystemRepo } from "./system/SystemRepo.js"
+
+/** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
+export const describeDecodeError = (error: HttpApiDecodeError): string => {
+  const issue = error.issues[0]
+  if (issue === undefined) return "Invalid request"
+  if (issue.message === InvalidIdMessage) return InvalidIdMessage
+  const field = issue.path.map(String).join(".")
+  if (field === "") return `Invalid request: ${issue.message}`
+  if (issue._tag === "Missing") return `${field} is missing`
+  return `${field}: ${issue.message}`
+}
+
+const isJsonDecodeFailure = (defect: unknown) =>
+  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+
+const isRouteNotFound = (failure: unknown) => HttpServerError.isServerError(failure) && failure._tag === "RouteNotFound"
+
+/**
+ * The service's answers for what the routes themselves do not answer, applied inside HttpApi
+ * so the contract's error schemas encode them:
+ * - bad input is G11's `{ success: false, error }` naming the field, not HttpApi's decode body,
+ *   and a body that is not JSON at all is bad input too, not a 500;
+ * - an unknown path is a JSON 404 (HttpApi answers an empty body by default);
+ * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent.
+ */
+export const ConventionsLive = HttpApiBuilder.middleware((app) =>
+  // The app's error type is `never` by HttpApi's typing; at run time it fails with the typed
+  // errors of the routes, which the API's error schema encodes afterwards.
+  (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const failure = Cause.failureOption(cause)
+      if (failure._tag === "Some") {
+        const error = failure.value
+        if (error instanceof HttpApiDecodeError) return Effect.fail(new InvalidRequest({ error: describeDecodeError(error) }))
+        if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
+        return Effect.failCause(cause)
+      }
+      if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
+        return Effect.fail(new InvalidRequest({ error: "Malformed request body: expected JSON" }))
+      }
+      return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
+    })
+  ) as typeof app
+)
+
+/** `api_key` values are replaced before a URL is logged (G13). */
+export const redactUrl = (url: string): string => url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]")
+
+/** One line per answered request: method, path (keys redacted), status and duration. */
+export const accessLog = HttpMiddleware.make((app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const start = yield* Clock.currentTimeMillis
+    const response = yield* app
+    const end = yield* Clock.currentTimeMillis
+    yield* Effect.logInfo(`${request.method} ${redactUrl(request.url)} ${response.status} ${end - start}ms`)
+    return response
+  })
+)
+
+/** Every service behind the routes; each needs only the database and `AppConfig`. */
+export const ServicesLive = Layer.mergeAll(Gateway.Default, SearchQuota.Default, Accounts.Default, SystemRepo.Default)
+
+/** The contract with all its handlers. */
+export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
+  Layer.provide([SystemLive, CreditsLive, ShopLive, AdminLive]),
+  Layer.provide(MeteredLive)
+)
+
+/** Refunds charges whose process died (G4), for as long as the server runs. */
+export const SweeperLive = Layer.scopedDiscard(
+  Effect.flatMap(Gateway, (gateway) => Effect.forkScoped(gateway.sweeper))
+)
+
+export interface ServeOptions {
+  /** Extra middleware around the whole app, outermost last (tests stack logger and CORS here). */
+  readonly middleware?: ReadonlyArray<HttpMiddleware.HttpMiddleware>
+  readonly accessLog?: boolean
+}
+
+/**
+ * Serves any `HttpApi` built from our groups with the service's conventions: G11 errors, JSON
+ * fallbacks, `/openapi.json`, `/docs` (works offline), the access log. `api` is the
+ * `HttpApiBuilder.api(...)` layer; the result still needs an `HttpServer` and the services.
+ */
+export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeOptions = {}) =>
+  HttpApiBuilder.serve((app) => {
+    let served: HttpApp.Default<any, any> = app
+    if (options.accessLog !== false) served = accessLog(served)
+    for (const middleware of options.middleware ?? []) served = middleware(served)
+    return served as HttpApp.Default
+  }).pipe(
+    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi()),
+    Layer.provide(ConventionsLive),
+    Layer.provide(api),
+    HttpServer.withLogAddress
+  )
+
+/** A Node HTTP server on `HOST`:`PORT` (port 0: any free port). */
+export const NodeServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, ({ host, port }) => NodeHttpServer.layer(() => createServer(), { port, host }))
+)
+
+export interface LayerOptions extends ServeOptions {
+  /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
+  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo>
+}
+
+/** The whole service, short of the database and the configuration. */
+export const layer = (options: LayerOptions = {}) =>
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive).pipe(
+    Layer.provideMerge(NodeServerLive),
+    Layer.provide(ServicesLive)
+  )
+

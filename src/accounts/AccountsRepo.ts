@@ -1,0 +1,140 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { PlanName } from "../gateway/Api.js"
+import type { UpdateAccount } from "./Api.js"
+
+/** An account with its meters as of `now`: periods that have ended read as reset. */
+export const AccountRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  plan: PlanName,
+  monthly_limit: Schema.Int,
+  used: Schema.Int,
+  addon_remaining: Schema.Int,
+  daily_search_limit: Schema.NullOr(Schema.Int),
+  search_used: Schema.Int,
+  script_generation_limit: Schema.Int,
+  script_used: Schema.Int,
+  script_period_start: Schema.NullOr(Schema.DateFromSelf)
+})
+export type AccountRow = typeof AccountRow.Type
+
+export interface NewAccount {
+  readonly email: string
+  readonly passwordHash: string | null
+  readonly plan: PlanName
+  readonly keyHash: Uint8Array
+  readonly keySealed: Uint8Array
+  readonly now: Date
+}
+
+export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/AccountsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findRow = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, now: Schema.DateFromSelf }),
+      Result: AccountRow,
+      execute: ({ id, now }) => sql`
+        select a.id, a.email, a.plan,
+               coalesce(a.monthly_limit, p.monthly_credits) as monthly_limit,
+               case when meter_period_start(m.period_anchor, ${now}) > m.period_start then 0 else m.used end as used,
+               m.addon_remaining,
+               coalesce(a.daily_search_limit, p.daily_search_limit) as daily_search_limit,
+               case when m.search_day = (${now}::timestamptz at time zone 'UTC')::date then m.search_used else 0 end as search_used,
+               coalesce(a.script_generation_limit, p.script_generation_limit) as script_generation_limit,
+               case when ${now} < m.script_period_start + interval '30 days' then m.script_used else 0 end as script_used,
+               case when ${now} < m.script_period_start + interval '30 days' then m.script_period_start end as script_period_start
+          from accounts a
+          join plans p on p.name = a.plan
+          join account_meters m on m.account_id = a.id
+         where a.id = ${id}::uuid`
+    })
+
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+    return {
+      /** None for an unknown id (a malformed one included: it cannot exist). */
+      find: (id: string, now: Date) =>
+        uuid.test(id) ? Effect.orDie(findRow({ id, now })) : Effect.succeed(Option.none<AccountRow>()),
+
+      findIdByEmail: (email: string) =>
+        sql<{ id: string }>`select id from accounts where lower(email) = lower(${email})`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.id)),
+          Effect.orDie
+        ),
+
+      /** Account, meters and first key in one transaction. None when the e-mail is taken. */
+      insert: (account: NewAccount) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            const created = yield* sql<{ id: string }>`
+              insert into accounts (email, password_hash, plan, created_at)
+              values (${account.email}, ${account.passwordHash}, ${account.plan}, ${account.now})
+              on conflict ((lower(email))) do nothing
+              returning id`
+            const id = created[0]?.id
+            if (id === undefined) return Option.none<string>()
+            yield* sql`insert into account_meters (account_id, period_anchor, period_start)
+                       values (${id}, ${account.now}, ${account.now})`
+            yield* sql`insert into api_keys (account_id, key_hash, key_sealed, created_at)
+                       values (${id}, ${account.keyHash}, ${account.keySealed}, ${account.now})`
+            return Option.some(id)
+          })
+        ).pipe(Effect.orDie),
+
+      /** Applies a patch; `used` is set within the current period. False for an unknown id. */
+      update: (id: string, patch: UpdateAccount, now: Date) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            const set = (key: keyof UpdateAccount) => patch[key] !== undefined
+            const accounts = yield* sql<{ id: string }>`
+              update accounts set
+                plan = ${set("plan") ? sql`${patch.plan!}` : sql`plan`},
+                monthly_limit = ${set("monthly_limit") ? sql`${patch.monthly_limit ?? null}::integer` : sql`monthly_limit`},
+                daily_search_limit = ${set("daily_search_limit") ? sql`${patch.daily_search_limit ?? null}::integer` : sql`daily_search_limit`},
+                script_generation_limit = ${set("script_generation_limit") ? sql`${patch.script_generation_limit ?? null}::integer` : sql`script_generation_limit`}
+              where id = ${id}::uuid
+              returning id`
+            if (accounts.length === 0) return false
+            yield* sql`
+              update account_meters set
+                period_start = greatest(period_start, meter_period_start(period_anchor, ${now})),
+                used = ${set("used") ? sql`${patch.used!}` : sql`case when meter_period_start(period_anchor, ${now}) > period_start then 0 else used end`},
+                addon_remaining = ${set("addon_remaining") ? sql`${patch.addon_remaining!}` : sql`addon_remaining`}
+              where account_id = ${id}::uuid`
+            return true
+          })
+        ).pipe(Effect.orDie),
+
+      /** Adds purchased add-on credits; false for an unknown id. */
+      addAddon: (id: string, amount: number) =>
+        sql`update account_meters set addon_remaining = addon_remaining + ${amount}
+             where account_id = ${id}::uuid returning account_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
+      /** Revokes the live key and stores a new one, atomically: the old key is dead at commit. */
+      replaceKey: (id: string, keyHash: Uint8Array, keySealed: Uint8Array, now: Date) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            const owner = yield* sql`select id from accounts where id = ${id}::uuid for update`
+            if (owner.length === 0) return false
+            yield* sql`update api_keys set revoked_at = ${now} where account_id = ${id}::uuid and revoked_at is null`
+            yield* sql`insert into api_keys (account_id, key_hash, key_sealed, created_at)
+                       values (${id}::uuid, ${keyHash}, ${keySealed}, ${now})`
+            return true
+          })
+        ).pipe(Effect.orDie),
+
+      /** The sealed live key of an account. */
+      liveKey: (id: string) =>
+        sql<{ key_sealed: Uint8Array }>`
+          select key_sealed from api_keys where account_id = ${id}::uuid and revoked_at is null`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.key_sealed)),
+          Effect.orDie
+        )
+    }
+  })
+}) {}

@@ -1,0 +1,17 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { CreditBalance, metered } from "../gateway/Api.js"
+
+/** spec: Resources, "Response of `GET /api/v1/credits`". */
+export const CreditsResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  credits: CreditBalance
+})
+
+export class CreditsApi extends metered(
+  HttpApiGroup.make("credits").add(
+    HttpApiEndpoint.get("balance", "/api/v1/credits")
+      .addSuccess(CreditsResponse)
+      .annotate(OpenApi.Summary, "Credit balance, after this call's own charge (1 credit)")
+  )
+) {}

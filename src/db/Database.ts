@@ -1,0 +1,67 @@
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { PgClient } from "@effect/sql-pg"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
+import { migrations } from "./migrations/index.js"
+
+/** `DATA_DIR`: where the embedded database and generated secrets live. */
+export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+
+const poolSize = Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+
+/**
+ * The embedded PostgreSQL as a scoped resource: started (or joined, when another of our
+ * processes runs it) on acquire, stopped cleanly on release.
+ */
+export const embeddedUrl = (database: string) =>
+  Effect.gen(function*() {
+    const dir = yield* dataDir
+    const cluster = yield* Effect.acquireRelease(
+      Effect.tryPromise(() => startCluster({ dataDir: dir, persistent: true })),
+      (cluster) => Effect.promise(() => cluster.stop())
+    )
+    yield* Effect.tryPromise(() => ensureDatabase(cluster.adminUrl, database))
+    yield* Effect.logInfo(`Embedded PostgreSQL ready (data in ${dir})`)
+    return Redacted.make(cluster.urlFor(database))
+  }).pipe(Effect.orDie)
+
+/** A `PgClient` on a given URL. */
+export const clientLayer = (url: Redacted.Redacted) =>
+  Layer.unwrapEffect(
+    Effect.map(poolSize, (maxConnections) => PgClient.layer({ url, maxConnections, applicationName: "adintel" }))
+  )
+
+/**
+ * Runs the migrations, one start-up at a time across replicas: an advisory lock held for the
+ * transaction. The Migrator probes for its table with a query that would abort our
+ * transaction when the table is missing, so the table is created first, as it would create it.
+ */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(
+    Effect.gen(function*() {
+      yield* sql`select pg_advisory_xact_lock(hashtext('adintel.migrations'))`
+      yield* sql`create table if not exists effect_sql_migrations (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+      yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+    })
+  )
+})
+
+/**
+ * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
+ * Migrated before anything else sees it.
+ */
+export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const configured = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(
+      Config.map(Option.filter((url) => Redacted.value(url).length > 0))
+    )
+    const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
+    return clientLayer(url)
+  }).pipe(Effect.orDie)
+).pipe(Layer.tap((context) => Effect.provide(migrate, context)), Layer.orDie)

@@ -1,0 +1,128 @@
+import { Clock, Data, Duration, Effect, Option, Schedule } from "effect"
+import { AppConfig } from "../AppConfig.js"
+import type { Admission, RateWindow } from "./Api.js"
+import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
+import * as ApiKey from "./ApiKey.js"
+import { type AdmitRow, GatewayRepo } from "./GatewayRepo.js"
+import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
+
+/** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
+export const rateWindowSeconds = 60
+
+/** A call the gateway turned away, with the rate window to report when it got that far (G5). */
+export class Refusal extends Data.TaggedError("Refusal")<{
+  readonly error: Unauthorized | PlanRequired | RateLimited | CreditsExhausted
+  readonly rate: Option.Option<RateWindow>
+}> {}
+
+export interface CallInfo {
+  readonly method: string
+  /** The path only: a query string may hold a key and is never stored (G13). */
+  readonly route: string
+}
+
+const msUntil = (from: Date, to: Date) => Math.max(0, to.getTime() - from.getTime())
+
+/**
+ * The business rules of the metered path (spec: Authentication, Errors, Limits; G1-G6):
+ * admission, refunds, completion records and the sweep of charges whose process died.
+ */
+export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
+  effect: Effect.gen(function*() {
+    const repo = yield* GatewayRepo
+    const config = yield* AppConfig
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const rateOf = (row: AdmitRow): RateWindow => ({
+      limit: config.rateLimitPerMinute,
+      remaining: row.rate_remaining ?? 0,
+      resetSeconds: Math.max(1, Math.ceil((row.rate_reset_ms ?? 0) / 1000))
+    })
+
+    const balanceOf = (row: AdmitRow) => creditBalance(row.used ?? 0, row.monthly_limit ?? 0, row.addon_remaining ?? 0)
+
+    const refuse = (error: Refusal["error"], rate?: RateWindow) =>
+      Effect.fail(new Refusal({ error, rate: Option.fromNullable(rate) }))
+
+    /** G1 steps 1-4. A malformed key is refused without a round trip. */
+    const admit = (key: Option.Option<string>, call: CallInfo) =>
+      Effect.gen(function*() {
+        if (Option.isNone(key) || !ApiKey.isWellFormed(key.value)) return yield* refuse(new Unauthorized())
+        const at = yield* now
+        const row = yield* repo.admit({
+          keyHash: ApiKey.digest(key.value),
+          now: at,
+          method: call.method,
+          route: call.route.slice(0, 512),
+          rateLimit: config.rateLimitPerMinute,
+          windowSeconds: rateWindowSeconds
+        })
+        switch (row.outcome) {
+          case "unauthorized":
+            return yield* refuse(new Unauthorized())
+          case "plan_required":
+            return yield* refuse(PlanRequired.forService(config.serviceName))
+          case "rate_limited":
+            return yield* refuse(RateLimited.perMinute(config.rateLimitPerMinute), rateOf(row))
+          case "credits_exhausted":
+            return yield* refuse(
+              new CreditsExhausted({ credits: balanceOf(row), purchase: { url: config.creditPackUrl } }),
+              rateOf(row)
+            )
+          case "admitted":
+            return {
+              accountId: row.account_id!,
+              keyId: row.key_id!,
+              plan: row.plan!,
+              chargeId: row.charge_id!,
+              credits: balanceOf(row),
+              dailySearch: { used: row.search_used ?? 0, limit: row.daily_search_limit, resetsAt: startOfNextUtcDay(at) },
+              scripts: {
+                used: row.script_used ?? 0,
+                limit: row.script_generation_limit ?? 0,
+                resetsAt: scriptResetsAt(row.script_period_start)
+              },
+              rate: rateOf(row)
+            } satisfies Admission
+        }
+      })
+
+    const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
+
+    /** Records the answer; a 5xx that nothing refunded yet is refunded here (G4). */
+    const complete = (chargeId: string, status: number, startedAt: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* repo.complete(chargeId, at, status, msUntil(new Date(startedAt), at))
+        if (status >= 500) yield* repo.refund(chargeId, at)
+      })
+
+    /** Refunds charges still open after `ledgerSweepAfter`: their process died mid-request. */
+    const sweep = Effect.gen(function*() {
+      const at = yield* now
+      const cutoff = new Date(at.getTime() - Duration.toMillis(config.ledgerSweepAfter))
+      let total = 0
+      for (;;) {
+        const refunded = yield* repo.refundAbandoned(cutoff, at, 500)
+        total += refunded
+        if (refunded < 500) break
+      }
+      if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request never completed`)
+      return total
+    })
+
+    return {
+      admit,
+      refund,
+      complete,
+      sweep,
+      /** The sweeper loop, for a layer to fork; time comes from the Clock so TestClock drives it. */
+      sweeper: sweep.pipe(
+        Effect.catchAllCause((cause) => Effect.logError("Ledger sweep failed", cause)),
+        Effect.repeat(Schedule.spaced(config.ledgerSweepEvery)),
+        Effect.asVoid
+      )
+    }
+  }),
+  dependencies: [GatewayRepo.Default]
+}) {}

@@ -1,0 +1,130 @@
+import {
+  HttpApp,
+  type HttpApi,
+  HttpApiBuilder,
+  type HttpApiGroup,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Chunk, Clock, Effect, Layer, Option } from "effect"
+import type { Scope } from "effect/Scope"
+import { InternalServerError } from "../Errors.js"
+import { Caller, Metered, type RateWindow } from "./Api.js"
+import * as ApiKey from "./ApiKey.js"
+import { Gateway } from "./Gateway.js"
+
+/** The path of a request URL, without the query string (which may hold a key, G13). */
+export const pathOf = (url: string): string => {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+/** spec: INTERPRETATIONS G5: the IETF rate-limit fields on every metered answer. */
+const withRateHeaders = (response: HttpServerResponse.HttpServerResponse, rate: RateWindow, retry: boolean) =>
+  HttpServerResponse.setHeaders(response, {
+    "ratelimit-policy": `"minute";q=${rate.limit};w=60`,
+    "ratelimit": `"minute";r=${rate.remaining};t=${rate.resetSeconds}`,
+    ...(retry ? { "retry-after": String(rate.resetSeconds) } : {})
+  })
+
+/**
+ * The `Metered` middleware: one gateway round trip, then `Caller` for the handler. After the
+ * answer is built it adds the rate-limit headers and records the completion in the ledger
+ * (awaited for a 5xx so its refund is visible to the client, in the background otherwise).
+ */
+export const MeteredLive = Layer.effect(
+  Metered,
+  Effect.gen(function*() {
+    const gateway = yield* Gateway
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const query = yield* HttpServerRequest.ParsedSearchParams
+      const startedAt = yield* Clock.currentTimeMillis
+      const key = ApiKey.fromRequest({ headers: request.headers, query })
+      const admission = yield* gateway.admit(key, { method: request.method, route: pathOf(request.url) }).pipe(
+        Effect.catchTag("Refusal", ({ error, rate }) =>
+          Option.match(rate, {
+            // 401/403 carry no quota headers: they must not leak quota to probes (G5).
+            onNone: () => Effect.fail(error),
+            onSome: (rate) =>
+              HttpApp.appendPreResponseHandler((_, response) =>
+                Effect.succeed(withRateHeaders(response, rate, error._tag === "RateLimited"))
+              ).pipe(Effect.zipRight(Effect.fail(error)))
+          })
+        )
+      )
+      yield* HttpApp.appendPreResponseHandler((_, response) => {
+        const completion = gateway.complete(admission.chargeId, response.status, startedAt)
+        return (response.status >= 500 ? completion : Effect.asVoid(Effect.forkDaemon(completion))).pipe(
+          Effect.as(withRateHeaders(response, admission.rate, false))
+        )
+      })
+      return admission
+    })
+  })
+)
+
+/**
+ * The refund half of the charge (G4), tied to the handler's own exit: a handler that dies is
+ * answered with the 500 envelope and its credit returned; one that is interrupted (the client
+ * went away) gets its credit back too. Every deliberate answer, typed failures included,
+ * keeps the credit.
+ */
+export const settle = (gateway: Gateway) =>
+<A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
+  Effect.flatMap(Effect.serviceOption(Caller), (caller) => {
+    if (Option.isNone(caller)) return handler
+    const refund = gateway.refund(caller.value.chargeId)
+    return handler.pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.logError("Handler died; its credit is refunded", Cause.die(defect)).pipe(
+          Effect.zipRight(refund),
+          Effect.zipRight(Effect.fail(new InternalServerError()))
+        )
+      ),
+      Effect.onInterrupt(() => refund)
+    )
+  })
+
+type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
+
+const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
+  Object.assign(Object.create(Object.getPrototypeOf(handlers)), {
+    group: handlers.group,
+    handlers: Chunk.map(handlers.handlers, (item) => ({
+      ...item,
+      handler: (request: any) => settle(gateway)(item.handler(request))
+    }))
+  })
+
+/**
+ * `HttpApiBuilder.group` for a metered group: every handler is wrapped by `settle`, so no
+ * route can forget its refund. Use it exactly like `HttpApiBuilder.group`.
+ */
+export const group = <
+  ApiId extends string,
+  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  ApiError,
+  ApiR,
+  const Name extends HttpApiGroup.HttpApiGroup.Name<Groups>,
+  Return
+>(
+  api: HttpApi.HttpApi<ApiId, Groups, ApiError, ApiR>,
+  groupName: Name,
+  build: (
+    handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, ApiR, HttpApiGroup.HttpApiGroup.WithName<Groups, Name>>
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
+): Layer.Layer<
+  HttpApiGroup.ApiGroup<ApiId, Name>,
+  HttpApiBuilder.Handlers.Error<Return>,
+  | Exclude<HttpApiBuilder.Handlers.Context<Return> | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name>, Scope>
+  | Gateway
+> =>
+  HttpApiBuilder.group(api, groupName, (handlers) =>
+    Effect.gen(function*() {
+      const gateway = yield* Gateway
+      const built: unknown = build(handlers)
+      const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
+      return settleAll(resolved, gateway)
+    }) as any
+  ) as any

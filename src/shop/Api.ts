@@ -1,0 +1,61 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { envelope, fixed } from "../Envelope.js"
+import { metered } from "../gateway/Api.js"
+
+/** Every short-video shop path starts here (spec: Endpoints, "Short-video shop API"). */
+export const shopPrefix = "/api/v1/clipapp-shop"
+
+/** spec: Errors, 403 daily search quota row; INTERPRETATIONS G7. No `success` field. */
+export class DailyQuota extends Schema.TaggedError<DailyQuota>()("DailyQuota", {
+  error: fixed("insufficient_credits"),
+  message: fixed("You have used up your daily search quota. Upgrade to Premium for unlimited searches."),
+  upgrade: fixed("premium")
+}) {}
+export const DailyQuotaBody = envelope(DailyQuota, 403, { bare: true })
+
+/** spec: INTERPRETATIONS G9. */
+export class UnknownShopEndpoint extends Schema.TaggedError<UnknownShopEndpoint>()("UnknownShopEndpoint", {
+  error: Schema.String
+}) {
+  static readonly of = (method: string, path: string) =>
+    new UnknownShopEndpoint({ error: `Unknown shop endpoint: ${method} ${path}` })
+}
+export const UnknownShopEndpointBody = envelope(UnknownShopEndpoint, 404)
+
+/** G7: `credits_remaining` is the daily searches left, null when unlimited. */
+export const ShopCreditsResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  credits_remaining: Schema.NullOr(Schema.Int),
+  daily_limit: Schema.NullOr(Schema.Int),
+  resets_at: Schema.String,
+  unlimited: Schema.Boolean
+})
+export type ShopCreditsResponse = typeof ShopCreditsResponse.Type
+
+/**
+ * Any method on any path under the prefix that no endpoint registers, a known path with a
+ * verb it does not register included, is metered and answered 404 (G9). The router prefers
+ * every registered path over this wildcard. Left out of the OpenAPI document.
+ */
+const unknown = <const Name extends string, const Method extends "GET" | "POST" | "PUT" | "PATCH" | "DELETE">(
+  name: Name,
+  method: Method
+) =>
+  HttpApiEndpoint.make(method)(name, `${shopPrefix}/*`)
+    .addError(UnknownShopEndpointBody)
+    .annotate(OpenApi.Exclude, true)
+
+export class ShopApi extends metered(
+  HttpApiGroup.make("shop")
+    .add(
+      HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
+        .addSuccess(ShopCreditsResponse)
+        .annotate(OpenApi.Summary, "Daily short-video shop searches left (1 credit); the cheap key check")
+    )
+    .add(unknown("unknownGet", "GET"))
+    .add(unknown("unknownPost", "POST"))
+    .add(unknown("unknownPut", "PUT"))
+    .add(unknown("unknownPatch", "PATCH"))
+    .add(unknown("unknownDelete", "DELETE"))
+) {}

@@ -1,0 +1,37 @@
+import { Clock, Effect } from "effect"
+import type { Admission } from "../gateway/Api.js"
+import { searchesLeft } from "../gateway/Meters.js"
+import { DailyQuota, type ShopCreditsResponse } from "./Api.js"
+import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
+
+/**
+ * The daily short-video search quota (spec: Limits "Daily search quota"; INTERPRETATIONS G7):
+ * a separate pool from the monthly credits, consumed by explore and count calls.
+ */
+export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQuota", {
+  effect: Effect.gen(function*() {
+    const repo = yield* SearchQuotaRepo
+    return {
+      /** The `GET /api/v1/clipapp-shop/credits` answer, from the meters the gateway read. */
+      balance: (caller: Admission): ShopCreditsResponse => {
+        const { used, limit, resetsAt } = caller.dailySearch
+        return {
+          success: true,
+          credits_remaining: searchesLeft(used, limit),
+          daily_limit: limit,
+          resets_at: resetsAt.toISOString(),
+          unlimited: limit === null
+        }
+      },
+
+      /** One explore/count search; `DailyQuota` when today's are used up (the credit is kept, G4). */
+      consume: (caller: Admission) =>
+        Effect.gen(function*() {
+          const day = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
+          const taken = yield* repo.take(caller.accountId, day, caller.dailySearch.limit)
+          if (!taken) return yield* Effect.fail(new DailyQuota())
+        })
+    }
+  }),
+  dependencies: [SearchQuotaRepo.Default]
+}) {}

@@ -1,0 +1,21 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { envelope } from "../Envelope.js"
+
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", { error: Schema.String }) {}
+export const NotReadyBody = envelope(NotReady, 503)
+
+/** Liveness and readiness for orchestrators: unmetered, no key. */
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
+      .annotate(OpenApi.Summary, "Liveness: the process answers")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/ready")
+      .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
+      .addError(NotReadyBody)
+      .annotate(OpenApi.Summary, "Readiness: the database answers")
+  )
+{}
