@@ -7,38 +7,45 @@ import { ShopApi } from "./shop/Api.js"
 import { SystemApi } from "./system/Api.js"
 
 /**
+ * An empty API with the service's conventions: any route may answer 400 for bad input
+ * (G10/G11) and 500 when it fails unexpectedly, and 404 is what an unknown path gets; the
+ * OpenAPI document lists the key schemes. `AdIntelApi` is built on it, and so is any API a
+ * test or an extension composes from our groups.
+ */
+export const serviceApi = <const Id extends string>(id: Id) =>
+  HttpApi.make(id)
+    .addError(InvalidRequestBody)
+    .addError(NotFoundBody)
+    .addError(InternalServerErrorBody)
+    .annotateContext(
+      OpenApi.annotations({
+        title: "AdIntel API",
+        version: "1",
+        description:
+          "Ad-Intelligence and Shop-Analytics API. Every metered call costs 1 credit and is rate limited per account.",
+        transform: (spec) => {
+          const withKeys = withKeySchemes(spec)
+          return {
+            ...withKeys,
+            components: {
+              ...withKeys.components,
+              securitySchemes: {
+                ...withKeys.components.securitySchemes,
+                AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" }
+              }
+            }
+          }
+        }
+      })
+    )
+
+/**
  * The whole contract: one value, no runtime. The server, `/openapi.json`, `/docs` and the
  * typed client (`HttpApiClient.make(AdIntelApi)`) all derive from it.
  */
-export class AdIntelApi extends HttpApi.make("adintel")
+export class AdIntelApi extends serviceApi("adintel")
   .add(SystemApi)
   .add(CreditsApi)
   .add(ShopApi)
   .add(AdminApi)
-  // Any route may answer 400 for bad input (G10/G11) and 500 when it fails unexpectedly; the
-  // 404 is also what a path no route serves gets.
-  .addError(InvalidRequestBody)
-  .addError(NotFoundBody)
-  .addError(InternalServerErrorBody)
-  .annotateContext(
-    OpenApi.annotations({
-      title: "AdIntel API",
-      version: "1",
-      description:
-        "Ad-Intelligence and Shop-Analytics API. Every metered call costs 1 credit and is rate limited per account.",
-      transform: (spec) => {
-        const withKeys = withKeySchemes(spec)
-        return {
-          ...withKeys,
-          components: {
-            ...withKeys.components,
-            securitySchemes: {
-              ...withKeys.components.securitySchemes,
-              AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" }
-            }
-          }
-        }
-      }
-    })
-  )
 {}

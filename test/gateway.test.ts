@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { Accounts } from "../src/accounts/Accounts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -7,22 +7,23 @@ import { account, balanceOf, call, keyHeader, testServer } from "./support/TestS
 const unauthorized = `{"success":false,"error":"Unauthorized"}`
 const credits = "/api/v1/credits"
 
-const layer = testServer({ config: { creditPackUrl: "https://shop.example/packs/api-credits" } }).pipe(
+const server = testServer({ config: { creditPackUrl: "https://shop.example/packs/api-credits" } }).pipe(
   Layer.provide(TestDatabase)
 )
 
 describe("the metered gateway", () => {
-  it.layer(layer)((it) => {
+  layer(server)((it) => {
     describe("where the key is read (spec: Authentication; G1.1)", () => {
       it.effect("accepts X-API-Key, Bearer and ?api_key alike", () =>
         Effect.gen(function*() {
           const { api_key } = yield* account()
-          for (const init of [
+          const inits: Array<RequestInit> = [
             { headers: { "X-API-Key": api_key } },
             { headers: { "x-api-key": api_key } },
             { headers: { Authorization: `Bearer ${api_key}` } },
             { headers: { Authorization: `bearer ${api_key}` } }
-          ]) {
+          ]
+          for (const init of inits) {
             expect((yield* call(credits, init)).status).toBe(200)
           }
           expect((yield* call(`${credits}?api_key=${api_key}`)).status).toBe(200)
@@ -61,13 +62,14 @@ describe("the metered gateway", () => {
     describe("401 (spec: Errors)", () => {
       it.effect("answers missing, malformed and unknown keys alike, without quota headers", () =>
         Effect.gen(function*() {
-          for (const init of [
+          const inits: Array<RequestInit> = [
             {},
             keyHeader("not-a-key"),
             keyHeader("adi_" + "A".repeat(48)),
             keyHeader("adi_" + "f".repeat(47)),
             keyHeader("adi_" + "f".repeat(48))
-          ]) {
+          ]
+          for (const init of inits) {
             const answer = yield* call(credits, init)
             expect(answer.status).toBe(401)
             expect(answer.body).toBe(unauthorized)

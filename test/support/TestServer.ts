@@ -3,6 +3,7 @@ import { ConfigProvider, Context, Duration, Effect, Layer } from "effect"
 import { Accounts } from "../../src/accounts/Accounts.js"
 import type { CreateAccount, UpdateAccount } from "../../src/accounts/Api.js"
 import { AppConfig, type AppSettings } from "../../src/AppConfig.js"
+import { Gateway } from "../../src/gateway/Gateway.js"
 import * as Server from "../../src/Server.js"
 
 /** Where a test's server listens. */
@@ -27,10 +28,11 @@ export interface TestServerOptions extends Server.LayerOptions {
 
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
- * `AppConfig` defaults replaced by `config`. Also gives the `Accounts` service for set-up.
+ * `AppConfig` defaults replaced by `config`. Also gives the `Accounts` and `Gateway` services
+ * (the server's own instances) for set-up.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.merge(address, Accounts.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,
@@ -74,3 +76,18 @@ export const balanceOf = (id: string) =>
   Effect.flatMap(Accounts, (accounts) => Effect.map(accounts.view(id), (view) => view.credits)).pipe(Effect.orDie)
 
 export const keyHeader = (key: string) => ({ headers: { "X-API-Key": key } })
+
+/** Waits in real time (the server's clock may be a TestClock). */
+export const liveSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/** Polls `check` in real time until it holds or `ms` pass; the last value either way. */
+export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, holds: (a: A) => boolean, ms = 5_000) =>
+  Effect.gen(function*() {
+    const deadline = performance.now() + ms
+    let value = yield* check
+    while (!holds(value) && performance.now() < deadline) {
+      yield* liveSleep(25)
+      value = yield* check
+    }
+    return value
+  })

@@ -1,0 +1,141 @@
+import { HttpMiddleware } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Gateway } from "../src/gateway/Gateway.js"
+import { ProbeApiLive } from "./support/ProbeApi.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, balanceOf, call, eventually, keyHeader, TestServer, testServer } from "./support/TestServer.js"
+
+const internal = `{"success":false,"error":"Internal server error"}`
+
+// The refund must hold whatever is stacked around the app: Effect's logger, CORS, our access log.
+const server = testServer({
+  api: ProbeApiLive,
+  accessLog: true,
+  middleware: [HttpMiddleware.logger, HttpMiddleware.cors()],
+  config: { ledgerSweepEvery: Duration.minutes(1), ledgerSweepAfter: Duration.minutes(10) }
+}).pipe(Layer.provideMerge(TestDatabase))
+
+const ledgerOf = (accountId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ route: string; method: string; pool: string; status: number | null; refunded: boolean; completed: boolean }>`
+      select route, method, pool, status, refunded_at is not null as refunded, completed_at is not null as completed
+        from request_ledger where account_id = ${accountId} order by id`).pipe(Effect.orDie)
+
+describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", () => {
+  layer(server)((it) => {
+    it.effect("a handler that dies answers the 500 envelope and gets its credit back", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        for (const path of ["/api/v1/probe/dies", "/api/v1/probe/throws"]) {
+          const answer = yield* call(path, keyHeader(api_key))
+          expect([answer.status, answer.body]).toEqual([500, internal])
+          expect(answer.headers.get("content-type")).toBe("application/json")
+          expect(answer.headers.get("ratelimit")).not.toBeNull()
+        }
+        expect((yield* balanceOf(id)).used).toBe(0)
+        const ledger = yield* eventually(ledgerOf(id), (rows) => rows.every((row) => row.status !== null))
+        expect(ledger).toEqual([
+          { route: "/api/v1/probe/dies", method: "GET", pool: "monthly", status: 500, refunded: true, completed: true },
+          { route: "/api/v1/probe/throws", method: "GET", pool: "monthly", status: 500, refunded: true, completed: true }
+        ])
+      }))
+
+    it.effect("returns a refunded add-on credit to the add-on pool", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account({ patch: { monthly_limit: 0, addon_remaining: 3 } })
+        expect((yield* call("/api/v1/probe/dies", keyHeader(api_key))).status).toBe(500)
+        expect(yield* balanceOf(id)).toEqual({ used: 0, limit: 0, remaining: 0, addon_remaining: 3, total_remaining: 3 })
+        expect((yield* call("/api/v1/probe/soft", keyHeader(api_key))).status).toBe(200)
+        expect((yield* balanceOf(id)).addon_remaining).toBe(2)
+      }))
+
+    it.effect("keeps the credit of every deliberate answer", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const json = { ...keyHeader(api_key), method: "POST" }
+        const answers = [
+          yield* call("/api/v1/probe/soft", keyHeader(api_key)),
+          yield* call("/api/v1/probe/items/unknown", keyHeader(api_key)),
+          yield* call("/api/v1/probe/items/bad%24id", keyHeader(api_key)),
+          yield* call("/api/v1/probe/echo", { ...json, body: "{not json", headers: { ...json.headers, "content-type": "application/json" } }),
+          yield* call("/api/v1/probe/echo", { ...json, body: `{"limit":0}`, headers: { ...json.headers, "content-type": "application/json" } }),
+          yield* call("/api/v1/probe/echo", { ...json, body: `{}`, headers: { ...json.headers, "content-type": "application/json" } }),
+          yield* call("/api/v1/probe/echo", { ...json, body: `{"limit":"ten"}`, headers: { ...json.headers, "content-type": "application/json" } })
+        ]
+        expect(answers.map((a) => [a.status, a.body])).toEqual([
+          [200, `{"success":false,"message":"Nothing matched"}`],
+          [404, `{"success":false,"error":"Item not found"}`],
+          [400, `{"success":false,"error":"Invalid id"}`],
+          [400, `{"success":false,"error":"Malformed request body: expected JSON"}`],
+          [400, `{"success":false,"error":"limit: Expected a number between 1 and 50, actual 0"}`],
+          [400, `{"success":false,"error":"limit is missing"}`],
+          [400, `{"success":false,"error":"limit: Expected number, actual \\"ten\\""}`]
+        ])
+        expect((yield* balanceOf(id)).used).toBe(answers.length)
+        const ledger = yield* eventually(ledgerOf(id), (rows) => rows.every((row) => row.completed))
+        expect(ledger.map((row) => [row.status, row.refunded])).toEqual(answers.map((a) => [a.status, false]))
+      }))
+
+    it.effect("refunds a call whose client went away before the handler finished", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const { url } = yield* TestServer
+        const aborted = yield* Effect.promise(async () => {
+          const controller = new AbortController()
+          const pending = fetch(`${url}/api/v1/probe/hangs`, { ...keyHeader(api_key), signal: controller.signal })
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          controller.abort()
+          return pending.then(() => false, () => true)
+        })
+        expect(aborted).toBe(true)
+        const balance = yield* eventually(balanceOf(id), (b) => b.used === 0)
+        expect(balance.used).toBe(0)
+        const ledger = yield* ledgerOf(id)
+        expect(ledger.map((row) => row.refunded)).toEqual([true])
+      }))
+
+    it.effect("the sweeper refunds a charge whose process died, once it is older than LEDGER_SWEEP_AFTER", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const gateway = yield* Gateway
+        // What a process killed mid-request leaves behind: a charge that never completes.
+        yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+        expect((yield* call("/api/v1/probe/soft", keyHeader(api_key))).status).toBe(200)
+        yield* eventually(ledgerOf(id), (rows) => rows[1]?.completed === true)
+        expect((yield* balanceOf(id)).used).toBe(2)
+        yield* TestClock.adjust("9 minutes")
+        expect((yield* balanceOf(id)).used).toBe(2)
+        yield* TestClock.adjust("2 minutes")
+        const balance = yield* eventually(balanceOf(id), (b) => b.used === 1)
+        expect(balance.used).toBe(1)
+        expect((yield* ledgerOf(id)).map((row) => [row.route, row.refunded])).toEqual([
+          ["/api/v1/credits", true],
+          ["/api/v1/probe/soft", false]
+        ])
+        // Sweeping again finds nothing: a charge is refunded at most once.
+        expect(yield* gateway.sweep).toBe(0)
+        expect((yield* balanceOf(id)).used).toBe(1)
+      }))
+  })
+
+  // A day of TestClock would run 1,440 sweeps of the layer above: this one sweeps yearly.
+  layer(testServer({ api: ProbeApiLive }).pipe(Layer.provide(TestDatabase)))((it) => {
+    it.effect("the daily search quota answers the bare 403 and keeps the monthly credit (G7)", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account({ patch: { daily_search_limit: 2 } })
+        const post = { ...keyHeader(api_key), method: "POST" }
+        expect((yield* call("/api/v1/probe/search", post)).status).toBe(200)
+        expect((yield* call("/api/v1/probe/search", post)).status).toBe(200)
+        const refused = yield* call("/api/v1/probe/search", post)
+        expect(refused.status).toBe(403)
+        expect(refused.body).toBe(
+          `{"error":"insufficient_credits","message":"You have used up your daily search quota. Upgrade to Premium for unlimited searches.","upgrade":"premium"}`
+        )
+        expect((yield* balanceOf(id)).used).toBe(3)
+        yield* TestClock.adjust("1 day")
+        expect((yield* call("/api/v1/probe/search", post)).status).toBe(200)
+      }))
+  })
+})

@@ -1,0 +1,63 @@
+import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Effect, Layer, Schema } from "effect"
+import { serviceApi } from "../../src/Api.js"
+import { NotFound, NotFoundBody } from "../../src/Errors.js"
+import { Caller, metered } from "../../src/gateway/Api.js"
+import * as Metered from "../../src/gateway/Http.js"
+import { MeteredLive } from "../../src/gateway/Http.js"
+import { DailyQuotaBody } from "../../src/shop/Api.js"
+import { SearchQuota } from "../../src/shop/SearchQuota.js"
+import { IdPath } from "../../src/Params.js"
+
+/**
+ * A metered group composed the way a backend engineer adds a route family: a contract with
+ * `metered(...)`, handlers with `Metered.group`. Its routes misbehave on purpose.
+ */
+export class ProbeGroup extends metered(
+  HttpApiGroup.make("probe")
+    .add(HttpApiEndpoint.get("dies", "/api/v1/probe/dies").addSuccess(Schema.Struct({ success: Schema.Boolean })))
+    .add(HttpApiEndpoint.get("throws", "/api/v1/probe/throws").addSuccess(Schema.Struct({ success: Schema.Boolean })))
+    .add(
+      HttpApiEndpoint.get("soft", "/api/v1/probe/soft").addSuccess(
+        Schema.Struct({ success: Schema.Boolean, message: Schema.String })
+      )
+    )
+    .add(
+      HttpApiEndpoint.get("item", "/api/v1/probe/items/:id")
+        .setPath(IdPath)
+        .addSuccess(Schema.Struct({ success: Schema.Boolean, id: Schema.String }))
+        .addError(NotFoundBody)
+    )
+    .add(
+      HttpApiEndpoint.post("echo", "/api/v1/probe/echo")
+        .setPayload(Schema.Struct({ limit: Schema.Int.pipe(Schema.between(1, 50)), query: Schema.optional(Schema.String) }))
+        .addSuccess(Schema.Struct({ success: Schema.Boolean, limit: Schema.Int }))
+    )
+    .add(HttpApiEndpoint.get("hangs", "/api/v1/probe/hangs").addSuccess(Schema.Struct({ success: Schema.Boolean })))
+    .add(
+      HttpApiEndpoint.post("search", "/api/v1/probe/search")
+        .addSuccess(Schema.Struct({ success: Schema.Boolean }))
+        .addError(DailyQuotaBody)
+    )
+) {}
+
+export class ProbeApi extends serviceApi("probe").add(ProbeGroup) {}
+
+export const ProbeLive = Metered.group(ProbeApi, "probe", (handlers) =>
+  Effect.gen(function*() {
+    const quota = yield* SearchQuota
+    return handlers
+      .handle("dies", () => Effect.die(new Error("boom: secret internals")))
+      .handle("throws", () =>
+        Effect.sync(() => {
+          throw new Error("thrown")
+        }))
+      .handle("soft", () => Effect.succeed({ success: false, message: "Nothing matched" }))
+      .handle("item", ({ path }) =>
+        path.id === "known" ? Effect.succeed({ success: true, id: path.id }) : Effect.fail(new NotFound({ error: "Item not found" })))
+      .handle("echo", ({ payload }) => Effect.succeed({ success: true, limit: payload.limit }))
+      .handle("hangs", () => Effect.never)
+      .handle("search", () => Effect.as(Effect.flatMap(Caller, quota.consume), { success: true }))
+  }))
+
+export const ProbeApiLive = HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(MeteredLive))
