@@ -9,3 +9,10 @@ export const PathId = Schema.String.pipe(
 
 /** The usual `{ id }` path of a record route. */
 export const IdPath = Schema.Struct({ id: PathId })
+
+/** An integer within bounds; one message for every way a value can miss (G11). */
+export const IntRange = (min: number, max: number) =>
+  Schema.Int.pipe(
+    Schema.between(min, max),
+    Schema.annotations({ message: () => ({ message: `must be an integer from ${min} to ${max}`, override: true }) })
+  )

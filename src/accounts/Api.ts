@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effe
 import { Schema } from "effect"
 import { ConflictBody, NotFoundBody } from "../Errors.js"
 import { CreditBalance, PlanName, UnauthorizedBody } from "../gateway/Api.js"
-import { IdPath } from "../Params.js"
+import { IdPath, IntRange } from "../Params.js"
 
 /**
  * The operator's admin API: enabled only when `ADMIN_TOKEN` is set, authenticated by
@@ -14,18 +14,15 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("adintel/Admin
 
 export const Email = Schema.Trim.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "email must be an e-mail address" })
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
 )
 
-const Count = (max: number) =>
-  Schema.Int.pipe(
-    Schema.between(0, max, { message: () => `must be an integer from 0 to ${max}` })
-  )
+const Count = (max: number) => IntRange(0, max)
 
 export const CreateAccount = Schema.Struct({
   email: Email,
   password: Schema.optional(
-    Schema.String.pipe(Schema.length({ min: 8, max: 200 }, { message: () => "password must be 8 to 200 characters" }))
+    Schema.String.pipe(Schema.length({ min: 8, max: 200 }, { message: () => "must be 8 to 200 characters" }))
   ),
   plan: PlanName
 })
@@ -43,9 +40,7 @@ export const UpdateAccount = Schema.Struct({
 export type UpdateAccount = typeof UpdateAccount.Type
 
 export const AddonCredits = Schema.Struct({
-  amount: Schema.Int.pipe(
-    Schema.between(1, 10_000_000, { message: () => "amount must be an integer from 1 to 10000000" })
-  )
+  amount: IntRange(1, 10_000_000)
 })
 
 export const DailySearchView = Schema.Struct({

@@ -9,7 +9,9 @@ import { InternalServerErrorBody } from "../Errors.js"
  * (`Caller`), and the failures it answers with. No runtime beyond tags and schemas.
  */
 
-export const PlanName = Schema.Literal("free", "basic", "pro", "premium")
+export const PlanName = Schema.Literal("free", "basic", "pro", "premium").annotations({
+  message: () => ({ message: "must be one of free, basic, pro, premium", override: true })
+})
 export type PlanName = typeof PlanName.Type
 
 /** spec: Resources, "Credit balance (`credits` object)". */

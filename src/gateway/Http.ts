@@ -70,7 +70,7 @@ export const MeteredLive = Layer.effect(
  * went away) gets its credit back too. Every deliberate answer, typed failures included,
  * keeps the credit.
  */
-export const settle = (gateway: Gateway) =>
+export const settle = (gateway: Pick<Gateway, "refund">) =>
 <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
   Effect.flatMap(Effect.serviceOption(Caller), (caller) => {
     if (Option.isNone(caller)) return handler

@@ -36,26 +36,38 @@ export type ShopCreditsResponse = typeof ShopCreditsResponse.Type
 /**
  * Any method on any path under the prefix that no endpoint registers, a known path with a
  * verb it does not register included, is metered and answered 404 (G9). The router prefers
- * every registered path over this wildcard. Left out of the OpenAPI document.
+ * every registered path over these wildcards (and ignores a trailing slash, so the bare
+ * prefix covers `/api/v1/clipapp-shop/`). Left out of the OpenAPI document.
  */
-const unknown = <const Name extends string, const Method extends "GET" | "POST" | "PUT" | "PATCH" | "DELETE">(
-  name: Name,
-  method: Method
-) =>
-  HttpApiEndpoint.make(method)(name, `${shopPrefix}/*`)
+export const unknownPathMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+type Method = (typeof unknownPathMethods)[number]
+
+const unknownPath = <M extends Method, const Where extends "Below" | "Prefix">(method: M, where: Where) =>
+  HttpApiEndpoint.make(method)(`unknown${method}${where}`, where === "Prefix" ? shopPrefix : `${shopPrefix}/*`)
     .addError(UnknownShopEndpointBody)
     .annotate(OpenApi.Exclude, true)
 
+export type UnknownPath = ReturnType<typeof unknownPath<Method, "Below" | "Prefix">>
+
+export const unknownPathNames = unknownPathMethods.flatMap((method) =>
+  (["Below", "Prefix"] as const).map((where) => `unknown${method}${where}` as const)
+)
+
+/** Adds the G9 wildcards to a group: the short-video shop group carries them. */
+const withUnknownPaths = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>
+) =>
+  unknownPathMethods.reduce(
+    (acc, method) => acc.add(unknownPath(method, "Below")).add(unknownPath(method, "Prefix")),
+    group as HttpApiGroup.HttpApiGroup<Id, Endpoints | UnknownPath, E, R>
+  )
+
 export class ShopApi extends metered(
-  HttpApiGroup.make("shop")
-    .add(
+  withUnknownPaths(
+    HttpApiGroup.make("shop").add(
       HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
         .addSuccess(ShopCreditsResponse)
         .annotate(OpenApi.Summary, "Daily short-video shop searches left (1 credit); the cheap key check")
     )
-    .add(unknown("unknownGet", "GET"))
-    .add(unknown("unknownPost", "POST"))
-    .add(unknown("unknownPut", "PUT"))
-    .add(unknown("unknownPatch", "PATCH"))
-    .add(unknown("unknownDelete", "DELETE"))
+  )
 ) {}

@@ -5,6 +5,7 @@ import type { CreateAccount, UpdateAccount } from "../../src/accounts/Api.js"
 import { AppConfig, type AppSettings } from "../../src/AppConfig.js"
 import { Gateway } from "../../src/gateway/Gateway.js"
 import * as Server from "../../src/Server.js"
+import { SearchQuota } from "../../src/shop/SearchQuota.js"
 
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}
@@ -28,11 +29,11 @@ export interface TestServerOptions extends Server.LayerOptions {
 
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
- * `AppConfig` defaults replaced by `config`. Also gives the `Accounts` and `Gateway` services
- * (the server's own instances) for set-up.
+ * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`
+ * and `SearchQuota` services for set-up.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,
