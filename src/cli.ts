@@ -1,0 +1,33 @@
+import { Command, ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Layer, Logger, LogLevel } from "effect"
+import { Accounts } from "./accounts/Accounts.js"
+import { adminCommand } from "./accounts/Cli.js"
+import { AppConfig } from "./AppConfig.js"
+import * as Database from "./db/Database.js"
+
+/** The composition root of `npm run admin`: the same services as the server, no HTTP. */
+const cli = Command.run(adminCommand, { name: "adintel admin", version: "0.1.0" })
+
+const ServicesLive = Accounts.Default.pipe(
+  Layer.provide(AppConfig.layer),
+  Layer.provide(Database.layer),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+
+/** What went wrong, in one line; the CLI library prints its own usage errors. */
+const describe = (error: unknown): string | undefined => {
+  if (ValidationError.isValidationError(error)) return undefined
+  if (typeof error === "object" && error !== null && "error" in error && typeof error.error === "string") return error.error
+  return error instanceof Error ? error.message : String(error)
+}
+
+cli(process.argv).pipe(
+  // Print one line, then fail: runMain exits 1 without reporting it again.
+  Effect.tapError((error) => {
+    const message = describe(error)
+    return message === undefined ? Effect.void : Console.error(`error: ${message}`)
+  }),
+  Effect.provide(Layer.mergeAll(ServicesLive, NodeContext.layer)),
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

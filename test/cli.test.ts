@@ -1,0 +1,61 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { execFile } from "node:child_process"
+import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
+import { call, keyHeader, testServer } from "./support/TestServer.js"
+
+/** Runs `npm run admin -- <args>` as an operator would, against the test database. */
+const admin = (...args: Array<string>) =>
+  Effect.flatMap(TestDatabaseUrl, (url) =>
+    Effect.promise(() =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ["--import", "tsx", "src/cli.ts", ...args],
+          {
+            env: { ...process.env, DATABASE_URL: Redacted.value(url), KEY_ENCRYPTION_SECRET: "test-key-encryption-secret-0123456789", NO_COLOR: "1" },
+            timeout: 60_000
+          },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+        )
+      })
+    ))
+
+const server = testServer().pipe(Layer.provide(clientOn), Layer.provideMerge(TestDatabaseUrlLive))
+
+describe("admin CLI (npm run admin)", () => {
+  layer(server, { timeout: 120_000 })((it) => {
+    it.effect("creates an account whose key the server accepts, shows it, refuses bad input", () =>
+      Effect.gen(function*() {
+        const created = yield* admin("accounts", "create", "--email", "ops@example.com", "--plan", "pro")
+        expect(created.code).toBe(0)
+        const account = JSON.parse(created.stdout)
+        expect(account).toMatchObject({ email: "ops@example.com", plan: "pro" })
+        expect((yield* call("/api/v1/credits", keyHeader(account.api_key))).status).toBe(200)
+
+        const shown = yield* admin("accounts", "show", "ops@example.com")
+        expect(JSON.parse(shown.stdout).credits).toEqual({
+          used: 1,
+          limit: 5000,
+          remaining: 4999,
+          addon_remaining: 0,
+          total_remaining: 4999
+        })
+        const key = yield* admin("accounts", "show-key", account.id)
+        expect(JSON.parse(key.stdout)).toEqual({ api_key: account.api_key })
+
+        const refused = yield* admin("accounts", "add-credits", "ops@example.com", "--amount", "0")
+        expect([refused.code, refused.stderr.trim()]).toEqual([1, "error: amount: must be an integer from 1 to 10000000"])
+        const missing = yield* admin("accounts", "show", "nobody@example.com")
+        expect([missing.code, missing.stderr.trim()]).toEqual([1, "error: Account not found"])
+      }), 120_000)
+
+    it.effect("prints help", () =>
+      Effect.gen(function*() {
+        const help = yield* admin("accounts", "create", "--help")
+        expect(help.code).toBe(0)
+        expect(help.stdout).toContain("--email")
+        expect(help.stdout).toContain("--plan")
+      }), 60_000)
+  })
+})

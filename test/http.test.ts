@@ -1,0 +1,99 @@
+import { HttpApiClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, Layer, Logger, Ref } from "effect"
+import { AdIntelApi } from "../src/Api.js"
+import { redactUrl } from "../src/Server.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
+
+/** Every log line the server writes, to check what must never be in one. */
+class LogLines extends Effect.Service<LogLines>()("test/LogLines", {
+  effect: Effect.map(Ref.make<ReadonlyArray<string>>([]), (lines) => ({ lines }))
+}) {}
+
+const capture = Layer.unwrapEffect(
+  Effect.map(LogLines, ({ lines }) =>
+    Logger.add(Logger.make(({ message, cause }) => {
+      const text = [message].flat().map(String).join(" ") + " " + String(cause)
+      Ref.update(lines, (all) => [...all, text]).pipe(Effect.runSync)
+    })))
+)
+
+const server = testServer({ accessLog: true }).pipe(
+  Layer.provide(capture),
+  Layer.provideMerge(LogLines.Default),
+  Layer.provide(TestDatabase)
+)
+
+describe("HTTP surface", () => {
+  layer(server)((it) => {
+    it.effect("serves liveness and readiness without a key", () =>
+      Effect.gen(function*() {
+        expect(yield* call("/health")).toMatchObject({ status: 200, body: `{"status":"ok"}` })
+        expect(yield* call("/ready")).toMatchObject({ status: 200, body: `{"status":"ready"}` })
+      }))
+
+    it.effect("documents the three key locations in /openapi.json, on metered operations only", () =>
+      Effect.gen(function*() {
+        const spec = JSON.parse((yield* call("/openapi.json")).body)
+        expect(spec.components.securitySchemes).toMatchObject({
+          ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+          BearerKey: { type: "http", scheme: "bearer" },
+          ApiKeyQuery: { type: "apiKey", in: "query", name: "api_key" }
+        })
+        const keys = [{ ApiKeyHeader: [] }, { BearerKey: [] }, { ApiKeyQuery: [] }]
+        expect(spec.paths["/api/v1/credits"].get.security).toEqual(keys)
+        expect(spec.paths["/api/v1/clipapp-shop/credits"].get.security).toEqual(keys)
+        expect(spec.paths["/health"].get.security).toEqual([])
+        expect(spec.paths["/admin/accounts"].post.security).toEqual([{ AdminToken: [] }])
+        expect(Object.keys(spec.paths["/api/v1/credits"].get.responses).sort()).toEqual(
+          ["200", "400", "401", "403", "404", "429", "500"]
+        )
+        // The G9 wildcards are an implementation of "anything else", not operations.
+        expect(Object.keys(spec.paths).filter((path) => path.includes("*"))).toEqual([])
+      }))
+
+    it.effect("serves a docs page that loads nothing from the network", () =>
+      Effect.gen(function*() {
+        const docs = yield* call("/docs")
+        expect(docs.status).toBe(200)
+        expect(docs.headers.get("content-type")).toContain("text/html")
+        expect(docs.body).not.toMatch(/<script[^>]+src=["']https?:/)
+        expect(docs.body).toContain("AdIntel API")
+      }))
+
+    it.effect("answers through the typed client derived from the contract", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const { url } = yield* TestServer
+        const client = yield* HttpApiClient.make(AdIntelApi, { baseUrl: url })
+        const health = yield* client.system.health()
+        expect(health).toEqual({ status: "ok" })
+        const refused = yield* Effect.flip(client.credits.balance())
+        expect(refused._tag).toBe("Unauthorized")
+        expect(api_key).toMatch(/^adi_/)
+      }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+    it.effect("never writes a key from the query string to a log line", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        expect((yield* call(`/api/v1/credits?api_key=${api_key}&x=1`)).status).toBe(200)
+        // Only `api_key` carries a key; another spelling is refused, and still kept out of the log.
+        expect((yield* call(`/api/v1/clipapp-shop/nowhere?API_KEY=${api_key}`)).status).toBe(401)
+        expect((yield* call(`/api/v1/credits`, keyHeader(api_key))).status).toBe(200)
+        const { lines } = yield* LogLines
+        const all = yield* Ref.get(lines)
+        expect(all.some((line) => line.includes("GET /api/v1/credits?api_key=[REDACTED]&x=1 200"))).toBe(true)
+        expect(all.filter((line) => line.includes(api_key.slice(4)))).toEqual([])
+      }))
+  })
+
+  describe("redactUrl", () => {
+    it("replaces every api_key value, whatever its case and place", () => {
+      expect(redactUrl("/a?api_key=adi_x")).toBe("/a?api_key=[REDACTED]")
+      expect(redactUrl("/a?b=1&API_KEY=adi_x&c=2")).toBe("/a?b=1&API_KEY=[REDACTED]&c=2")
+      expect(redactUrl("/a?my_api_key=1")).toBe("/a?my_api_key=1")
+    })
+  })
+})
