@@ -1,9 +1,9 @@
-import { Clock, Data, Duration, Effect, Option, Schedule } from "effect"
+import { Chunk, Clock, Data, Duration, Effect, Option, Queue, Schedule } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
-import { type AdmitRow, GatewayRepo } from "./GatewayRepo.js"
+import { type AdmitRow, type Completion, GatewayRepo } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
@@ -23,12 +23,15 @@ export interface CallInfo {
 
 const msUntil = (from: Date, to: Date) => Math.max(0, to.getTime() - from.getTime())
 
+const completionQueueSize = 10_000
+const completionBatchSize = 500
+
 /**
  * The business rules of the metered path (spec: Authentication, Errors, Limits; G1-G6):
  * admission, refunds, completion records and the sweep of charges whose process died.
  */
 export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* GatewayRepo
     const config = yield* AppConfig
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -89,12 +92,31 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
 
-    /** Records the answer; a 5xx that nothing refunded yet is refunded here (G4). */
+    // Completions are written in batches by one fiber: a busy server then spends one statement
+    // on many answers instead of one per answer. The queue is bounded (back-pressure, never
+    // loss); what is queued when the service stops is written before it stops.
+    const completions = yield* Queue.bounded<Completion>(completionQueueSize)
+    const write = (batch: Chunk.Chunk<Completion>) =>
+      Chunk.isEmpty(batch) ? Effect.void : repo.complete(Chunk.toReadonlyArray(batch))
+    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(completions), write))
+    yield* Queue.takeBetween(completions, 1, completionBatchSize).pipe(
+      Effect.flatMap((batch) => Effect.uninterruptible(write(batch))),
+      Effect.catchAllCause((cause) => Effect.logError("Recording completions failed", cause)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    /**
+     * Records the answer. A 5xx is written at once and refunded if nothing refunded it yet
+     * (G4), so the client that receives it sees its credit back.
+     */
     const complete = (chargeId: string, status: number, startedAt: number) =>
       Effect.gen(function*() {
         const at = yield* now
-        yield* repo.complete(chargeId, at, status, msUntil(new Date(startedAt), at))
-        if (status >= 500) yield* repo.refund(chargeId, at)
+        const completion = { chargeId, at, status, latencyMs: msUntil(new Date(startedAt), at) }
+        if (status < 500) return yield* Queue.offer(completions, completion)
+        yield* repo.complete([completion])
+        yield* repo.refund(chargeId, at)
       })
 
     /** Refunds charges still open after `ledgerSweepAfter`: their process died mid-request. */

@@ -32,6 +32,14 @@ export const AdmitRequest = Schema.Struct({
 })
 export type AdmitRequest = typeof AdmitRequest.Type
 
+/** How one charged call was answered. */
+export interface Completion {
+  readonly chargeId: string
+  readonly at: Date
+  readonly status: number
+  readonly latencyMs: number
+}
+
 /** The SQL of the metered path. Database failures are defects here (STYLE: Errors). */
 export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayRepo", {
   effect: Effect.gen(function*() {
@@ -59,11 +67,15 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
           Effect.orDie
         ),
 
-      /** Records how a charged call was answered. */
-      complete: (chargeId: string, now: Date, status: number, latencyMs: number) =>
-        sql`update request_ledger
-               set completed_at = coalesce(completed_at, ${now}), status = ${status}, latency_ms = ${latencyMs}
-             where id = ${chargeId}::bigint`.pipe(Effect.asVoid, Effect.orDie),
+      /** Records how charged calls were answered, many in one statement. */
+      complete: (completions: ReadonlyArray<Completion>) =>
+        sql`update request_ledger l
+               set completed_at = coalesce(l.completed_at, c.at), status = c.status, latency_ms = c.latency_ms
+              from unnest(${completions.map((c) => c.chargeId)}::bigint[],
+                          ${completions.map((c) => c.at)}::timestamptz[],
+                          ${completions.map((c) => c.status)}::integer[],
+                          ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
+             where l.id = c.id`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Refunds up to `limit` charges opened before `cutoff` that never completed. */
       refundAbandoned: (cutoff: Date, now: Date, limit: number) =>

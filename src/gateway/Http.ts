@@ -29,8 +29,7 @@ const withRateHeaders = (response: HttpServerResponse.HttpServerResponse, rate: 
 
 /**
  * The `Metered` middleware: one gateway round trip, then `Caller` for the handler. After the
- * answer is built it adds the rate-limit headers and records the completion in the ledger
- * (awaited for a 5xx so its refund is visible to the client, in the background otherwise).
+ * answer is built it adds the rate-limit headers and hands the completion to the ledger.
  */
 export const MeteredLive = Layer.effect(
   Metered,
@@ -53,12 +52,10 @@ export const MeteredLive = Layer.effect(
           })
         )
       )
-      yield* HttpApp.appendPreResponseHandler((_, response) => {
-        const completion = gateway.complete(admission.chargeId, response.status, startedAt)
-        return (response.status >= 500 ? completion : Effect.asVoid(Effect.forkDaemon(completion))).pipe(
+      yield* HttpApp.appendPreResponseHandler((_, response) =>
+        gateway.complete(admission.chargeId, response.status, startedAt).pipe(
           Effect.as(withRateHeaders(response, admission.rate, false))
-        )
-      })
+        ))
       return admission
     })
   })

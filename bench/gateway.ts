@@ -1,0 +1,166 @@
+/**
+ * `npm run bench`: what the metered gateway costs. Starts the server on an embedded
+ * PostgreSQL with 1,000 accounts, then runs autocannon (10 connections, 10 s each) against an
+ * unmetered route of the same server and against `GET /api/v1/credits` spread over the
+ * accounts. Prints req/s, p50 and p99 for both and the ratio metered/unmetered: the machine
+ * is shared and noisy, so only figures from one run compare, and the routes alternate over
+ * several rounds (BENCH_ROUNDS, default 3) whose medians are reported.
+ */
+import autocannon from "autocannon"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtemp, open, rm } from "node:fs/promises"
+import * as net from "node:net"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { Accounts } from "../src/accounts/Accounts.js"
+import { AppConfig } from "../src/AppConfig.js"
+import * as Database from "../src/db/Database.js"
+import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
+
+const accountsCount = Number(process.env["BENCH_ACCOUNTS"] ?? 1000)
+const seconds = Number(process.env["BENCH_SECONDS"] ?? 10)
+/** Rounds alternate the two routes; medians are reported, the machine being shared and noisy. */
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 3)
+const connections = 10
+const secret = "bench-key-encryption-secret-0123456789"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+const createAccounts = (url: string) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    return yield* Effect.forEach(
+      Array.from({ length: accountsCount }, (_, i) => i),
+      (i) => Effect.map(accounts.create({ email: `bench-${i}@example.com`, plan: "premium" }), (a) => a.api_key),
+      { concurrency: 8 }
+    )
+  }).pipe(
+    Effect.provide(Accounts.Default),
+    Effect.provide(AppConfig.layer),
+    Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
+    Effect.orDie,
+    Effect.runPromise
+  )
+
+/** The server as its own process; its log goes to a file (a pipe the busy load generator
+ * drains late would block the server's writes and measure the harness instead). */
+const startServer = async (url: string, port: number, logFile: string) => {
+  // BENCH_PROFILE_DIR=dir writes a CPU profile of the server there.
+  const profile = process.env["BENCH_PROFILE_DIR"]
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
+  const log = await open(logFile, "w")
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts"], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), KEY_ENCRYPTION_SECRET: secret, DEMO_ACCOUNT: "false" },
+    stdio: ["ignore", log.fd, log.fd]
+  })
+  let exited = false
+  child.once("exit", () => (exited = true))
+  for (let i = 0; ; i++) {
+    if (exited || i > 300) throw new Error(`server did not start; see ${logFile}`)
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+    if (up) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once("exit", () => log.close().then(() => done()))
+        child.kill("SIGINT")
+      })
+  }
+}
+
+interface Figures {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}
+
+/** The run with the median throughput (its own latencies go with it). */
+const median = (runs: Array<Figures>): Figures | undefined =>
+  [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]
+
+const load = (url: string, keys?: ReadonlyArray<string>, duration = seconds) =>
+  new Promise<Figures>((resolve, reject) => {
+    let next = 0
+    autocannon(
+      {
+        url,
+        connections,
+        duration,
+        requests: [
+          {
+            setupRequest: (request) =>
+              keys ? { ...request, headers: { ...request.headers, "x-api-key": keys[next++ % keys.length]! } } : request
+          }
+        ]
+      },
+      (error, result) =>
+        error ? reject(error) : resolve({
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx
+        })
+    )
+  })
+
+const main = async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "adintel-bench-"))
+  const cluster = await startCluster({ dataDir: dir, persistent: false })
+  try {
+    await ensureDatabase(cluster.adminUrl, "bench")
+    const url = cluster.urlFor("bench")
+    console.log(`Creating ${accountsCount} accounts…`)
+    const keys = await createAccounts(url)
+    const port = await freePort()
+    const server = await startServer(url, port, path.join(dir, "server.log"))
+    try {
+      const base = `http://127.0.0.1:${port}`
+      // BENCH_ONLY=metered (or unmetered) loads one route, to profile it alone.
+      const only = process.env["BENCH_ONLY"]
+      const none: Figures = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, non2xx: 0 }
+      console.log("Warming up…")
+      if (only !== "metered") await load(`${base}/health`, undefined, 3)
+      if (only !== "unmetered") await load(`${base}/api/v1/credits`, keys, 3)
+      console.log(`Measuring: ${connections} connections, ${seconds} s per route, ${rounds} round(s)`)
+      const unmeteredRuns: Array<Figures> = []
+      const meteredRuns: Array<Figures> = []
+      for (let round = 1; round <= rounds; round++) {
+        if (only !== "metered") unmeteredRuns.push(await load(`${base}/health`))
+        if (only !== "unmetered") meteredRuns.push(await load(`${base}/api/v1/credits`, keys))
+        const last = (runs: Array<Figures>) => runs.at(-1)?.rps.toFixed(0) ?? "-"
+        console.log(`  round ${round}: unmetered ${last(unmeteredRuns)} req/s, metered ${last(meteredRuns)} req/s`)
+      }
+      const unmetered = median(unmeteredRuns) ?? none
+      const metered = median(meteredRuns) ?? none
+      const row = (name: string, f: Figures) =>
+        `${name.padEnd(26)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms   non-2xx ${f.non2xx}`
+      console.log("")
+      console.log(row("GET /health (unmetered)", unmetered))
+      console.log(row("GET /api/v1/credits", metered))
+      console.log("")
+      console.log(`ratio metered/unmetered (req/s): ${(metered.rps / unmetered.rps).toFixed(2)}   (goal ≥ 0.6)`)
+      console.log(`metered p99: ${metered.p99} ms   (goal < 15 ms)`)
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await cluster.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
