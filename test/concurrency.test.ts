@@ -82,5 +82,27 @@ describe("two replicas on one database (G5, G6)", () => {
         expect(answers.filter((x) => x.status === 429).length).toBe(25)
         expect((yield* Effect.provide(balanceOf(id), context)).remaining).toBe(0)
       }))
+
+    it.scoped("batch many accounts on both without deadlock or error", () =>
+      Effect.gen(function*() {
+        const [a, b, context] = yield* replicas
+        const accounts = yield* Effect.forEach(
+          Array.from({ length: 20 }, () => 0),
+          () => Effect.provide(account({ patch: { monthly_limit: 15 } }), context)
+        )
+        // 20 calls per account, interleaved across accounts and replicas, all in flight at once:
+        // batches of both replicas lock overlapping sets of meter rows.
+        const calls = accounts.flatMap((acc, i) =>
+          Array.from({ length: 20 }, (_, j) => ({ base: (i + j) % 2 ? a : b, key: acc.api_key }))
+        ).sort(() => Math.random() - 0.5)
+        const answers = yield* Effect.promise(() =>
+          Promise.all(calls.map(({ base, key }) => fetchStatus(base + credits, keyHeader(key))))
+        )
+        expect(answers.filter((x) => x.status !== 200 && x.status !== 429)).toEqual([])
+        expect(answers.filter((x) => x.status === 200).length).toBe(20 * 15)
+        for (const acc of accounts) {
+          expect((yield* Effect.provide(balanceOf(acc.id), context)).used).toBe(15)
+        }
+      }))
   })
 })

@@ -35,9 +35,14 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   // As root the server runs as the `postgres` user, which must be able to reach its cluster.
   if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o711)
   const password = await readOrCreateSecret(path.join(dataDir, "pg-password"))
+  // Clients on this machine talk over a Unix socket in the cluster directory when its path
+  // fits the kernel's limit (cheaper than loopback TCP); TCP on 127.0.0.1 otherwise.
+  const socketDir = clusterDir
+  const useSocket = process.platform !== "win32" && Buffer.byteLength(path.join(socketDir, ".s.PGSQL.65535")) < 100
   const make = (port: number, stop: () => Promise<void>): Cluster => {
+    const via = useSocket ? `?host=${encodeURIComponent(socketDir)}` : ""
     const urlFor = (database: string) =>
-      `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`
+      `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}${via}`
     return { adminUrl: urlFor("postgres"), urlFor, stop }
   }
 
@@ -54,7 +59,12 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     password,
     persistent: options.persistent,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "TimeZone=UTC"],
+    postgresFlags: [
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", `unix_socket_directories=${useSocket ? socketDir : ""}`,
+      "-c", "unix_socket_permissions=0700",
+      "-c", "TimeZone=UTC"
+    ],
     onLog: (line) => {
       logs.push(line)
       if (logs.length > 50) logs.shift()

@@ -1,9 +1,9 @@
-import { Chunk, Clock, Data, Duration, Effect, Option, Queue, Schedule } from "effect"
+import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
-import { type AdmitRow, type Completion, GatewayRepo } from "./GatewayRepo.js"
+import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
@@ -25,6 +25,14 @@ const msUntil = (from: Date, to: Date) => Math.max(0, to.getTime() - from.getTim
 
 const completionQueueSize = 10_000
 const completionBatchSize = 500
+const admitQueueSize = 10_000
+const admitBatchSize = 100
+const admitWorkers = 2
+
+interface PendingAdmission {
+  readonly request: AdmitRequest
+  readonly verdict: Deferred.Deferred<AdmitRow>
+}
 
 /**
  * The business rules of the metered path (spec: Authentication, Errors, Limits; G1-G6):
@@ -44,6 +52,36 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     const balanceOf = (row: AdmitRow) => creditBalance(row.used ?? 0, row.monthly_limit ?? 0, row.addon_remaining ?? 0)
 
+    // Admissions go to the database in batches: calls that arrive while `admitWorkers` batches
+    // are in flight wait and leave together, one statement and one commit for all of them. An
+    // idle server sends a call at once. A caller interrupted while waiting marks its slot
+    // done first; if its call was charged after all, the charge is refunded right away.
+    const admissions = yield* Queue.bounded<PendingAdmission>(admitQueueSize)
+    const runBatch = (batch: Chunk.Chunk<PendingAdmission>) =>
+      Effect.gen(function*() {
+        const items = Chunk.toReadonlyArray(batch)
+        const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request)))
+        yield* Effect.forEach(items, (item, i) =>
+          Exit.match(exit, {
+            onFailure: (cause) => Effect.asVoid(Deferred.failCause(item.verdict, cause)),
+            onSuccess: (rows) =>
+              Effect.flatMap(Deferred.succeed(item.verdict, rows[i]!), (delivered) =>
+                !delivered && rows[i]!.charge_id !== null ? repo.refund(rows[i]!.charge_id!, item.request.now) : Effect.void)
+          }), { discard: true })
+      })
+    yield* Queue.takeBetween(admissions, 1, admitBatchSize).pipe(
+      Effect.flatMap((batch) => Effect.uninterruptible(runBatch(batch))),
+      Effect.forever,
+      Effect.replicateEffect(admitWorkers, { concurrency: "unbounded", discard: true }),
+      Effect.forkScoped
+    )
+    const admitBatched = (request: AdmitRequest) =>
+      Effect.gen(function*() {
+        const verdict = yield* Deferred.make<AdmitRow>()
+        yield* Queue.offer(admissions, { request, verdict })
+        return yield* Deferred.await(verdict).pipe(Effect.onInterrupt(() => Deferred.interrupt(verdict)))
+      })
+
     const refuse = (error: Refusal["error"], rate?: RateWindow) =>
       Effect.fail(new Refusal({ error, rate: Option.fromNullable(rate) }))
 
@@ -52,7 +90,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       Effect.gen(function*() {
         if (Option.isNone(key) || !ApiKey.isWellFormed(key.value)) return yield* refuse(new Unauthorized())
         const at = yield* now
-        const row = yield* repo.admit({
+        const row = yield* admitBatched({
           keyHash: ApiKey.digest(key.value),
           now: at,
           method: call.method,
@@ -119,16 +157,25 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         yield* repo.refund(chargeId, at)
       })
 
-    /** Refunds charges still open after `ledgerSweepAfter`: their process died mid-request. */
+    /**
+     * Refunds charges still open after `ledgerSweepAfter`: their process died mid-request.
+     * Each sweep reads only what aged past the cutoff since the previous one (the first reads
+     * everything), so a long ledger costs nothing per sweep.
+     */
+    const sweptUntil = yield* Ref.make<Date | null>(null)
     const sweep = Effect.gen(function*() {
       const at = yield* now
       const cutoff = new Date(at.getTime() - Duration.toMillis(config.ledgerSweepAfter))
+      const previous = yield* Ref.get(sweptUntil)
+      // A margin for charges whose insert committed late, after the previous sweep read.
+      const from = previous === null ? null : new Date(previous.getTime() - 60_000)
       let total = 0
       for (;;) {
-        const refunded = yield* repo.refundAbandoned(cutoff, at, 500)
+        const refunded = yield* repo.refundAbandoned(from, cutoff, at, 500)
         total += refunded
         if (refunded < 500) break
       }
+      yield* Ref.set(sweptUntil, cutoff)
       if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request never completed`)
       return total
     })

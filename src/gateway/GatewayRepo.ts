@@ -1,8 +1,8 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { PlanName } from "./Api.js"
 
-/** One row of `gateway_admit` (migration 0001): the verdict and the meters after it. */
+/** One `gateway_verdict` (migration 0001): the verdict and the meters after it. */
 export const AdmitRow = Schema.Struct({
   outcome: Schema.Literal("admitted", "unauthorized", "plan_required", "rate_limited", "credits_exhausted"),
   account_id: Schema.NullOr(Schema.String),
@@ -22,15 +22,14 @@ export const AdmitRow = Schema.Struct({
 })
 export type AdmitRow = typeof AdmitRow.Type
 
-export const AdmitRequest = Schema.Struct({
-  keyHash: Schema.Uint8ArrayFromSelf,
-  now: Schema.DateFromSelf,
-  method: Schema.String,
-  route: Schema.String,
-  rateLimit: Schema.Int,
-  windowSeconds: Schema.Number
-})
-export type AdmitRequest = typeof AdmitRequest.Type
+export interface AdmitRequest {
+  readonly keyHash: Uint8Array
+  readonly now: Date
+  readonly method: string
+  readonly route: string
+  readonly rateLimit: number
+  readonly windowSeconds: number
+}
 
 /** How one charged call was answered. */
 export interface Completion {
@@ -45,20 +44,34 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const admitQuery = SqlSchema.single({
-      Request: AdmitRequest,
-      Result: AdmitRow,
-      execute: (r) =>
-        sql`select outcome, account_id, key_id, plan, charge_id::text, used, monthly_limit, addon_remaining,
-                   rate_remaining, rate_reset_ms::text, search_used, daily_search_limit, script_used,
-                   script_generation_limit, script_period_start
-              from gateway_admit(${r.keyHash}, ${r.now}, ${r.method}, ${r.route}, ${r.rateLimit},
-                                 make_interval(secs => ${r.windowSeconds}))`
-    })
+    const AdmitRows = Schema.Array(Schema.extend(Schema.Struct({ ord: Schema.Int }), AdmitRow))
+    const decodeRows = Schema.decodeUnknown(AdmitRows)
+
+    /** Verdicts in the order of the requests. */
+    const admitMany = (requests: ReadonlyArray<AdmitRequest>) =>
+      Effect.gen(function*() {
+        const first = requests[0]!
+        const rows = yield* sql`
+          select ord, (verdict).outcome, (verdict).account_id, (verdict).key_id, (verdict).plan,
+                 (verdict).charge_id::text, (verdict).used, (verdict).monthly_limit, (verdict).addon_remaining,
+                 (verdict).rate_remaining, (verdict).rate_reset_ms::text, (verdict).search_used,
+                 (verdict).daily_search_limit, (verdict).script_used, (verdict).script_generation_limit,
+                 (verdict).script_period_start
+            from gateway_admit_many(${requests.map((r) => r.keyHash)}::bytea[], ${requests.map((r) => r.now)}::timestamptz[],
+                                    ${requests.map((r) => r.method)}::text[], ${requests.map((r) => r.route)}::text[],
+                                    ${first.rateLimit}, make_interval(secs => ${first.windowSeconds}))`
+        const verdicts = yield* decodeRows(rows)
+        const byPosition = new Array<AdmitRow>(requests.length)
+        for (const { ord, ...verdict } of verdicts) byPosition[ord - 1] = verdict
+        return byPosition
+      }).pipe(Effect.orDie)
 
     return {
-      /** Key, plan, rate window, charge and ledger row: one round trip (G1). */
-      admit: (request: AdmitRequest) => Effect.orDie(admitQuery(request)),
+      /**
+       * Key, plan, rate window, charge and ledger row (G1) for several calls: one statement,
+       * one round trip. All requests of a batch share the rate limit and window.
+       */
+      admitMany,
 
       /** Returns the credit of a charge to its pool; false when it was already refunded. */
       refund: (chargeId: string, now: Date) =>
@@ -77,12 +90,13 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
                           ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
              where l.id = c.id`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Refunds up to `limit` charges opened before `cutoff` that never completed. */
-      refundAbandoned: (cutoff: Date, now: Date, limit: number) =>
+      /** Refunds up to `limit` charges opened in [from, cutoff) that never completed. */
+      refundAbandoned: (from: Date | null, cutoff: Date, now: Date, limit: number) =>
         sql<{ refunded: number }>`
           select count(*) filter (where gateway_refund(id, ${now}))::int as refunded
             from (select id from request_ledger
-                   where completed_at is null and refunded_at is null and charged_at < ${cutoff}
+                   where charged_at < ${cutoff} and charged_at >= coalesce(${from}::timestamptz, '-infinity')
+                     and completed_at is null and refunded_at is null
                    order by charged_at
                    limit ${limit}) open`.pipe(
           Effect.map((rows) => rows[0]?.refunded ?? 0),

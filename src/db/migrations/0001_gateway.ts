@@ -54,7 +54,7 @@ create table account_meters (
   -- script generations, per rolling 30-day period (G8)
   script_period_start timestamptz,
   script_used integer not null default 0 check (script_used >= 0)
-);
+) with (fillfactor = 50); -- room on the page keeps the per-call update HOT
 
 create table api_keys (
   id uuid primary key default gen_random_uuid(),
@@ -79,9 +79,10 @@ create table request_ledger (
   status smallint,
   latency_ms integer,
   refunded_at timestamptz
-);
+) with (fillfactor = 90);
+-- Completion and refund change no indexed column, so they are HOT updates.
 create index request_ledger_account on request_ledger (account_id, charged_at desc);
-create index request_ledger_open on request_ledger (charged_at) where completed_at is null and refunded_at is null;
+create index request_ledger_charged on request_ledger (charged_at);
 
 -- Start of the monthly period containing p_now: p_anchor + n calendar months, counted in UTC
 -- from the anchor (never from the previous start) so month ends do not drift.
@@ -104,38 +105,42 @@ begin
 end
 $fn$;
 
--- The metered gate (G1 steps 1-4) in one statement: resolve the key, check the plan, take a
--- slot of the account's sliding rate window, charge one credit (monthly first, then add-on,
--- G3) and write the ledger row. The account's meter row is locked for the duration, so
--- concurrent calls and replicas see exact counts (G6).
+-- What the metered gate decides for one call, and the account's meters right after it.
+create type gateway_verdict as (
+  outcome text,
+  account_id uuid,
+  key_id uuid,
+  plan text,
+  charge_id bigint,
+  pool text,
+  used integer,
+  monthly_limit integer,
+  addon_remaining integer,
+  period_start timestamptz,
+  rate_remaining integer,
+  rate_reset_ms bigint,
+  search_used integer,
+  daily_search_limit integer,
+  script_used integer,
+  script_generation_limit integer,
+  script_period_start timestamptz
+);
+
+-- The metered gate (G1 steps 1-4) for one call: resolve the key, check the plan, take a slot
+-- of the account's sliding rate window, charge one credit (monthly first, then add-on, G3)
+-- and write the ledger row. The account's meter row is locked until the transaction ends,
+-- so concurrent calls and replicas see exact counts (G6).
 create function gateway_admit(
   p_key_hash bytea,
   p_now timestamptz,
   p_method text,
   p_route text,
   p_rate_limit integer,
-  p_window interval,
-  out outcome text,
-  out account_id uuid,
-  out key_id uuid,
-  out plan text,
-  out charge_id bigint,
-  out pool text,
-  out used integer,
-  out monthly_limit integer,
-  out addon_remaining integer,
-  out period_start timestamptz,
-  out rate_remaining integer,
-  out rate_reset_ms bigint,
-  out search_used integer,
-  out daily_search_limit integer,
-  out script_used integer,
-  out script_generation_limit integer,
-  out script_period_start timestamptz
-)
+  p_window interval
+) returns gateway_verdict
 language plpgsql as $fn$
-#variable_conflict use_column
 declare
+  v gateway_verdict;
   k record;
   m record;
   hits timestamptz[];
@@ -151,15 +156,15 @@ begin
     join plans p on p.name = a.plan
    where ak.key_hash = p_key_hash and ak.revoked_at is null;
   if not found then
-    outcome := 'unauthorized';
-    return;
+    v.outcome := 'unauthorized';
+    return v;
   end if;
-  account_id := k.account_id;
-  key_id := k.key_id;
-  plan := k.plan;
+  v.account_id := k.account_id;
+  v.key_id := k.key_id;
+  v.plan := k.plan;
   if not k.api_access then
-    outcome := 'plan_required';
-    return;
+    v.outcome := 'plan_required';
+    return v;
   end if;
 
   select * into m from account_meters am where am.account_id = k.account_id for update;
@@ -167,51 +172,77 @@ begin
   hits := array(select h from unnest(m.rate_hits) as h where h > p_now - p_window order by h);
   n := cardinality(hits);
   if n >= p_rate_limit then
-    outcome := 'rate_limited';
-    rate_remaining := 0;
-    rate_reset_ms := ceil(extract(epoch from (hits[n - p_rate_limit + 1] + p_window - p_now)) * 1000);
-    return;
+    v.outcome := 'rate_limited';
+    v.rate_remaining := 0;
+    v.rate_reset_ms := ceil(extract(epoch from (hits[n - p_rate_limit + 1] + p_window - p_now)) * 1000);
+    return v;
   end if;
   hits := hits || p_now;
   n := n + 1;
-  rate_remaining := p_rate_limit - n;
-  rate_reset_ms := ceil(extract(epoch from (hits[1] + p_window - p_now)) * 1000);
+  v.rate_remaining := p_rate_limit - n;
+  v.rate_reset_ms := ceil(extract(epoch from (hits[1] + p_window - p_now)) * 1000);
 
-  period_start := greatest(m.period_start, meter_period_start(m.period_anchor, p_now));
-  used := case when period_start > m.period_start then 0 else m.used end;
-  addon_remaining := m.addon_remaining;
-  monthly_limit := k.monthly_limit;
-  if used < monthly_limit then
-    used := used + 1;
-    pool := 'monthly';
-  elsif addon_remaining > 0 then
-    addon_remaining := addon_remaining - 1;
-    pool := 'addon';
+  v.period_start := greatest(m.period_start, meter_period_start(m.period_anchor, p_now));
+  v.used := case when v.period_start > m.period_start then 0 else m.used end;
+  v.addon_remaining := m.addon_remaining;
+  v.monthly_limit := k.monthly_limit;
+  if v.used < v.monthly_limit then
+    v.used := v.used + 1;
+    v.pool := 'monthly';
+  elsif v.addon_remaining > 0 then
+    v.addon_remaining := v.addon_remaining - 1;
+    v.pool := 'addon';
   end if;
 
-  update account_meters am
-     set rate_hits = hits, period_start = gateway_admit.period_start,
-         used = gateway_admit.used, addon_remaining = gateway_admit.addon_remaining
-   where am.account_id = k.account_id;
+  update account_meters
+     set rate_hits = hits, period_start = v.period_start, used = v.used, addon_remaining = v.addon_remaining
+   where account_id = k.account_id;
 
-  if pool is null then
-    outcome := 'credits_exhausted';
+  if v.pool is null then
+    v.outcome := 'credits_exhausted';
   else
     insert into request_ledger (account_id, key_id, method, route, pool, charged_at)
-    values (k.account_id, k.key_id, p_method, p_route, pool, p_now)
-    returning id into charge_id;
-    outcome := 'admitted';
+    values (k.account_id, k.key_id, p_method, p_route, v.pool, p_now)
+    returning id into v.charge_id;
+    v.outcome := 'admitted';
   end if;
 
-  search_used := case when m.search_day = (p_now at time zone 'UTC')::date then m.search_used else 0 end;
-  daily_search_limit := k.daily_search_limit;
-  script_generation_limit := k.script_generation_limit;
+  v.search_used := case when m.search_day = (p_now at time zone 'UTC')::date then m.search_used else 0 end;
+  v.daily_search_limit := k.daily_search_limit;
+  v.script_generation_limit := k.script_generation_limit;
   if m.script_period_start is not null and p_now < m.script_period_start + interval '30 days' then
-    script_used := m.script_used;
-    script_period_start := m.script_period_start;
+    v.script_used := m.script_used;
+    v.script_period_start := m.script_period_start;
   else
-    script_used := 0;
+    v.script_used := 0;
   end if;
+  return v;
+end
+$fn$;
+
+-- Several admissions in one statement, one transaction, one commit: the service sends the
+-- calls that arrived while its previous batches were in flight. Items run one after the
+-- other exactly as single calls would, in key-hash order so that concurrent batches (of this
+-- or another replica) lock meter rows in the same order and never deadlock.
+create function gateway_admit_many(
+  p_key_hashes bytea[],
+  p_nows timestamptz[],
+  p_methods text[],
+  p_routes text[],
+  p_rate_limit integer,
+  p_window interval
+) returns table (ord integer, verdict gateway_verdict)
+language plpgsql as $fn$
+declare
+  i integer;
+begin
+  for i in
+    select item.ord from unnest(p_key_hashes) with ordinality as item(key_hash, ord) order by item.key_hash, item.ord
+  loop
+    ord := i;
+    verdict := gateway_admit(p_key_hashes[i], p_nows[i], p_methods[i], p_routes[i], p_rate_limit, p_window);
+    return next;
+  end loop;
 end
 $fn$;
 
