@@ -12,6 +12,15 @@ const server = testServer({ config: { creditPackUrl: "https://shop.example/packs
 )
 
 describe("the metered gateway", () => {
+  layer(testServer({ config: { serviceName: "Acme Insights" } }).pipe(Layer.provide(TestDatabase)))((it) => {
+    it.effect("names the configured service in the plan message (G12)", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "free" })
+        const answer = yield* call(credits, keyHeader(api_key))
+        expect([answer.status, answer.body]).toEqual([403, `{"success":false,"error":"Acme Insights Basic plan or higher required"}`])
+      }))
+  })
+
   layer(server)((it) => {
     describe("where the key is read (spec: Authentication; G1.1)", () => {
       it.effect("accepts X-API-Key, Bearer and ?api_key alike", () =>

