@@ -42,6 +42,13 @@ describe("settle: the refund half of the charge (G4)", () => {
       expect(died.exit).toEqual(Exit.fail(new InternalServerError()))
     }))
 
+  it.effect("refunds a handler that fails with an internal error", () =>
+    Effect.gen(function*() {
+      const failed = yield* run(Effect.fail(new InternalServerError()))
+      expect(failed.refunded).toEqual(["42"])
+      expect(failed.exit).toEqual(Exit.fail(new InternalServerError()))
+    }))
+
   it.effect("refunds an interrupted handler once", () =>
     Effect.gen(function*() {
       const refunded = yield* Ref.make<ReadonlyArray<string>>([])

@@ -52,6 +52,8 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     const balanceOf = (row: AdmitRow) => creditBalance(row.used ?? 0, row.monthly_limit ?? 0, row.addon_remaining ?? 0)
 
+    const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
+
     // Admissions go to the database in batches: calls that arrive while `admitWorkers` batches
     // are in flight wait and leave together, one statement and one commit for all of them. An
     // idle server sends a call at once. A caller interrupted while waiting marks its slot
@@ -66,7 +68,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
             onFailure: (cause) => Effect.asVoid(Deferred.failCause(item.verdict, cause)),
             onSuccess: (rows) =>
               Effect.flatMap(Deferred.succeed(item.verdict, rows[i]!), (delivered) =>
-                !delivered && rows[i]!.charge_id !== null ? repo.refund(rows[i]!.charge_id!, item.request.now) : Effect.void)
+                !delivered && rows[i]!.charge_id !== null ? refund(rows[i]!.charge_id!) : Effect.void)
           }), { discard: true })
       })
     yield* Queue.takeBetween(admissions, 1, admitBatchSize).pipe(
@@ -127,8 +129,6 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
             } satisfies Admission
         }
       })
-
-    const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
 
     // Completions are written in batches by one fiber: a busy server then spends one statement
     // on many answers instead of one per answer. The queue is bounded (back-pressure, never

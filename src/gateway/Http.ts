@@ -6,7 +6,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Chunk, Clock, Effect, Layer, Option } from "effect"
+import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../Errors.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
@@ -61,27 +61,33 @@ export const MeteredLive = Layer.effect(
   })
 )
 
+/** A call keeps its credit when it ended with a deliberate answer: a success or a typed failure. */
+const keepsCredit = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isSuccess(exit) ||
+  (!Cause.isInterrupted(exit.cause) && Option.exists(Cause.failureOption(exit.cause), (e) => !(e instanceof InternalServerError)))
+
 /**
- * The refund half of the charge (G4), tied to the handler's own exit: a handler that dies is
- * answered with the 500 envelope and its credit returned; one that is interrupted (the client
- * went away) gets its credit back too. Every deliberate answer, typed failures included,
- * keeps the credit.
+ * The release half of the charge (G4), taken by the middleware before the handler and released
+ * on the handler's own exit, whatever HTTP middleware surrounds it: kept on every deliberate
+ * answer (typed failures included), refunded when the handler dies (answered with the 500
+ * envelope), fails with an internal error, or is interrupted (the client went away).
  */
 export const settle = (gateway: Pick<Gateway, "refund">) =>
 <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
-  Effect.flatMap(Effect.serviceOption(Caller), (caller) => {
-    if (Option.isNone(caller)) return handler
-    const refund = gateway.refund(caller.value.chargeId)
-    return handler.pipe(
-      Effect.catchAllDefect((defect) =>
-        Effect.logError("Handler died; its credit is refunded", Cause.die(defect)).pipe(
-          Effect.zipRight(refund),
-          Effect.zipRight(Effect.fail(new InternalServerError()))
+  Effect.flatMap(Effect.serviceOption(Caller), (caller) =>
+    Option.match(caller, {
+      onNone: () => handler,
+      onSome: ({ chargeId }) =>
+        handler.pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.zipRight(
+              Effect.logError("Handler died; its credit is refunded", Cause.die(defect)),
+              Effect.fail(new InternalServerError())
+            )
+          ),
+          Effect.onExit((exit) => keepsCredit(exit) ? Effect.void : gateway.refund(chargeId))
         )
-      ),
-      Effect.onInterrupt(() => refund)
-    )
-  })
+    }))
 
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
