@@ -52,6 +52,7 @@ describe("short-video shop gateway routes", () => {
           ["PUT", "/api/v1/clipapp-shop/credits", "PUT /api/v1/clipapp-shop/credits"],
           ["PATCH", "/api/v1/clipapp-shop/x", "PATCH /api/v1/clipapp-shop/x"],
           ["DELETE", "/api/v1/clipapp-shop/x", "DELETE /api/v1/clipapp-shop/x"],
+          ["OPTIONS", "/api/v1/clipapp-shop/x", "OPTIONS /api/v1/clipapp-shop/x"],
           // A known path with a verb it does not register.
           ["POST", "/api/v1/clipapp-shop/credits", "POST /api/v1/clipapp-shop/credits"],
           // The query string, and a key in it, is never echoed.
@@ -63,7 +64,10 @@ describe("short-video shop gateway routes", () => {
           expect([answer.status, answer.body]).toEqual([404, `{"success":false,"error":"Unknown shop endpoint: ${shown}"}`])
           expect(answer.headers.get("ratelimit-policy")).toBe(`"minute";q=60;w=60`)
         }
-        expect((yield* balanceOf(id)).used).toBe(cases.length)
+        // HEAD is GET without a body: a known path answers, an unknown one is the metered 404.
+        expect((yield* call("/api/v1/clipapp-shop/credits", { ...keyHeader(api_key), method: "HEAD" })).status).toBe(200)
+        expect((yield* call("/api/v1/clipapp-shop/x", { ...keyHeader(api_key), method: "HEAD" })).status).toBe(404)
+        expect((yield* balanceOf(id)).used).toBe(cases.length + 2)
       }))
 
     it.effect("authenticates before answering an unknown shop path; other unknown paths are unmetered", () =>

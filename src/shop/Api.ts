@@ -39,7 +39,9 @@ export type ShopCreditsResponse = typeof ShopCreditsResponse.Type
  * every registered path over these wildcards (and ignores a trailing slash, so the bare
  * prefix covers `/api/v1/clipapp-shop/`). Left out of the OpenAPI document.
  */
-export const unknownPathMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+// HEAD is answered as GET by the router, so a known GET path keeps working and unknown ones reach
+// the GET wildcard.
+export const unknownPathMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 type Method = (typeof unknownPathMethods)[number]
 
 const unknownPath = <M extends Method, const Where extends "Below" | "Prefix">(method: M, where: Where) =>
