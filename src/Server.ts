@@ -19,7 +19,8 @@ import { AdminLive } from "./accounts/Http.js"
 import { AdIntelApi } from "./Api.js"
 import { AppConfig } from "./AppConfig.js"
 import { CreditsLive } from "./credits/Http.js"
-import { InternalServerError, InvalidIdMessage, InvalidRequest, NotFound } from "./Errors.js"
+import { InternalServerError, InvalidRequest, NotFound } from "./Errors.js"
+import { describeIssue } from "./Issues.js"
 import { Gateway } from "./gateway/Gateway.js"
 import { MeteredLive } from "./gateway/Http.js"
 import { ShopLive } from "./shop/Http.js"
@@ -28,15 +29,7 @@ import { SystemLive } from "./system/Http.js"
 import { SystemRepo } from "./system/SystemRepo.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
-export const describeDecodeError = (error: HttpApiDecodeError): string => {
-  const issue = error.issues[0]
-  if (issue === undefined) return "Invalid request"
-  if (issue.message === InvalidIdMessage) return InvalidIdMessage
-  const field = issue.path.map(String).join(".")
-  if (field === "") return `Invalid request: ${issue.message}`
-  if (issue._tag === "Missing") return `${field} is missing`
-  return `${field}: ${issue.message}`
-}
+export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
 
 const isJsonDecodeFailure = (defect: unknown) =>
   HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"

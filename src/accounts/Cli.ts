@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option, ParseResult, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
+import { describeParseError } from "../Issues.js"
 import { PlanName } from "../gateway/Api.js"
 import { Accounts } from "./Accounts.js"
 import { AddonCredits, CreateAccount, UpdateAccount } from "./Api.js"
@@ -14,13 +15,7 @@ const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 /** Decodes with the contract's schema; a refusal names the field, as the API's 400 does. */
 const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Schema.decodeUnknown(schema)(input).pipe(
-    Effect.mapError((error) => {
-      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      const field = issue?.path.join(".") ?? ""
-      return new Error(field ? `${field}: ${issue!.message}` : (issue?.message ?? "invalid input"))
-    })
-  )
+  Schema.decodeUnknown(schema)(input).pipe(Effect.mapError((error) => new Error(describeParseError(error))))
 
 const account = Args.text({ name: "account" }).pipe(Args.withDescription("Account id or e-mail address"))
 

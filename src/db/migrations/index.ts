@@ -2,10 +2,12 @@ import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect } from "effect"
 import m0001 from "./0001_gateway.js"
+import m0002 from "./0002_catalog.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
-  "0001_gateway": m0001
+  "0001_gateway": m0001,
+  "0002_catalog": m0002
 }
 
 /**

@@ -1,0 +1,236 @@
+import { createHash } from "node:crypto"
+import { Effect, type Schema } from "effect"
+import { type CatalogRepo, type LineError, type Row, tables } from "./CatalogRepo.js"
+import { Ad, Advertiser, Lander, Store } from "./records/Ads.js"
+import {
+  type DailyPoint,
+  type MetricSubject,
+  metricsOf,
+  ShopCategory,
+  ShopCreator,
+  ShopMetrics,
+  ShopProduct,
+  ShopShop,
+  ShopVideo
+} from "./records/Shop.js"
+
+/**
+ * The entities an import accepts, each: its record schema, the key a later line replaces an
+ * earlier one by, and how a batch of records is written. One pipeline (Ingest.ts) serves them
+ * all.
+ */
+
+export interface Numbered<A> {
+  readonly line: number
+  readonly record: A
+}
+
+export interface Written {
+  /** Lines the database refused (unknown references), naming the field. */
+  readonly errors: ReadonlyArray<LineError>
+}
+
+export interface Entity<A> {
+  readonly schema: Schema.Schema<A, any>
+  /** Two lines with the same key are one record: the later line wins. */
+  readonly key: (record: A) => string
+  readonly write: (repo: CatalogRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
+  readonly description: string
+}
+
+/** Same record, same hash: an unchanged record is never rewritten. */
+const hash = (record: unknown) => createHash("sha256").update(JSON.stringify(record)).digest("base64url")
+
+const withLine = <A>(toRow: (record: A) => Record<string, unknown>) => ({ line, record }: Numbered<A>): Row => ({
+  ...toRow(record),
+  line,
+  content_hash: hash(record)
+})
+
+const plain = <A extends object>(
+  table: typeof tables[keyof typeof tables],
+  toRow: (record: A) => Record<string, unknown> = (r) => ({ ...r }) as Record<string, unknown>
+) =>
+  (repo: CatalogRepo, batch: ReadonlyArray<Numbered<A>>) =>
+    Effect.map(repo.upsert(table, batch.map(withLine(toRow))), ({ errors }) => ({ errors }))
+
+const json = (value: unknown) => value
+
+const dayCount = (from: string, to: string) => Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000))
+
+const adRow = (ad: Ad): Record<string, unknown> => ({
+  library: ad.library,
+  external_id: ad.external_id,
+  advertiser_external_id: ad.advertiser_external_id,
+  lander_external_id: ad.lander_external_id,
+  store_external_id: ad.store_external_id,
+  status: ad.status,
+  first_seen: ad.first_seen,
+  last_seen: ad.last_seen,
+  start_date: ad.start_date,
+  end_date: ad.end_date,
+  days_running: ad.days_running ?? dayCount(ad.start_date ?? ad.first_seen, ad.end_date ?? ad.last_seen),
+  format: ad.format,
+  media: json(ad.media),
+  body: ad.body,
+  headline: ad.headline,
+  description: ad.description,
+  cta_text: ad.cta?.text ?? null,
+  cta_type: ad.cta?.type ?? null,
+  landing_url: ad.landing?.url ?? null,
+  landing_final_url: ad.landing?.final_url ?? null,
+  landing_domain: ad.landing?.domain ?? null,
+  publisher_platforms: ad.publisher_platforms,
+  countries: ad.countries,
+  languages: ad.languages,
+  impressions_lower: ad.impressions?.lower ?? null,
+  impressions_upper: ad.impressions?.upper ?? null,
+  spend_lower: ad.spend?.lower ?? null,
+  spend_upper: ad.spend?.upper ?? null,
+  spend_currency: ad.spend?.currency ?? null,
+  reach_lower: ad.reach?.lower ?? null,
+  reach_upper: ad.reach?.upper ?? null,
+  likes: ad.engagement?.likes ?? null,
+  comments: ad.engagement?.comments ?? null,
+  shares: ad.engagement?.shares ?? null,
+  views: ad.engagement?.views ?? null,
+  niche: ad.niche,
+  hook: ad.ai_tags?.hook ?? null,
+  angle: ad.ai_tags?.angle ?? null,
+  persona: ad.ai_tags?.persona ?? null,
+  variant_group: ad.variant_group,
+  search: json(ad.search),
+  fetched_at: ad.fetched_at,
+  source: ad.source,
+  method: ad.method
+})
+
+const regional = (record: { readonly region: string; readonly external_id: string }) => `${record.region}/${record.external_id}`
+
+export const entities = {
+  advertisers: {
+    schema: Advertiser,
+    key: (a) => `${a.platform}/${a.external_id}`,
+    description: "Advertisers (pages) of the ad libraries; load before their ads",
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((a: Advertiser) => ({ ...a })))
+        const renamed = yield* repo.renamedAdvertisers(rows)
+        const { errors } = yield* repo.upsert(tables.advertisers, rows)
+        yield* repo.reindexAdsOf(renamed)
+        return { errors }
+      })
+  } satisfies Entity<Advertiser>,
+  stores: {
+    schema: Store,
+    key: (s) => s.external_id,
+    description: "Hosted online stores; load before landers and ads that link to them",
+    write: plain<Store>(tables.stores)
+  } satisfies Entity<Store>,
+  landers: {
+    schema: Lander,
+    key: (l) => l.external_id,
+    description: "Landing pages; load before ads that link to them",
+    write: plain<Lander>(tables.landers)
+  } satisfies Entity<Lander>,
+  ads: {
+    schema: Ad,
+    key: (a) => `${a.library}/${a.external_id}`,
+    description: "Ads of the four libraries",
+    write: plain<Ad>(tables.ads, adRow)
+  } satisfies Entity<Ad>,
+  "shop-categories": {
+    schema: ShopCategory,
+    key: regional,
+    description: "Short-video shop categories, levels 1 to 3; a parent may be in the same file",
+    // Level by level, so a parent sent in the same batch exists when its children are written.
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const errors: Array<LineError> = []
+        for (const level of [1, 2, 3]) {
+          const rows = batch.filter(({ record }) => record.level === level).map(withLine((c: ShopCategory) => ({ ...c })))
+          if (rows.length > 0) errors.push(...(yield* repo.upsert(tables.shopCategories, rows)).errors)
+        }
+        return { errors }
+      })
+  } satisfies Entity<ShopCategory>,
+  "shop-shops": {
+    schema: ShopShop,
+    key: regional,
+    description: "Short-video shops",
+    write: plain<ShopShop>(tables.shopShops)
+  } satisfies Entity<ShopShop>,
+  "shop-creators": {
+    schema: ShopCreator,
+    key: regional,
+    description: "Short-video creators",
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((c: ShopCreator) => ({ ...c })))
+        const unknown = yield* repo.missingInList(rows, "category_external_ids", "shop_categories", "a category of this list does not exist in this region")
+        const bad = new Set(unknown.map((e) => e.line))
+        const { errors } = yield* repo.upsert(tables.shopCreators, rows.filter((r) => !bad.has(r.line)))
+        return { errors: [...unknown, ...errors] }
+      })
+  } satisfies Entity<ShopCreator>,
+  "shop-products": {
+    schema: ShopProduct,
+    key: regional,
+    description: "Short-video shop products; load after their shops and categories",
+    write: plain<ShopProduct>(tables.shopProducts)
+  } satisfies Entity<ShopProduct>,
+  "shop-videos": {
+    schema: ShopVideo,
+    key: regional,
+    description: "Short videos with the products they feature; load after creators and products",
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((v: ShopVideo) => ({ ...v })))
+        const unknown = yield* repo.missingInList(rows, "product_external_ids", "shop_products", "a product of this list does not exist in this region")
+        const bad = new Set(unknown.map((e) => e.line))
+        const { errors, written } = yield* repo.upsert(tables.shopVideos, rows.filter((r) => !bad.has(r.line)))
+        if (written.length > 0) yield* repo.replaceVideoProducts(written)
+        return { errors: [...unknown, ...errors] }
+      })
+  } satisfies Entity<ShopVideo>,
+  "shop-metrics": {
+    schema: ShopMetrics,
+    key: (m) => `${m.subject}/${m.region}/${m.external_id}`,
+    description: "Daily metric series of categories, shops, creators, products and videos",
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const errors: Array<LineError> = []
+        for (const subject of Object.keys(metricsOf) as Array<MetricSubject>) {
+          const items = batch.filter(({ record }) => record.subject === subject)
+          if (items.length === 0) continue
+          const missing = yield* repo.missingSubjects(subject, items.map(({ line, record }) => ({ line, ...record })))
+          errors.push(...missing)
+          const bad = new Set(missing.map((e) => e.line))
+          const points = items
+            .filter(({ line }) => !bad.has(line))
+            .flatMap(({ record }) =>
+              record.series.map((point: DailyPoint) => ({ region: record.region, external_id: record.external_id, ...point }))
+            )
+          if (points.length > 0) yield* repo.upsertDaily(subject, points)
+        }
+        return { errors }
+      })
+  } satisfies Entity<ShopMetrics>
+}
+
+export type EntityName = keyof typeof entities
+export const entityNames = Object.keys(entities) as ReadonlyArray<EntityName>
+
+/** In the order their references need: load a world in this order. */
+export const loadOrder: ReadonlyArray<EntityName> = [
+  "stores",
+  "landers",
+  "advertisers",
+  "ads",
+  "shop-categories",
+  "shop-shops",
+  "shop-creators",
+  "shop-products",
+  "shop-videos",
+  "shop-metrics"
+]

@@ -1,0 +1,176 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Exit, Layer, Stream } from "effect"
+import { CatalogRepo } from "../src/catalog/CatalogRepo.js"
+import { Ingest, maxReportedErrors } from "../src/catalog/Ingest.js"
+import * as World from "./fixtures/world.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+
+type EntityName = Parameters<Ingest["lines"]>[0]
+
+const load = (entity: EntityName, text: string) => Effect.flatMap(Ingest, (ingest) => ingest.lines(entity, Stream.make(text)))
+
+const loadWorld = Effect.gen(function*() {
+  yield* load("stores", World.ndjson(World.stores))
+  yield* load("landers", World.ndjson(World.landers))
+  yield* load("advertisers", World.ndjson(World.advertisers))
+  yield* load("shop-categories", World.ndjson(World.categories))
+  yield* load("shop-shops", World.ndjson(World.shops))
+  yield* load("shop-creators", World.ndjson(World.creators))
+  yield* load("shop-products", World.ndjson(World.products))
+})
+
+const count = (table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from ${sql(table)}`).pipe(
+    Effect.map((rows) => rows[0]!.n),
+    Effect.orDie
+  )
+
+describe("ingestion", () => {
+  layer(Ingest.Default.pipe(Layer.provideMerge(TestDatabase)))((it) => {
+    it.effect("loads a linked world of every entity", () =>
+      Effect.gen(function*() {
+        yield* loadWorld
+        const ok = { accepted: 1, rejected: 0, errors: [] }
+        expect(yield* load("ads", World.ndjson([World.ad("ad-1"), World.ad("ad-2")]))).toEqual({ ...ok, accepted: 2 })
+        expect(yield* load("shop-videos", World.ndjson(World.videos))).toEqual(ok)
+        expect(yield* load("shop-metrics", World.ndjson(World.metrics))).toEqual(ok)
+        const sql = yield* SqlClient.SqlClient
+        const [ad] = yield* sql<Record<string, unknown>>`
+          select a.library, a.status, a.days_running, a.countries, a.impressions_lower, a.impressions_upper,
+                 a.spend_currency, a.reach_lower, a.likes, a.views, a.engagement::int, adv.name as advertiser,
+                 l.title as lander, s.domain as store,
+                 a.search_vector @@ plainto_tsquery('english', 'glowlab serum') as matches
+            from ads a join advertisers adv on adv.id = a.advertiser_id
+            left join landers l on l.id = a.lander_id left join stores s on s.id = a.store_id
+           where a.external_id = 'ad-1'`
+        expect(ad).toEqual({
+          library: "social",
+          status: "active",
+          days_running: 31,
+          countries: ["US", "CA"],
+          impressions_lower: "10000",
+          impressions_upper: "50000",
+          spend_currency: "USD",
+          reach_lower: null,
+          likes: "120",
+          views: null,
+          engagement: 143,
+          advertiser: "GlowLab Skincare",
+          lander: "The serum dermatologists love",
+          store: "glowlab.example.com",
+          matches: true
+        })
+        expect(yield* count("shop_video_products")).toBe(1)
+        expect(yield* count("shop_product_daily")).toBe(2)
+      }))
+
+    it.effect("stores the good lines, reports each bad line with its number and field, stores none of them", () =>
+      Effect.gen(function*() {
+        const lines = [
+          JSON.stringify(World.ad("mix-1")),
+          "{not json",
+          JSON.stringify({ ...World.ad("mix-3"), status: "paused" }),
+          "",
+          JSON.stringify({ ...World.ad("mix-5"), advertiser_external_id: "nobody" }),
+          JSON.stringify({ ...World.ad("mix-6"), spend: { lower: 1, upper: 2 } }),
+          JSON.stringify({ ...World.ad("mix-7"), countries: ["US", "usa"] }),
+          JSON.stringify(World.ad("mix-8")),
+          JSON.stringify((({ format, ...rest }) => rest)(World.ad("mix-9"))),
+          JSON.stringify({ ...World.ad("mix-10"), last_seen: "2026-09-01T00:00:00Z" }),
+          JSON.stringify({ ...World.ad("mix-11"), impressions: { lower: 0 } })
+        ]
+        const report = yield* load("ads", lines.join("\n"))
+        expect(report).toEqual({
+          accepted: 2,
+          rejected: 8,
+          errors: [
+            { line: 2, error: expect.stringMatching(/^invalid JSON: /) },
+            { line: 3, error: "status: must be one of active, inactive" },
+            { line: 5, error: "advertiser_external_id: no advertiser of this library has this external_id" },
+            { line: 6, error: "spend.currency: is required for a spend range" },
+            { line: 7, error: "countries.1: must be an ISO 3166-1 alpha-2 country code such as US" },
+            { line: 9, error: "format is missing" },
+            { line: 10, error: "last_seen: must not be before first_seen" },
+            { line: 11, error: "impressions.upper is missing" }
+          ]
+        })
+        const sql = yield* SqlClient.SqlClient
+        const stored = yield* sql<{ external_id: string }>`select external_id from ads where external_id like 'mix-%' order by 1`
+        expect(stored.map((r) => r.external_id)).toEqual(["mix-1", "mix-8"])
+      }))
+
+    it.effect("is idempotent: the same file twice writes nothing the second time", () =>
+      Effect.gen(function*() {
+        const file = World.ndjson([World.ad("same-1"), World.ad("same-2", { headline: "Second" })])
+        yield* load("ads", file)
+        const sql = yield* SqlClient.SqlClient
+        const versions = sql<{ external_id: string; xmin: string }>`
+          select external_id, xmin::text from ads where external_id like 'same-%' order by 1`
+        const before = yield* versions
+        expect(yield* load("ads", file)).toEqual({ accepted: 2, rejected: 0, errors: [] })
+        expect(yield* versions).toEqual(before)
+        // A changed record is rewritten.
+        yield* load("ads", World.ndjson([World.ad("same-2", { headline: "Changed" })]))
+        const after = yield* versions
+        expect(after[0]).toEqual(before[0])
+        expect(after[1]!.xmin).not.toBe(before[1]!.xmin)
+      }))
+
+    it.effect("keeps the later of two lines for one record", () =>
+      Effect.gen(function*() {
+        const report = yield* load("ads", World.ndjson([World.ad("twice", { headline: "First" }), World.ad("twice", { headline: "Last" })]))
+        expect(report).toEqual({ accepted: 2, rejected: 0, errors: [] })
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`select headline from ads where external_id = 'twice'`).toEqual([{ headline: "Last" }])
+      }))
+
+    it.effect("reports at most 1,000 errors, with exact counts", () =>
+      Effect.gen(function*() {
+        const lines = Array.from({ length: 1_500 }, (_, i) => JSON.stringify({ ...World.ad(`bad-${i}`), status: "?" }))
+        const report = yield* load("ads", lines.join("\n"))
+        expect([report.accepted, report.rejected, report.errors.length]).toEqual([0, 1_500, maxReportedErrors])
+        expect(report.errors.at(-1)).toEqual({ line: 1_000, error: "status: must be one of active, inactive" })
+      }))
+
+    it.effect("follows an advertiser's new name into its ads' full-text documents", () =>
+      Effect.gen(function*() {
+        yield* load("ads", World.ndjson([World.ad("renamed-ad")]))
+        yield* load("advertisers", World.ndjson([{ ...World.advertisers[0], name: "Radiance Collective" }]))
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ matches: boolean }>`
+          select search_vector @@ plainto_tsquery('english', 'radiance collective') as matches from ads where external_id = 'renamed-ad'`
+        expect(row!.matches).toBe(true)
+      }))
+  })
+
+  // A batch is one transaction: a failure between a video and its product links loses the
+  // batch whole, never half a record.
+  const failingSecondBatch = Layer.effect(
+    CatalogRepo,
+    Effect.gen(function*() {
+      const real = yield* CatalogRepo
+      let batches = 0
+      return CatalogRepo.make({
+        ...real,
+        replaceVideoProducts: (rows) => (++batches === 2 ? Effect.die("disk full") : real.replaceVideoProducts(rows))
+      })
+    })
+  ).pipe(Layer.provide(CatalogRepo.Default))
+
+  layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(failingSecondBatch), Layer.provideMerge(TestDatabase)))((it) => {
+    it.effect("a crash in the middle of an import leaves whole batches only", () =>
+      Effect.gen(function*() {
+        yield* loadWorld
+        const videos = Array.from({ length: 2_500 }, (_, i) => ({ ...World.videos[0], external_id: `v-${i}` }))
+        const exit = yield* Effect.exit(load("shop-videos", World.ndjson(videos)))
+        expect(Exit.isFailure(exit)).toBe(true)
+        expect(yield* count("shop_videos")).toBe(1_000)
+        const sql = yield* SqlClient.SqlClient
+        const [orphans] = yield* sql<{ n: number }>`
+          select count(*)::int as n from shop_videos v
+           where not exists (select 1 from shop_video_products vp where vp.video_id = v.id)`
+        expect(orphans!.n).toBe(0)
+      }))
+  })
+})
