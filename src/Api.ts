@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./accounts/Api.js"
+import { CatalogAdminApi } from "./catalog/Api.js"
 import { CreditsApi } from "./credits/Api.js"
 import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody } from "./Errors.js"
 import { withKeySchemes } from "./gateway/Api.js"
@@ -48,4 +49,5 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(CreditsApi)
   .add(ShopApi)
   .add(AdminApi)
+  .add(CatalogAdminApi)
 {}

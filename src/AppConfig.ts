@@ -18,6 +18,8 @@ export interface AppSettings {
   /** A charge still open after this long belongs to a request whose process died: refund it. */
   readonly ledgerSweepAfter: Duration.Duration
   readonly ledgerSweepEvery: Duration.Duration
+  /** The largest body `POST /admin/ingest/{entity}` reads. */
+  readonly maxImportBytes: number
 }
 
 export const settings: Config.Config<AppSettings> = Config.all({
@@ -36,7 +38,11 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.map(Option.filter((token) => Redacted.value(token).length > 0))
   ),
   ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.minutes(10))),
-  ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1)))
+  ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1))),
+  maxImportBytes: Config.integer("MAX_IMPORT_BYTES").pipe(
+    Config.validate({ message: "MAX_IMPORT_BYTES must be positive", validation: (n) => n > 0 }),
+    Config.withDefault(1024 * 1024 * 1024)
+  )
 })
 
 export class AppConfig extends Context.Tag("adintel/AppConfig")<AppConfig, AppSettings>() {

@@ -15,7 +15,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./accounts/Accounts.js"
-import { AdminLive } from "./accounts/Http.js"
+import { AdminAuthLive, AdminLive } from "./accounts/Http.js"
+import { CatalogAdminLive } from "./catalog/Http.js"
+import { Ingest } from "./catalog/Ingest.js"
 import { AdIntelApi } from "./Api.js"
 import { AppConfig } from "./AppConfig.js"
 import { CreditsLive } from "./credits/Http.js"
@@ -81,12 +83,18 @@ export const accessLog = HttpMiddleware.make((app) =>
 )
 
 /** Every service behind the routes; each needs only the database and `AppConfig`. */
-export const ServicesLive = Layer.mergeAll(Gateway.Default, SearchQuota.Default, Accounts.Default, SystemRepo.Default)
+export const ServicesLive = Layer.mergeAll(
+  Gateway.Default,
+  SearchQuota.Default,
+  Accounts.Default,
+  SystemRepo.Default,
+  Ingest.Default
+)
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, ShopLive, AdminLive]),
-  Layer.provide(MeteredLive)
+  Layer.provide([SystemLive, CreditsLive, ShopLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([MeteredLive, AdminAuthLive])
 )
 
 /** Refunds charges whose process died (G4), for as long as the server runs. */
@@ -126,7 +134,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo>
+  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | AppConfig>
 }
 
 /** The whole service, short of the database and the configuration. */

@@ -38,4 +38,4 @@ export const AdminLive = HttpApiBuilder.group(AdIntelApi, "admin", (handlers) =>
         Effect.map(accounts.addAddonCredits(path.id, payload.amount), (credits) => ({ credits })))
       .handle("regenerateKey", ({ path }) =>
         Effect.map(accounts.regenerateKey(path.id), (api_key) => ({ api_key })))
-  })).pipe(Layer.provide(AdminAuthLive))
+  }))

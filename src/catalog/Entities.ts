@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { Effect, type Schema } from "effect"
 import { type CatalogRepo, type LineError, type Row, tables } from "./CatalogRepo.js"
 import { Ad, Advertiser, Lander, Store } from "./records/Ads.js"
+import type { EntityName } from "./records/index.js"
 import {
   type DailyPoint,
   type MetricSubject,
@@ -15,9 +16,8 @@ import {
 } from "./records/Shop.js"
 
 /**
- * The entities an import accepts, each: its record schema, the key a later line replaces an
- * earlier one by, and how a batch of records is written. One pipeline (Ingest.ts) serves them
- * all.
+ * How each entity is imported: its record schema, the key a later line replaces an earlier
+ * one by, and how a batch of records is written. One pipeline (Ingest.ts) serves them all.
  */
 
 export interface Numbered<A> {
@@ -35,7 +35,6 @@ export interface Entity<A> {
   /** Two lines with the same key are one record: the later line wins. */
   readonly key: (record: A) => string
   readonly write: (repo: CatalogRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
-  readonly description: string
 }
 
 /** Same record, same hash: an unchanged record is never rewritten. */
@@ -111,7 +110,6 @@ export const entities = {
   advertisers: {
     schema: Advertiser,
     key: (a) => `${a.platform}/${a.external_id}`,
-    description: "Advertisers (pages) of the ad libraries; load before their ads",
     write: (repo, batch) =>
       Effect.gen(function*() {
         const rows = batch.map(withLine((a: Advertiser) => ({ ...a })))
@@ -124,25 +122,21 @@ export const entities = {
   stores: {
     schema: Store,
     key: (s) => s.external_id,
-    description: "Hosted online stores; load before landers and ads that link to them",
     write: plain<Store>(tables.stores)
   } satisfies Entity<Store>,
   landers: {
     schema: Lander,
     key: (l) => l.external_id,
-    description: "Landing pages; load before ads that link to them",
     write: plain<Lander>(tables.landers)
   } satisfies Entity<Lander>,
   ads: {
     schema: Ad,
     key: (a) => `${a.library}/${a.external_id}`,
-    description: "Ads of the four libraries",
     write: plain<Ad>(tables.ads, adRow)
   } satisfies Entity<Ad>,
   "shop-categories": {
     schema: ShopCategory,
     key: regional,
-    description: "Short-video shop categories, levels 1 to 3; a parent may be in the same file",
     // Level by level, so a parent sent in the same batch exists when its children are written.
     write: (repo, batch) =>
       Effect.gen(function*() {
@@ -157,13 +151,11 @@ export const entities = {
   "shop-shops": {
     schema: ShopShop,
     key: regional,
-    description: "Short-video shops",
     write: plain<ShopShop>(tables.shopShops)
   } satisfies Entity<ShopShop>,
   "shop-creators": {
     schema: ShopCreator,
     key: regional,
-    description: "Short-video creators",
     write: (repo, batch) =>
       Effect.gen(function*() {
         const rows = batch.map(withLine((c: ShopCreator) => ({ ...c })))
@@ -176,13 +168,11 @@ export const entities = {
   "shop-products": {
     schema: ShopProduct,
     key: regional,
-    description: "Short-video shop products; load after their shops and categories",
     write: plain<ShopProduct>(tables.shopProducts)
   } satisfies Entity<ShopProduct>,
   "shop-videos": {
     schema: ShopVideo,
     key: regional,
-    description: "Short videos with the products they feature; load after creators and products",
     write: (repo, batch) =>
       Effect.gen(function*() {
         const rows = batch.map(withLine((v: ShopVideo) => ({ ...v })))
@@ -196,7 +186,6 @@ export const entities = {
   "shop-metrics": {
     schema: ShopMetrics,
     key: (m) => `${m.subject}/${m.region}/${m.external_id}`,
-    description: "Daily metric series of categories, shops, creators, products and videos",
     write: (repo, batch) =>
       Effect.gen(function*() {
         const errors: Array<LineError> = []
@@ -216,21 +205,4 @@ export const entities = {
         return { errors }
       })
   } satisfies Entity<ShopMetrics>
-}
-
-export type EntityName = keyof typeof entities
-export const entityNames = Object.keys(entities) as ReadonlyArray<EntityName>
-
-/** In the order their references need: load a world in this order. */
-export const loadOrder: ReadonlyArray<EntityName> = [
-  "stores",
-  "landers",
-  "advertisers",
-  "ads",
-  "shop-categories",
-  "shop-shops",
-  "shop-creators",
-  "shop-products",
-  "shop-videos",
-  "shop-metrics"
-]
+} satisfies Record<EntityName, Entity<any>>

@@ -1,7 +1,8 @@
 import { Chunk, Effect, Either, Schema, Stream } from "effect"
 import { describeParseError } from "../Issues.js"
 import { CatalogRepo, type LineError } from "./CatalogRepo.js"
-import { type Entity, entities, type EntityName, type Numbered } from "./Entities.js"
+import { type Entity, entities, type Numbered } from "./Entities.js"
+import type { EntityName } from "./records/index.js"
 
 /** What an import answers (spec of the admin ingest route). */
 export interface IngestReport {

@@ -1,0 +1,34 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, JSONSchema, type Schema, Stream } from "effect"
+import { AdIntelApi } from "../Api.js"
+import { AppConfig } from "../AppConfig.js"
+import { PayloadTooLarge } from "./Api.js"
+import { Ingest } from "./Ingest.js"
+import { type EntityName, records } from "./records/index.js"
+
+/** The JSON Schema of an entity's records, generated from its Effect Schema. */
+export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
+  const schema: Schema.Schema<any, any> = records[entity].schema
+  return { ...JSONSchema.make(schema) }
+}
+
+export const CatalogAdminLive = HttpApiBuilder.group(AdIntelApi, "catalogAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const ingest = yield* Ingest
+    const { maxImportBytes } = yield* AppConfig
+    const tooLarge = new PayloadTooLarge({ error: `Request body exceeds ${maxImportBytes} bytes` })
+    return handlers
+      .handle("ingest", ({ path, request }) =>
+        Effect.gen(function*() {
+          const declared = Number(request.headers["content-length"] ?? 0)
+          if (declared > maxImportBytes) return yield* Effect.fail(tooLarge)
+          let seen = 0
+          const body = request.stream.pipe(
+            Stream.mapError(() => tooLarge),
+            Stream.mapEffect((chunk) => (seen += chunk.length) > maxImportBytes ? Effect.fail(tooLarge) : Effect.succeed(chunk)),
+            Stream.decodeText()
+          )
+          return yield* ingest.lines(path.entity, body)
+        }))
+      .handle("schema", ({ path }) => Effect.succeed(jsonSchemaOf(path.entity)))
+  }))
