@@ -28,6 +28,7 @@ import { MeteredLive } from "./gateway/Http.js"
 import { ShopLive } from "./shop/Http.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
 import { SystemLive } from "./system/Http.js"
+import { Readiness } from "./system/Readiness.js"
 import { SystemRepo } from "./system/SystemRepo.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
@@ -88,7 +89,8 @@ export const ServicesLive = Layer.mergeAll(
   SearchQuota.Default,
   Accounts.Default,
   SystemRepo.Default,
-  Ingest.Default
+  Ingest.Default,
+  Readiness.Default
 )
 
 /** The contract with all its handlers. */
@@ -134,7 +136,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | AppConfig>
+  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | AppConfig>
 }
 
 /** The whole service, short of the database and the configuration. */

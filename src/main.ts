@@ -1,13 +1,16 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Layer } from "effect"
-import { Accounts } from "./accounts/Accounts.js"
 import { AppConfig } from "./AppConfig.js"
 import * as Database from "./db/Database.js"
-import { DemoAccountLive } from "./Demo.js"
+import { DemoData } from "./demo/DemoData.js"
+import { FirstStartLive } from "./demo/FirstStart.js"
 import * as Server from "./Server.js"
 
-/** The composition root: configuration, the database, the server. */
-const Main = Layer.mergeAll(Server.layer(), DemoAccountLive.pipe(Layer.provide(Accounts.Default))).pipe(
+/** The composition root: configuration, the database, the server, the first start's demo data. */
+const Main = Layer.mergeAll(
+  Server.layer(),
+  FirstStartLive.pipe(Layer.provide(DemoData.Default), Layer.provide(Server.ServicesLive))
+).pipe(
   Layer.provide(AppConfig.layer),
   Layer.provide(Database.layer)
 )

@@ -2,7 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { envelope } from "../Envelope.js"
 
-export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", { error: Schema.String }) {}
+/** 503 until the database answers and any start-up load (the first demo data) is complete. */
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+  error: Schema.String,
+  progress: Schema.optional(Schema.Int).annotations({ description: "Percent done of the start-up load" })
+}) {}
 export const NotReadyBody = envelope(NotReady, 503)
 
 /** Liveness and readiness for orchestrators: unmetered, no key. */
@@ -16,6 +20,6 @@ export class SystemApi extends HttpApiGroup.make("system")
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
       .addError(NotReadyBody)
-      .annotate(OpenApi.Summary, "Readiness: the database answers")
+      .annotate(OpenApi.Summary, "Readiness: the database answers and start-up loads are complete")
   )
 {}

@@ -1,16 +1,24 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { AdIntelApi } from "../Api.js"
 import { NotReady } from "./Api.js"
+import { Readiness } from "./Readiness.js"
 import { SystemRepo } from "./SystemRepo.js"
 
 export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SystemRepo
+    const readiness = yield* Readiness
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
-        Effect.flatMap(repo.ping, (up) =>
-          up ? Effect.succeed({ status: "ready" as const }) : Effect.fail(new NotReady({ error: "Database unreachable" }))
-        ))
+        Effect.gen(function*() {
+          const loading = yield* readiness.current
+          if (Option.isSome(loading)) {
+            const { percent, task } = loading.value
+            return yield* Effect.fail(new NotReady({ error: `${task} (${percent}%)`, progress: percent }))
+          }
+          if (!(yield* repo.ping)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
+          return { status: "ready" as const }
+        }))
   }))

@@ -307,4 +307,11 @@ create index shop_product_daily_day on shop_product_daily (day, product_id) incl
 create index shop_shop_daily_day on shop_shop_daily (day, shop_id) include (units, gmv);
 create index shop_creator_daily_day on shop_creator_daily (day, creator_id) include (views, gmv);
 create index shop_video_daily_day on shop_video_daily (day, video_id) include (views);
+
+-- Facts about this installation, such as which demo dataset was loaded.
+create table service_state (
+  key text primary key,
+  value jsonb not null,
+  updated_at timestamptz not null
+);
 `))

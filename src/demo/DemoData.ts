@@ -1,0 +1,53 @@
+import { Clock, Effect, Stream } from "effect"
+import { Ingest, type IngestReport } from "../catalog/Ingest.js"
+import { type EntityName, entityNames } from "../catalog/records/index.js"
+import { DemoRepo } from "./DemoRepo.js"
+import { type ScaleName, scales, world } from "./World.js"
+
+export interface DemoProgress {
+  readonly entity: EntityName
+  /** Records written so far, over all entities, and how many there will be. */
+  readonly done: number
+  readonly total: number
+}
+
+export interface DemoOptions {
+  readonly scale: ScaleName
+  readonly seed: number
+  readonly onProgress?: (progress: DemoProgress) => Effect.Effect<void>
+}
+
+/**
+ * Loads a generated world through the ingestion path, entity by entity in reference order.
+ * Idempotent like any import: a load that was cut off is finished by running it again.
+ */
+export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
+  effect: Effect.gen(function*() {
+    const ingest = yield* Ingest
+    const repo = yield* DemoRepo
+    return {
+      loaded: repo.loaded,
+      load: ({ onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
+        Effect.gen(function*() {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const today = now.toISOString().slice(0, 10)
+          const generated = world({ scale: scales[scale], seed, today })
+          const total = entityNames.reduce((n, name) => n + generated.counts[name], 0)
+          let before = 0
+          const reports: Partial<Record<EntityName, IngestReport>> = {}
+          for (const entity of entityNames) {
+            reports[entity] = yield* ingest.records(entity, Stream.fromIterable(generated.records[entity]()), (p) =>
+              onProgress({ entity, done: before + p.lines, total }))
+            before += generated.counts[entity]
+            if (reports[entity]!.rejected > 0) {
+              return yield* Effect.dieMessage(`The demo ${entity} were refused: ${JSON.stringify(reports[entity]!.errors.slice(0, 3))}`)
+            }
+          }
+          yield* onProgress({ entity: "shop-metrics", done: total, total })
+          yield* repo.markLoaded({ scale, seed, today }, now)
+          return reports as Record<EntityName, IngestReport>
+        })
+    }
+  }),
+  dependencies: [DemoRepo.Default]
+}) {}

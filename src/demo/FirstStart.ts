@@ -1,0 +1,85 @@
+import { Config, Console, Effect, Layer, Option } from "effect"
+import { Accounts } from "../accounts/Accounts.js"
+import { AppConfig } from "../AppConfig.js"
+import { Readiness } from "../system/Readiness.js"
+import { DemoData } from "./DemoData.js"
+
+export const demoEmail = "demo@adintel.local"
+
+const settings = Effect.gen(function*() {
+  const external = yield* Config.option(Config.string("DATABASE_URL"))
+  return {
+    enabled: yield* Config.boolean("DEMO_DATA").pipe(Config.withDefault(Option.isNone(external) || external.value === "")),
+    scale: yield* Config.literal("small", "demo", "bench")("DEMO_SCALE").pipe(Config.withDefault("demo" as const)),
+    seed: yield* Config.integer("DEMO_SEED").pipe(Config.withDefault(1))
+  }
+}).pipe(Effect.orDie)
+
+/**
+ * The first start on the embedded database: the service answers `/health` at once, loads the
+ * demo world in the background (`/ready` is 503 with the percentage meanwhile), creates the demo
+ * account, then prints its key and a ready-to-paste `curl` line. Later starts find the data
+ * loaded and only say where the account is. A load cut off is finished by the next start.
+ */
+export const FirstStartLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { enabled, scale, seed } = yield* settings
+    if (!enabled) return
+    const demo = yield* DemoData
+    const accounts = yield* Accounts
+    const readiness = yield* Readiness
+    const { host, port } = yield* AppConfig
+    if (Option.isSome(yield* demo.loaded)) {
+      yield* Effect.logInfo(`Demo data loaded; demo account ${demoEmail} (npm run admin -- accounts show-key ${demoEmail})`)
+      return
+    }
+    const task = "Loading demo data"
+    yield* readiness.loading(task, 0)
+    let reported = -10
+    const load = Effect.gen(function*() {
+      yield* Effect.logInfo(`${task} (scale ${scale}): /ready answers 503 until it is done`)
+      const account = yield* Effect.orElse(
+        Effect.flatMap(accounts.resolve(demoEmail), (id) => Effect.map(accounts.revealKey(id), (api_key) => ({ api_key }))),
+        () => accounts.create({ email: demoEmail, plan: "pro" })
+      )
+      yield* demo.load({
+        scale,
+        seed,
+        onProgress: ({ done, entity, total }) => {
+          const percent = (100 * done) / Math.max(1, total)
+          const log = percent - reported >= 10
+            ? Effect.logInfo(`${task}: ${Math.floor(percent)}% (${entity})`).pipe(Effect.tap(() => (reported = percent)))
+            : Effect.void
+          return Effect.zipRight(readiness.loading(task, percent), log)
+        }
+      })
+      yield* readiness.done
+      const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+      yield* Console.log(
+        [
+          "",
+          `Demo data loaded. The demo account ${demoEmail} (plan: pro) has this API key:`,
+          "",
+          `  ${account.api_key}`,
+          "",
+          "Try it:",
+          "",
+          `  curl -H "X-API-Key: ${account.api_key}" ${base}/api/v1/credits`,
+          "",
+          `API reference: ${base}/docs`,
+          ""
+        ].join("\n")
+      )
+    })
+    yield* Effect.forkScoped(
+      load.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(
+            Effect.logError("Loading demo data failed; restart to try again", cause),
+            readiness.loading("Loading demo data failed; restart to try again", 0)
+          )
+        )
+      )
+    )
+  })
+)
