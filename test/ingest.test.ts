@@ -117,6 +117,25 @@ describe("ingestion", () => {
         expect(after[1]!.xmin).not.toBe(before[1]!.xmin)
       }))
 
+    it.effect("keeps a video's product links when it is sent again, replaces them when its list changes", () =>
+      Effect.gen(function*() {
+        yield* load("shop-products", World.ndjson([{ ...World.products[0], external_id: "p2" }]))
+        const links = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ product: string }>`select p.external_id as product from shop_video_products vp
+            join shop_videos v on v.id = vp.video_id join shop_products p on p.id = vp.product_id
+           where v.external_id = 'links' order by 1`).pipe(Effect.map((rows) => rows.map((r) => r.product)))
+        const video = (products: Array<string>) => World.ndjson([{ ...World.videos[0], external_id: "links", product_external_ids: products }])
+        yield* load("shop-videos", video(["p1", "p2"]))
+        expect(yield* links).toEqual(["p1", "p2"])
+        yield* load("shop-videos", video(["p1", "p2"]))
+        expect(yield* links).toEqual(["p1", "p2"])
+        yield* load("shop-videos", video(["p2"]))
+        expect(yield* links).toEqual(["p2"])
+        const refused = yield* load("shop-videos", video(["p2", "nope"]))
+        expect(refused.errors).toEqual([{ line: 1, error: "product_external_ids: a product of this list does not exist in this region" }])
+        expect(yield* links).toEqual(["p2"])
+      }))
+
     it.effect("keeps the later of two lines for one record", () =>
       Effect.gen(function*() {
         const report = yield* load("ads", World.ndjson([World.ad("twice", { headline: "First" }), World.ad("twice", { headline: "Last" })]))

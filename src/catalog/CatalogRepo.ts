@@ -15,6 +15,8 @@ export type Row = Readonly<Record<string, unknown>> & { readonly line: number }
 interface Column {
   readonly name: string
   readonly type: string
+  /** SQL value written when the record leaves the field out. */
+  readonly absent?: string
 }
 
 /** A reference by external id to a row of another table, resolved to its `id`. */
@@ -43,7 +45,7 @@ export interface TableSpec {
   readonly inputs: ReadonlyArray<Column>
 }
 
-const col = (name: string, type: string): Column => ({ name, type })
+const col = (name: string, type: string, absent?: string): Column => (absent === undefined ? { name, type } : { name, type, absent })
 
 const provenance = [col("fetched_at", "timestamptz"), col("source", "text"), col("method", "text"), col("content_hash", "text")]
 
@@ -53,7 +55,7 @@ export const tables = {
     key: ["platform", "external_id"],
     columns: [
       col("platform", "text"), col("external_id", "text"), col("name", "text"), col("domain", "text"),
-      col("verified", "boolean"), col("followers", "bigint"), col("country", "text"), col("niche", "text"),
+      col("verified", "boolean", "false"), col("followers", "bigint"), col("country", "text"), col("niche", "text"),
       ...provenance
     ],
     refs: [],
@@ -66,7 +68,7 @@ export const tables = {
     columns: [
       col("external_id", "text"), col("domain", "text"), col("name", "text"), col("platform", "text"),
       col("country", "text"), col("currency", "text"), col("product_count", "integer"), col("created_on", "date"),
-      col("monthly_visits", "jsonb"), col("active_ads", "integer"), col("best_sellers", "jsonb"),
+      col("monthly_visits", "jsonb", "'[]'"), col("active_ads", "integer", "0"), col("best_sellers", "jsonb", "'[]'"),
       ...provenance
     ],
     refs: [],
@@ -79,7 +81,7 @@ export const tables = {
     columns: [
       col("external_id", "text"), col("url", "text"), col("final_url", "text"), col("domain", "text"),
       col("title", "text"), col("page_type", "text"), col("screenshot_url", "text"), col("platform", "text"),
-      col("offer_price", "numeric"), col("currency", "text"), col("linked_ads", "integer"),
+      col("offer_price", "numeric"), col("currency", "text"), col("linked_ads", "integer", "0"),
       col("first_seen", "timestamptz"), col("last_seen", "timestamptz"),
       ...provenance
     ],
@@ -93,11 +95,11 @@ export const tables = {
     columns: [
       col("library", "text"), col("external_id", "text"), col("status", "text"),
       col("first_seen", "timestamptz"), col("last_seen", "timestamptz"), col("start_date", "date"),
-      col("end_date", "date"), col("days_running", "integer"), col("format", "text"), col("media", "jsonb"),
+      col("end_date", "date"), col("days_running", "integer"), col("format", "text"), col("media", "jsonb", "'[]'"),
       col("body", "text"), col("headline", "text"), col("description", "text"), col("cta_text", "text"),
       col("cta_type", "text"), col("landing_url", "text"), col("landing_final_url", "text"),
-      col("landing_domain", "text"), col("publisher_platforms", "text[]"), col("countries", "text[]"),
-      col("languages", "text[]"), col("impressions_lower", "bigint"), col("impressions_upper", "bigint"),
+      col("landing_domain", "text"), col("publisher_platforms", "text[]", "'{}'"), col("countries", "text[]", "'{}'"),
+      col("languages", "text[]", "'{}'"), col("impressions_lower", "bigint"), col("impressions_upper", "bigint"),
       col("spend_lower", "numeric"), col("spend_upper", "numeric"), col("spend_currency", "text"),
       col("reach_lower", "bigint"), col("reach_upper", "bigint"), col("likes", "bigint"),
       col("comments", "bigint"), col("shares", "bigint"), col("views", "bigint"), col("niche", "text"),
@@ -171,7 +173,7 @@ export const tables = {
     columns: [
       col("region", "text"), col("external_id", "text"), col("title", "text"), col("price_min", "numeric"),
       col("price_max", "numeric"), col("currency", "text"), col("commission_rate", "numeric"),
-      col("rating", "numeric"), col("reviews", "integer"), col("launched_on", "date"), col("images", "jsonb"),
+      col("rating", "numeric"), col("reviews", "integer"), col("launched_on", "date"), col("images", "jsonb", "'[]'"),
       ...provenance
     ],
     refs: [
@@ -198,7 +200,7 @@ export const tables = {
     key: ["region", "external_id"],
     columns: [
       col("region", "text"), col("external_id", "text"), col("description", "text"),
-      col("duration_seconds", "integer"), col("published_at", "timestamptz"), col("is_ad", "boolean"),
+      col("duration_seconds", "integer"), col("published_at", "timestamptz"), col("is_ad", "boolean", "false"),
       col("playback_url", "text"), col("cdn_url", "text"), ...provenance
     ],
     refs: [{
@@ -225,13 +227,16 @@ const recordset = (columns: ReadonlyArray<Column>) => columns.map((c) => `${c.na
 const upsertStatement = (spec: TableSpec) => {
   const targets = [...spec.columns.map((c) => c.name), ...spec.refs.map((r) => r.column), ...spec.computed.map(([c]) => c)]
   const values = [
-    ...spec.columns.map((c) => `r.${c.name}`),
+    ...spec.columns.map((c) => (c.absent === undefined ? `r.${c.name}` : `coalesce(r.${c.name}, ${c.absent})`)),
     ...spec.refs.map((_, i) => `ref${i}.id`),
     ...spec.computed.map(([, expression]) => expression)
   ]
+  // Lateral lookups with `limit 1` (which keeps the planner from flattening them into joins):
+  // one unique-index probe per row, whatever the planner believes of tables an import has
+  // just filled.
   const joins = spec.refs.map((ref, i) =>
-    `left join ${ref.table} ref${i} on ref${i}.external_id = r.${ref.field}` +
-    (ref.scope ? ` and ref${i}.${ref.scope[0]} = r.${ref.scope[1]}` : "")
+    `left join lateral (select t.* from ${ref.table} t where t.external_id = r.${ref.field}` +
+    (ref.scope ? ` and t.${ref.scope[0]} = r.${ref.scope[1]}` : "") + ` limit 1) ref${i} on true`
   )
   const updates = targets.filter((t) => !spec.key.includes(t)).map((t) => `${t} = excluded.${t}`)
   return `insert into ${spec.table} (${targets.join(", ")})
@@ -244,8 +249,8 @@ const upsertStatement = (spec: TableSpec) => {
 
 const missingStatement = (ref: Ref) =>
   `select r.line from json_to_recordset($1::json) as r(line integer, ref text, scope text)
-    where r.ref is not null and not exists (
-      select 1 from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""})`
+    where r.ref is not null and (
+      select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
 
 /** An input line the database refused, and why, naming the field. */
 export interface LineError {
@@ -289,9 +294,8 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
     /** Names of advertisers about to change: their ads' full-text documents must follow. */
     const renamedAdvertisers = (rows: ReadonlyArray<Row>) =>
       run<{ id: string }>(
-        `select a.id::text from advertisers a
-           join json_to_recordset($1::json) as r(platform text, external_id text, name text)
-             on a.platform = r.platform and a.external_id = r.external_id
+        `select a.id::text from json_to_recordset($1::json) as r(platform text, external_id text, name text)
+           join lateral (select id, name from advertisers a where a.platform = r.platform and a.external_id = r.external_id limit 1) a on true
           where a.name is distinct from r.name`,
         [JSON.stringify(rows.map((r) => ({ platform: r["platform"], external_id: r["external_id"], name: r["name"] })))]
       ).pipe(Effect.map((found) => found.map((r) => r.id)))
@@ -303,32 +307,36 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
         [advertiserIds]
       ).pipe(Effect.asVoid)
 
-    /** The products a video features: the list sent replaces the previous one. */
-    const replaceVideoProducts = (rows: ReadonlyArray<Row>) =>
-      run(
-        `with sent as (
-           select v.id as video_id, r.product_external_ids
-             from json_to_recordset($1::json) as r(region text, external_id text, product_external_ids text[])
-             join shop_videos v on v.region = r.region and v.external_id = r.external_id
-         ), cleared as (
-           delete from shop_video_products vp using sent where vp.video_id = sent.video_id
-         )
-         insert into shop_video_products (video_id, product_id)
-         select distinct sent.video_id, p.id
-           from sent
-           join shop_videos v on v.id = sent.video_id
-           join shop_products p on p.region = v.region and p.external_id = any(sent.product_external_ids)
-         on conflict do nothing`,
-        [JSON.stringify(rows.map((r) => ({ region: r["region"], external_id: r["external_id"], product_external_ids: r["product_external_ids"] })))]
+    /**
+     * The products a video features: the list sent replaces the previous one. Two statements:
+     * a data-modifying CTE would not see its own deletes, and re-sending a list must keep it.
+     */
+    const replaceVideoProducts = (rows: ReadonlyArray<Row>) => {
+      const desired = `
+        select v.id as video_id, p.id as product_id
+          from json_to_recordset($1::json) as r(region text, external_id text, product_external_ids text[])
+          join lateral (select id from shop_videos v where v.region = r.region and v.external_id = r.external_id limit 1) v on true
+          cross join lateral unnest(coalesce(r.product_external_ids, '{}')) as wanted(external_id)
+          join lateral (select id from shop_products p where p.region = r.region and p.external_id = wanted.external_id limit 1) p on true`
+      const sent = `
+        select v.id from json_to_recordset($1::json) as r(region text, external_id text)
+          join lateral (select id from shop_videos v where v.region = r.region and v.external_id = r.external_id limit 1) v on true`
+      const params = [JSON.stringify(rows.map((r) => ({ region: r["region"], external_id: r["external_id"], product_external_ids: r["product_external_ids"] })))]
+      return Effect.zipRight(
+        run(`delete from shop_video_products vp where vp.video_id in (${sent})
+               and (vp.video_id, vp.product_id) not in (${desired})`, params),
+        run(`insert into shop_video_products (video_id, product_id) select distinct video_id, product_id from (${desired}) d
+             on conflict do nothing`, params)
       ).pipe(Effect.asVoid)
+    }
 
     /** Lines listing external ids (of `table`, same region) that do not exist. */
     const missingInList = (rows: ReadonlyArray<Row>, field: string, table: string, missing: string) =>
       run<{ line: number }>(
         `select distinct r.line from json_to_recordset($1::json) as r(line integer, region text, ids text[])
            cross join lateral unnest(r.ids) as wanted(external_id)
-          where not exists (select 1 from ${table} t where t.region = r.region and t.external_id = wanted.external_id)`,
-        [JSON.stringify(rows.filter((r) => (r[field] as ReadonlyArray<string>).length > 0).map((r) => ({ line: r.line, region: r["region"], ids: r[field] })))]
+          where (select t.id from ${table} t where t.region = r.region and t.external_id = wanted.external_id) is null`,
+        [JSON.stringify(rows.filter((r) => ((r[field] ?? []) as ReadonlyArray<string>).length > 0).map((r) => ({ line: r.line, region: r["region"], ids: r[field] })))]
       ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `${field}: ${missing}` }))))
 
     /** Daily points of one subject table; a day sent again replaces that day's values. */
@@ -340,7 +348,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
         `insert into ${table} (${owner}, day, ${metrics.join(", ")})
          select o.id, r.day, ${metrics.map((m) => `r.${m}`).join(", ")}
            from json_to_recordset($1::json) as r(region text, external_id text, day date, ${metrics.map((m) => `${m} numeric`).join(", ")})
-           join ${ownerTable} o on o.region = r.region and o.external_id = r.external_id
+           join lateral (select id from ${ownerTable} o where o.region = r.region and o.external_id = r.external_id limit 1) o on true
          on conflict (${owner}, day) do update set ${sets} where ${distinct}`,
         [JSON.stringify(points)]
       ).pipe(Effect.asVoid)
@@ -350,12 +358,16 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
     const missingSubjects = (subject: DailyTable, rows: ReadonlyArray<Row>) =>
       run<{ line: number }>(
         `select r.line from json_to_recordset($1::json) as r(line integer, region text, external_id text)
-          where not exists (select 1 from ${dailyTables[subject].ownerTable} t where t.region = r.region and t.external_id = r.external_id)`,
+          where (select t.id from ${dailyTables[subject].ownerTable} t where t.region = r.region and t.external_id = r.external_id) is null`,
         [JSON.stringify(rows.map((r) => ({ line: r.line, region: r["region"], external_id: r["external_id"] })))]
       ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `external_id: no ${subject} of this region has this external_id` }))))
 
+    /** Fresh planner statistics for tables an import has just grown. */
+    const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
+
     return {
       upsert,
+      analyze,
       renamedAdvertisers,
       reindexAdsOf,
       replaceVideoProducts,

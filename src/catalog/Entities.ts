@@ -35,6 +35,8 @@ export interface Entity<A> {
   /** Two lines with the same key are one record: the later line wins. */
   readonly key: (record: A) => string
   readonly write: (repo: CatalogRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
+  /** Tables a large import grows: their planner statistics are refreshed afterwards. */
+  readonly tables: ReadonlyArray<string>
 }
 
 /** Same record, same hash: an unchanged record is never rewritten. */
@@ -108,6 +110,7 @@ const regional = (record: { readonly region: string; readonly external_id: strin
 
 export const entities = {
   advertisers: {
+    tables: ["advertisers"],
     schema: Advertiser,
     key: (a) => `${a.platform}/${a.external_id}`,
     write: (repo, batch) =>
@@ -120,21 +123,25 @@ export const entities = {
       })
   } satisfies Entity<Advertiser>,
   stores: {
+    tables: ["stores"],
     schema: Store,
     key: (s) => s.external_id,
     write: plain<Store>(tables.stores)
   } satisfies Entity<Store>,
   landers: {
+    tables: ["landers"],
     schema: Lander,
     key: (l) => l.external_id,
     write: plain<Lander>(tables.landers)
   } satisfies Entity<Lander>,
   ads: {
+    tables: ["ads"],
     schema: Ad,
     key: (a) => `${a.library}/${a.external_id}`,
     write: plain<Ad>(tables.ads, adRow)
   } satisfies Entity<Ad>,
   "shop-categories": {
+    tables: ["shop_categories"],
     schema: ShopCategory,
     key: regional,
     // Level by level, so a parent sent in the same batch exists when its children are written.
@@ -149,11 +156,13 @@ export const entities = {
       })
   } satisfies Entity<ShopCategory>,
   "shop-shops": {
+    tables: ["shop_shops"],
     schema: ShopShop,
     key: regional,
     write: plain<ShopShop>(tables.shopShops)
   } satisfies Entity<ShopShop>,
   "shop-creators": {
+    tables: ["shop_creators"],
     schema: ShopCreator,
     key: regional,
     write: (repo, batch) =>
@@ -166,11 +175,13 @@ export const entities = {
       })
   } satisfies Entity<ShopCreator>,
   "shop-products": {
+    tables: ["shop_products"],
     schema: ShopProduct,
     key: regional,
     write: plain<ShopProduct>(tables.shopProducts)
   } satisfies Entity<ShopProduct>,
   "shop-videos": {
+    tables: ["shop_videos", "shop_video_products"],
     schema: ShopVideo,
     key: regional,
     write: (repo, batch) =>
@@ -184,6 +195,7 @@ export const entities = {
       })
   } satisfies Entity<ShopVideo>,
   "shop-metrics": {
+    tables: ["shop_category_daily", "shop_shop_daily", "shop_creator_daily", "shop_product_daily", "shop_video_daily"],
     schema: ShopMetrics,
     key: (m) => `${m.subject}/${m.region}/${m.external_id}`,
     write: (repo, batch) =>

@@ -23,6 +23,8 @@ export const batchSize = 1_000
 export const maxReportedErrors = 1_000
 /** A line longer than this is refused (it cannot be a record within the field limits). */
 export const maxLineBytes = 1_048_576
+/** An import this large refreshes the planner statistics of its tables. */
+const analyzeAfter = 1_000
 
 type Parsed = { readonly line: number; readonly value: Either.Either<unknown, string> }
 
@@ -92,6 +94,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
             return Effect.as(onProgress({ lines: next.lines, accepted: next.accepted, rejected: next.rejected }), next)
           }
         ),
+        Effect.tap(({ accepted }) => (accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
         Effect.map(({ accepted, errors, rejected }): IngestReport => ({ accepted, rejected, errors }))
       )
     }

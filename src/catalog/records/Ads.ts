@@ -94,9 +94,9 @@ export const Ad = Schema.Struct({
   ...Provenance
 }).pipe(
   Schema.filter((ad) => Date.parse(ad.last_seen) >= Date.parse(ad.first_seen) || { path: ["last_seen"], message: "must not be before first_seen" }),
-  Schema.filter((ad) => ad.start_date === null || ad.end_date === null || ad.end_date >= ad.start_date || { path: ["end_date"], message: "must not be before start_date" }),
-  Schema.filter((ad) => ad.search === null || ad.library === "search" || { path: ["search"], message: "is only for the search library" }),
-  Schema.filter((ad) => ad.spend === null || ad.spend.currency !== undefined || { path: ["spend", "currency"], message: "is required for a spend range" })
+  Schema.filter((ad) => ad.start_date == null || ad.end_date == null || ad.end_date >= ad.start_date || { path: ["end_date"], message: "must not be before start_date" }),
+  Schema.filter((ad) => ad.search == null || ad.library === "search" || { path: ["search"], message: "is only for the search library" }),
+  Schema.filter((ad) => ad.spend == null || ad.spend.currency !== undefined || { path: ["spend", "currency"], message: "is required for a spend range" })
 ).annotations({ identifier: "Ad", description: "An ad of the social, image-board, short-video or search-engine library" })
 export type Ad = typeof Ad.Type
 

@@ -100,13 +100,14 @@ export const Provenance = {
   })
 }
 
-/** An optional field that reads as null when absent. */
-export const maybe = <A, I, R>(schema: Schema.Schema<A, I, R>) =>
-  Schema.optionalWith(Schema.NullOr(schema), { default: () => null })
+/**
+ * An optional field; absent and null mean the same ("not known"). Kept as a plain optional
+ * (no default transformation): decoding stays cheap on million-row imports.
+ */
+export const maybe = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optional(Schema.NullOr(schema))
 
-/** An optional list that reads as empty when absent. */
-export const listOf = <A, I, R>(item: Schema.Schema<A, I, R>, max: number) =>
-  Schema.optionalWith(List(item, max), { default: () => [] })
+/** An optional list; absent means empty. */
+export const listOf = <A, I, R>(item: Schema.Schema<A, I, R>, max: number) => Schema.optional(List(item, max))
 
 /** One of a few words; the message lists them. */
 export const Choice = <const L extends ReadonlyArray<string>>(...values: L) =>

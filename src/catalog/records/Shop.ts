@@ -27,7 +27,7 @@ export const ShopCategory = Schema.Struct({
   ...Provenance
 }).pipe(
   Schema.filter((c) =>
-    (c.level === 1) === (c.parent_external_id === null) ||
+    (c.level === 1) === (c.parent_external_id == null) ||
     { path: ["parent_external_id"], message: c.level === 1 ? "must be null for a level 1 category" : "is required below level 1" }
   )
 ).annotations({ identifier: "ShopCategory", description: "A product category, levels 1 to 3" })
@@ -127,7 +127,7 @@ export const ShopMetrics = Schema.Struct({
     const allowed: ReadonlyArray<string> = metricsOf[m.subject]
     for (const [i, point] of m.series.entries()) {
       for (const [key, value] of Object.entries(point)) {
-        if (key !== "day" && value !== null && !allowed.includes(key)) {
+        if (key !== "day" && value != null && !allowed.includes(key)) {
           return { path: ["series", i, key], message: `is not a ${m.subject} metric (${allowed.join(", ")})` }
         }
       }
