@@ -2,14 +2,24 @@ import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
-import { adminCommand } from "./accounts/Cli.js"
+import { accountsCommand } from "./accounts/Cli.js"
+import { importCommand } from "./catalog/Cli.js"
+import { Ingest } from "./catalog/Ingest.js"
+import { demoCommand } from "./demo/Cli.js"
+import { DemoData } from "./demo/DemoData.js"
 import { AppConfig } from "./AppConfig.js"
 import * as Database from "./db/Database.js"
+
+const adminCommand = Command.make("admin").pipe(
+  Command.withDescription("AdIntel operator commands"),
+  Command.withSubcommands([accountsCommand, importCommand, demoCommand])
+)
 
 /** The composition root of `npm run admin`: the same services as the server, no HTTP. */
 const cli = Command.run(adminCommand, { name: "adintel admin", version: "0.1.0" })
 
-const ServicesLive = Accounts.Default.pipe(
+const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default).pipe(
+  Layer.provideMerge(Ingest.Default),
   Layer.provide(AppConfig.layer),
   Layer.provide(Database.layer),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))

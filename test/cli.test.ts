@@ -1,6 +1,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "@effect/sql"
 import { execFile } from "node:child_process"
+import { mkdtemp, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import * as World from "./fixtures/world.js"
 import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
 import { call, keyHeader, testServer } from "./support/TestServer.js"
 
@@ -21,7 +26,7 @@ const admin = (...args: Array<string>) =>
       })
     ))
 
-const server = testServer().pipe(Layer.provide(clientOn), Layer.provideMerge(TestDatabaseUrlLive))
+const server = testServer().pipe(Layer.provideMerge(clientOn), Layer.provideMerge(TestDatabaseUrlLive))
 
 describe("admin CLI (npm run admin)", () => {
   layer(server, { timeout: 120_000 })((it) => {
@@ -48,6 +53,23 @@ describe("admin CLI (npm run admin)", () => {
         expect([refused.code, refused.stderr.trim()]).toEqual([1, "error: amount: must be an integer from 1 to 10000000"])
         const missing = yield* admin("accounts", "show", "nobody@example.com")
         expect([missing.code, missing.stderr.trim()]).toEqual([1, "error: Account not found"])
+      }), 120_000)
+
+    it.effect("imports an NDJSON file and loads a demo world, with a report", () =>
+      Effect.gen(function*() {
+        const file = path.join(yield* Effect.promise(() => mkdtemp(path.join(tmpdir(), "adintel-cli-"))), "stores.ndjson")
+        yield* Effect.promise(() => writeFile(file, World.ndjson(World.stores) + `{"external_id":"x"}\n`))
+        const imported = yield* admin("import", "stores", file)
+        expect(imported.code).toBe(1)
+        expect(JSON.parse(imported.stdout)).toEqual({ accepted: 1, rejected: 1, errors: [{ line: 2, error: "domain is missing" }] })
+        expect(imported.stderr).toContain("error: 1 line(s) refused (listed above); the others are stored")
+
+        const demo = yield* admin("demo", "--scale", "small", "--seed", "5")
+        expect(demo.code).toBe(0)
+        expect(demo.stdout).toMatch(/^ads\s+300 records$/m)
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
+        expect(row!.n).toBe(300)
       }), 120_000)
 
     it.effect("prints help", () =>

@@ -104,7 +104,4 @@ export const accountsCommand = Command.make("accounts").pipe(
   Command.withSubcommands([create, show, update, addCredits, regenerateKey, showKey])
 )
 
-export const adminCommand = Command.make("admin").pipe(
-  Command.withDescription("AdIntel operator commands"),
-  Command.withSubcommands([accountsCommand])
-)
+

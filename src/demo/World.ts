@@ -42,6 +42,8 @@ const provenance = (fetchedAt: string) => ({ fetched_at: fetchedAt, source: "dem
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 const round2 = (n: number) => Math.round(n * 100) / 100
+const currencyOfCountry = (country: string) =>
+  ({ GB: "GBP", DE: "EUR", CA: "CAD", AU: "AUD" } as Record<string, string>)[country] ?? "USD"
 /** A reported range around a value: the bucket the library would show. */
 const bucket = (value: number) => {
   const steps = [0, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000, 1_000_000, 5_000_000]
@@ -109,13 +111,14 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
       const rng = Prng.for(seed, "store", br.b)
       const base = rng.logNormal(40_000, 1.2)
       const growth = rng.normal() * 0.08
+      const storeCurrency = currencyOfCountry(br.country)
       yield {
         external_id: `store-b${br.b}`,
         domain: br.domain,
         name: br.name,
         platform: rng.weighted([["shopify", 8], ["woocommerce", 1], ["bigcommerce", 1]] as const),
         country: br.country,
-        currency: br.country === "GB" ? "GBP" : br.country === "DE" ? "EUR" : "USD",
+        currency: storeCurrency,
         product_count: rng.int(6, 400),
         created_on: isoDay(now - rng.int(200, 3_000) * DAY),
         monthly_visits: Array.from({ length: 12 }, (_, m) => {
@@ -130,7 +133,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
         best_sellers: rng.sample(leaves(br.niche).flatMap((l) => l.products), 4).map((title) => ({
           title,
           price: round2(rng.int(br.niche.price[0], br.niche.price[1]) - 0.01),
-          currency: "USD",
+          currency: storeCurrency,
           image_url: `https://cdn.adintel.example/stores/${br.b}/${slug(title)}.jpg`,
           url: `https://${br.domain}/products/${slug(title)}`
         })),
@@ -171,7 +174,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
           screenshot_url: `https://cdn.adintel.example/landers/${br.b}-${k}.png`,
           platform: br.hasStore ? "shopify" : rng.pick(["wordpress", "webflow", "clickfunnels"]),
           offer_price: pageType === "home" ? null : round2(rng.int(br.niche.price[0], br.niche.price[1]) - 0.01),
-          currency: "USD",
+          currency: currencyOfCountry(br.country),
           linked_ads: rng.int(1, 40),
           first_seen: isoTime(firstSeen),
           last_seen: isoTime(Math.min(now - DAY, firstSeen + rng.int(5, 300) * DAY)),
