@@ -32,7 +32,7 @@ export const shapes: ReadonlyArray<{ readonly name: string; readonly index: stri
   {
     name: "ads: by country",
     index: "ads_countries",
-    sql: `select count(*) from ads where countries @> array['IE']`
+    sql: `select count(*) from ads where countries @> array['SG']`
   },
   {
     name: "ads: one advertiser's ads, newest first",

@@ -35,6 +35,17 @@ export interface WorldOptions {
 }
 
 const DAY = 86_400_000
+
+// Where ads run: a few big markets and a long tail, so that a country filter can be selective.
+const markets = ["US", "GB", "CA", "AU", "DE", "FR", "IE", "NZ", "NL", "SE", "ES", "IT", "MX", "BR", "JP", "SG", "AE", "ZA", "PL", "BE", "AT", "CH", "DK", "NO", "FI", "PT", "IN", "PH", "MY", "KR"]
+const targetCountries = (rng: Prng) => {
+  const chosen = new Set<string>()
+  const count = rng.weighted([[1, 5], [2, 3], [3, 2], [5, 1]] as const)
+  for (let tries = 0; chosen.size < count && tries < 50; tries++) {
+    chosen.add(markets[Math.min(markets.length - 1, Math.max(0, Math.floor(rng.logNormal(1.5, 1.1)) - 1))]!)
+  }
+  return [...chosen].sort()
+}
 const libraries = ["social", "pinboard", "clipapp", "search"] as const
 type Library = (typeof libraries)[number]
 
@@ -254,7 +265,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
         clipapp: ["for_you"],
         search: ["search", "shopping"]
       }[library],
-      countries: rng.sample(["US", "CA", "GB", "AU", "IE", "NZ", "DE"], rng.int(1, 3)).sort(),
+      countries: targetCountries(rng),
       languages: ["en"],
       impressions: library === "search" ? null : bucket(reach * 1.8),
       spend: library === "social" && rng.chance(0.4) ? { ...bucket(reach / 120), currency: "USD" } : null,
