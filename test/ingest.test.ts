@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Stream } from "effect"
 import { CatalogRepo } from "../src/catalog/CatalogRepo.js"
-import { Ingest, maxReportedErrors } from "../src/catalog/Ingest.js"
+import { boundedLines, Ingest, maxLineLength, maxReportedErrors } from "../src/catalog/Ingest.js"
 import * as World from "./fixtures/world.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 
@@ -25,6 +25,24 @@ const count = (table: string) =>
     Effect.map((rows) => rows[0]!.n),
     Effect.orDie
   )
+
+describe("boundedLines", () => {
+  const lines = (...chunks: Array<string>) =>
+    Effect.runSync(Stream.runCollect(boundedLines(10)(Stream.fromIterable(chunks)))).pipe(Array.from)
+
+  it("splits across chunk boundaries, strips CR, keeps a last line without newline", () => {
+    expect(lines("ab", "c\nde\r\n", "", "\nf")).toEqual(["abc", "de", "", "f"])
+    expect(lines("a\n")).toEqual(["a"])
+  })
+
+  it("drops an over-long line as it streams, and goes on after it", () => {
+    const out = lines("0123456789", "X", "YZ\nok\n", "012345678901234")
+    expect(out.length).toBe(3)
+    expect(typeof out[0]).toBe("symbol")
+    expect(out[1]).toBe("ok")
+    expect(typeof out[2]).toBe("symbol")
+  })
+})
 
 describe("ingestion", () => {
   layer(Ingest.Default.pipe(Layer.provideMerge(TestDatabase)))((it) => {
@@ -142,6 +160,13 @@ describe("ingestion", () => {
         expect(report).toEqual({ accepted: 2, rejected: 0, errors: [] })
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`select headline from ads where external_id = 'twice'`).toEqual([{ headline: "Last" }])
+      }))
+
+    it.effect("refuses an over-long line by number and stores the lines around it", () =>
+      Effect.gen(function*() {
+        const long = JSON.stringify({ ...World.ad("long"), body: "x".repeat(maxLineLength) })
+        const report = yield* load("ads", [JSON.stringify(World.ad("around-1")), long, JSON.stringify(World.ad("around-3"))].join("\n"))
+        expect(report).toEqual({ accepted: 2, rejected: 1, errors: [{ line: 2, error: "line is longer than 1048576 characters" }] })
       }))
 
     it.effect("reports at most 1,000 errors, with exact counts", () =>

@@ -22,14 +22,54 @@ export interface IngestProgress {
 export const batchSize = 1_000
 export const maxReportedErrors = 1_000
 /** A line longer than this is refused (it cannot be a record within the field limits). */
-export const maxLineBytes = 1_048_576
+export const maxLineLength = 1_048_576
 /** An import this large refreshes the planner statistics of its tables. */
 const analyzeAfter = 1_000
 
 type Parsed = { readonly line: number; readonly value: Either.Either<unknown, string> }
 
-const parseLine = (text: string, line: number): Parsed => {
-  if (text.length > maxLineBytes) return { line, value: Either.left(`line is longer than ${maxLineBytes} bytes`) }
+/** Stands for a line that was too long to keep: its text was dropped as it streamed in. */
+const oversized = Symbol("oversized")
+
+/**
+ * Lines of a text stream, each at most `max` characters: a longer line is not accumulated in
+ * memory (a file without newlines cannot exhaust it), it becomes `oversized`.
+ */
+export const boundedLines = (max: number) => <E, R>(text: Stream.Stream<string, E, R>) =>
+  Stream.suspend(() => {
+    let current = ""
+    let tooLong = false
+    const take = (piece: string) => {
+      if (tooLong) return
+      if (current.length + piece.length > max) {
+        tooLong = true
+        current = ""
+      } else current += piece
+    }
+    const end = (): string | typeof oversized => {
+      const line = tooLong ? oversized : current.endsWith("\r") ? current.slice(0, -1) : current
+      current = ""
+      tooLong = false
+      return line
+    }
+    return text.pipe(
+      Stream.mapConcat((chunk) => {
+        const out: Array<string | typeof oversized> = []
+        let start = 0
+        for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
+          take(chunk.slice(start, newline))
+          out.push(end())
+          start = newline + 1
+        }
+        take(chunk.slice(start))
+        return out
+      }),
+      Stream.concat(Stream.suspend(() => (current !== "" || tooLong ? Stream.make(end()) : Stream.empty)))
+    )
+  })
+
+const parseLine = (text: string | typeof oversized, line: number): Parsed => {
+  if (text === oversized) return { line, value: Either.left(`line is longer than ${maxLineLength} characters`) }
   try {
     return { line, value: Either.right(JSON.parse(text)) }
   } catch (error) {
@@ -105,9 +145,9 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         run(
           name,
           text.pipe(
-            Stream.splitLines,
+            boundedLines(maxLineLength),
             Stream.zipWithIndex,
-            Stream.filter(([line]) => line.trim() !== ""),
+            Stream.filter(([line]) => line === oversized || line.trim() !== ""),
             Stream.map(([text, index]) => parseLine(text, index + 1))
           ),
           onProgress
