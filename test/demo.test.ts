@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
-import { entityNames } from "../src/catalog/records/index.js"
+import { entityNames, records } from "../src/catalog/records/index.js"
 import { scales, world } from "../src/demo/World.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 
@@ -14,6 +14,16 @@ describe("demo world generator", () => {
     const first = JSON.stringify(everything(world(options)))
     expect(JSON.stringify(everything(world(options)))).toBe(first)
     expect(JSON.stringify(everything(world({ ...options, seed: 8 })))).not.toBe(first)
+  })
+
+  it("round-trips every record through its schema: decode then encode gives the line back", () => {
+    for (const [name, items] of everything(world(options))) {
+      const schema = records[name].schema as unknown as Schema.Schema<unknown, unknown>
+      for (const item of items) {
+        const decoded = Schema.decodeUnknownSync(schema)(item)
+        expect(Schema.encodeSync(schema)(decoded)).toEqual(item)
+      }
+    }
   })
 
   it("counts what it generates and writes ad copy, not lorem ipsum", () => {
