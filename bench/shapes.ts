@@ -63,12 +63,12 @@ export const shapes: ReadonlyArray<{ readonly name: string; readonly index: stri
   {
     name: "products: one product's series",
     index: "shop_product_daily_pkey",
-    sql: `select day, units, gmv from shop_product_daily where product_id = 1234 and day >= date '2026-08-01' order by day`
+    sql: `select day, units, gmv, views from shop_product_daily where product_id = 1234 and day >= date '2026-08-01' order by day`
   },
   {
     name: "products: fuzzy title",
     index: "shop_products_title_trgm",
-    sql: `select id from shop_products where title ilike '%serum%' limit 20`
+    sql: `select id from shop_products where title % 'vitamn c serum' order by similarity(title, 'vitamn c serum') desc limit 20`
   },
   {
     name: "shop: a creator's videos",

@@ -37,6 +37,8 @@ export interface Entity<A> {
   readonly write: (repo: CatalogRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
   /** Tables a large import grows: their planner statistics are refreshed afterwards. */
   readonly tables: ReadonlyArray<string>
+  /** Concurrent write lanes; 1 where records of a file refer to each other. */
+  readonly lanes?: number
 }
 
 /** Same record, same hash: an unchanged record is never rewritten. */
@@ -142,6 +144,7 @@ export const entities = {
   } satisfies Entity<Ad>,
   "shop-categories": {
     tables: ["shop_categories"],
+    lanes: 1,
     schema: ShopCategory,
     key: regional,
     // Level by level, so a parent sent in the same batch exists when its children are written.

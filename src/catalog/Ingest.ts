@@ -1,4 +1,4 @@
-import { Chunk, Effect, Either, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, GroupBy, Schema, Stream } from "effect"
 import { describeParseError } from "../Issues.js"
 import { CatalogRepo, type LineError } from "./CatalogRepo.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
@@ -27,6 +27,24 @@ export const maxLineLength = 1_048_576
 const analyzeAfter = 1_000
 
 type Parsed = { readonly line: number; readonly value: Either.Either<unknown, string> }
+
+/** A line after validation: refused (lane -1), or a record for the lane of its key. */
+type Checked =
+  | { readonly line: number; readonly lane: number; readonly error: string }
+  | { readonly line: number; readonly lane: number; readonly key: string; readonly record: unknown }
+
+/**
+ * Writes run in this many concurrent lanes (transactions on separate connections), a record's
+ * lane chosen by its key: the database uses more than one core, and the lines of one record
+ * stay in order.
+ */
+const defaultLanes = 2
+
+const laneOf = (key: string, lanes: number) => {
+  let hash = 0
+  for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0
+  return Math.abs(hash) % lanes
+}
 
 /** Stands for a line that was too long to keep: its text was dropped as it streamed in. */
 const oversized = Symbol("oversized")
@@ -93,20 +111,27 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       onProgress: (progress: IngestProgress) => Effect.Effect<void> = () => Effect.void
     ): Effect.Effect<IngestReport, E, R> => {
       const entity = entities[name] as unknown as Entity<unknown>
+      const lanes = entity.lanes ?? defaultLanes
       const decode = Schema.decodeUnknownEither(entity.schema, { errors: "first", onExcessProperty: "ignore" })
 
-      const writeBatch = (batch: Chunk.Chunk<Parsed>) =>
+      const check = ({ line, value }: Parsed): Checked => {
+        const record = Either.flatMap(value, (raw) => Either.mapLeft(decode(raw), describeParseError))
+        if (Either.isLeft(record)) return { line, lane: -1, error: record.left }
+        const key = entity.key(record.right)
+        return { line, lane: laneOf(key, lanes), key, record: record.right }
+      }
+
+      // One lane's batch: records of one transaction. A later line with the same key replaces
+      // an earlier one; a key always goes to the same lane, so lanes never race on a record.
+      const writeBatch = (batch: Chunk.Chunk<Checked>) =>
         Effect.gen(function*() {
           const errors: Array<LineError> = []
           const valid = new Map<string, Numbered<unknown>>()
-          for (const { line, value } of batch) {
-            const record = Either.flatMap(value, (raw) => Either.mapLeft(decode(raw), describeParseError))
-            if (Either.isLeft(record)) errors.push({ line, error: record.left })
+          for (const item of batch) {
+            if ("error" in item) errors.push({ line: item.line, error: item.error })
             else {
-              // A later line with the same key replaces an earlier one of the batch.
-              const key = entity.key(record.right)
-              valid.delete(key)
-              valid.set(key, { line, record: record.right })
+              valid.delete(item.key)
+              valid.set(item.key, { line: item.line, record: item.record })
             }
           }
           const records = Array.from(valid.values())
@@ -115,28 +140,31 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
           return { lines: Chunk.size(batch), rejected: errors.length, errors }
         })
 
+      return Effect.suspend(() => {
+      const progress = { lines: 0, accepted: 0, rejected: 0 }
+      const errors: Array<LineError> = []
       return items.pipe(
-        Stream.grouped(batchSize),
-        // Parse and validate the next batch while the database writes this one.
-        Stream.buffer({ capacity: 2 }),
-        Stream.mapEffect(writeBatch),
-        Stream.runFoldEffect(
-          { lines: 0, accepted: 0, rejected: 0, errors: [] as Array<LineError> },
-          (report, batch) => {
-            const next = {
-              lines: report.lines + batch.lines,
-              rejected: report.rejected + batch.rejected,
-              accepted: report.accepted + batch.lines - batch.rejected,
-              errors: report.errors.length >= maxReportedErrors
-                ? report.errors
-                : [...report.errors, ...batch.errors.sort((a, b) => a.line - b.line)].slice(0, maxReportedErrors)
-            }
-            return Effect.as(onProgress({ lines: next.lines, accepted: next.accepted, rejected: next.rejected }), next)
-          }
-        ),
-        Effect.tap(({ accepted }) => (accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
-        Effect.map(({ accepted, errors, rejected }): IngestReport => ({ accepted, rejected, errors }))
+        Stream.map(check),
+        // Validate ahead while the database writes.
+        Stream.buffer({ capacity: 2 * batchSize }),
+        Stream.groupByKey((item) => item.lane, { bufferSize: 2 * batchSize }),
+        GroupBy.evaluate((_, lane) => lane.pipe(Stream.grouped(batchSize), Stream.mapEffect(writeBatch))),
+        Stream.runForEach((batch) => {
+          progress.lines += batch.lines
+          progress.rejected += batch.rejected
+          progress.accepted += batch.lines - batch.rejected
+          if (errors.length < maxReportedErrors) errors.push(...batch.errors.slice(0, maxReportedErrors))
+          return onProgress({ ...progress })
+        }),
+        Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
+        Effect.map((): IngestReport => ({
+          accepted: progress.accepted,
+          rejected: progress.rejected,
+          // Each lane reports its first errors; the first of all are among them.
+          errors: errors.sort((x, y) => x.line - y.line).slice(0, maxReportedErrors)
+        }))
       )
+      })
     }
 
     return {

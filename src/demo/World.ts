@@ -523,7 +523,8 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
         series: days.map((day, d) => {
           const viral = rng.chance(0.03) ? rng.int(4, 20) : 1
           const views = Math.max(0, Math.round(dailyViews * Math.exp(growth * d) * weekly(day) * viral * (1 + 0.3 * rng.normal())))
-          followers += Math.max(-50, Math.round(views * rng.logNormal(0.002, 0.6) - rng.int(0, 20)))
+          // Unfollows can outnumber follows on a quiet day, never below zero followers.
+          followers = Math.max(0, followers + Math.max(-50, Math.round(views * rng.logNormal(0.002, 0.6) - rng.int(0, 20))))
           return { day: isoDay(day), followers, views, likes: Math.round(views * rng.logNormal(0.06, 0.4)), gmv: round2(views * rng.logNormal(0.02, 1)) }
         })
       }
