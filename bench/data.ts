@@ -7,25 +7,19 @@
  * query shapes the routes will use and reports the index each one uses.
  */
 import { ConfigProvider, Effect, Layer, Redacted, Stream } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { entityNames } from "../src/catalog/records/index.js"
 import * as Database from "../src/db/Database.js"
-import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { runBench, withScratchDatabase } from "./Scratch.js"
 import { explainShapes } from "./shapes.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const only = process.env["BENCH_ENTITIES"]?.split(",")
 
-const main = async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "adintel-data-"))
-  const cluster = await startCluster({ dataDir: dir, persistent: false })
-  try {
-    await ensureDatabase(cluster.adminUrl, "bench")
-    const db = Database.clientLayer(Redacted.make(cluster.urlFor("bench"))).pipe(
+runBench(() =>
+  withScratchDatabase("bench", async (url) => {
+    const db = Database.clientLayer(Redacted.make(url)).pipe(
       Layer.tap((context) => Effect.provide(Database.migrate, context))
     )
     const generated = world({ scale: scales[scaleName], seed: 1, today: "2026-11-22" })
@@ -57,13 +51,5 @@ const main = async () => {
         Effect.orDie
       ) as Effect.Effect<void>
     )
-  } finally {
-    await cluster.stop()
-    await rm(dir, { recursive: true, force: true })
-  }
-}
-
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+  })
+)

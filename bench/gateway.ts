@@ -9,14 +9,13 @@
 import autocannon from "autocannon"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtemp, open, rm } from "node:fs/promises"
+import { open } from "node:fs/promises"
 import * as net from "node:net"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Accounts } from "../src/accounts/Accounts.js"
 import { AppConfig } from "../src/AppConfig.js"
 import * as Database from "../src/db/Database.js"
-import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
+import { runBench, withScratchDatabase } from "./Scratch.js"
 
 const accountsCount = Number(process.env["BENCH_ACCOUNTS"] ?? 1000)
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 10)
@@ -114,12 +113,8 @@ const load = (url: string, keys?: ReadonlyArray<string>, duration = seconds) =>
     )
   })
 
-const main = async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "adintel-bench-"))
-  const cluster = await startCluster({ dataDir: dir, persistent: false })
-  try {
-    await ensureDatabase(cluster.adminUrl, "bench")
-    const url = cluster.urlFor("bench")
+const main = () =>
+  withScratchDatabase("bench", async (url, dir) => {
     // Each round (and the warm-up) spreads its calls over its own 1,000 accounts: at ~35 calls
     // per account per round, reusing them within a minute would hit the rate limit and measure
     // 429s instead of charges.
@@ -160,13 +155,6 @@ const main = async () => {
     } finally {
       await server.stop()
     }
-  } finally {
-    await cluster.stop()
-    await rm(dir, { recursive: true, force: true })
-  }
-}
+  })
 
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+runBench(main)

@@ -169,12 +169,19 @@ describe("ingestion", () => {
         expect(report).toEqual({ accepted: 2, rejected: 1, errors: [{ line: 2, error: "line is longer than 1048576 characters" }] })
       }))
 
-    it.effect("reports at most 1,000 errors, with exact counts", () =>
+    it.effect("reports the first 1,000 errors in line order, whichever lane found them, with exact counts", () =>
       Effect.gen(function*() {
-        const lines = Array.from({ length: 1_500 }, (_, i) => JSON.stringify({ ...World.ad(`bad-${i}`), status: "?" }))
+        // Odd lines fail validation, even lines refer to an unknown advertiser (refused by the
+        // database, in either write lane).
+        const lines = Array.from({ length: 3_000 }, (_, i) =>
+          JSON.stringify(i % 2 === 0 ? { ...World.ad(`bad-${i}`), status: "?" } : World.ad(`bad-${i}`, { advertiser_external_id: "nobody" })))
         const report = yield* load("ads", lines.join("\n"))
-        expect([report.accepted, report.rejected, report.errors.length]).toEqual([0, 1_500, maxReportedErrors])
-        expect(report.errors.at(-1)).toEqual({ line: 1_000, error: "status: must be one of active, inactive" })
+        expect([report.accepted, report.rejected, report.errors.length]).toEqual([0, 3_000, maxReportedErrors])
+        expect(report.errors.map((e) => e.line)).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1))
+        expect(report.errors.slice(0, 2)).toEqual([
+          { line: 1, error: "status: must be one of active, inactive" },
+          { line: 2, error: "advertiser_external_id: no advertiser of this library has this external_id" }
+        ])
       }))
 
     it.effect("follows an advertiser's new name into its ads' full-text documents", () =>

@@ -141,29 +141,28 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         })
 
       return Effect.suspend(() => {
-      const progress = { lines: 0, accepted: 0, rejected: 0 }
-      const errors: Array<LineError> = []
-      return items.pipe(
-        Stream.map(check),
-        // Validate ahead while the database writes.
-        Stream.buffer({ capacity: 2 * batchSize }),
-        Stream.groupByKey((item) => item.lane, { bufferSize: 2 * batchSize }),
-        GroupBy.evaluate((_, lane) => lane.pipe(Stream.grouped(batchSize), Stream.mapEffect(writeBatch))),
-        Stream.runForEach((batch) => {
-          progress.lines += batch.lines
-          progress.rejected += batch.rejected
-          progress.accepted += batch.lines - batch.rejected
-          if (errors.length < maxReportedErrors) errors.push(...batch.errors.slice(0, maxReportedErrors))
-          return onProgress({ ...progress })
-        }),
-        Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
-        Effect.map((): IngestReport => ({
-          accepted: progress.accepted,
-          rejected: progress.rejected,
-          // Each lane reports its first errors; the first of all are among them.
-          errors: errors.sort((x, y) => x.line - y.line).slice(0, maxReportedErrors)
-        }))
-      )
+        const progress = { lines: 0, accepted: 0, rejected: 0 }
+        // The errors with the smallest line numbers, at most `maxReportedErrors` once trimmed:
+        // lanes finish in any order, so a later batch may hold earlier lines.
+        let errors: Array<LineError> = []
+        const trim = () => (errors = errors.sort((x, y) => x.line - y.line).slice(0, maxReportedErrors))
+        return items.pipe(
+          Stream.map(check),
+          // Validate ahead while the database writes.
+          Stream.buffer({ capacity: 2 * batchSize }),
+          Stream.groupByKey((item) => item.lane, { bufferSize: 2 * batchSize }),
+          GroupBy.evaluate((_, lane) => lane.pipe(Stream.grouped(batchSize), Stream.mapEffect(writeBatch))),
+          Stream.runForEach((batch) => {
+            progress.lines += batch.lines
+            progress.rejected += batch.rejected
+            progress.accepted += batch.lines - batch.rejected
+            errors.push(...batch.errors)
+            if (errors.length > 2 * maxReportedErrors) trim()
+            return onProgress({ ...progress })
+          }),
+          Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
+          Effect.map((): IngestReport => ({ accepted: progress.accepted, rejected: progress.rejected, errors: trim() }))
+        )
       })
     }
 
