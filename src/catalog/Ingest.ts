@@ -148,10 +148,22 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         const trim = () => (errors = errors.sort((x, y) => x.line - y.line).slice(0, maxReportedErrors))
         return items.pipe(
           Stream.map(check),
+          Stream.grouped(batchSize),
+          // Each batch split by lane; streams carry whole sub-batches from here on, so the
+          // per-record cost of the plumbing is paid per batch.
+          Stream.mapConcat((batch) => {
+            const byLane = new Map<number, Array<Checked>>()
+            for (const item of batch) {
+              const lane = byLane.get(item.lane)
+              if (lane) lane.push(item)
+              else byLane.set(item.lane, [item])
+            }
+            return Array.from(byLane, ([lane, items]) => ({ lane, items: Chunk.unsafeFromArray(items) }))
+          }),
           // Validate ahead while the database writes.
-          Stream.buffer({ capacity: 2 * batchSize }),
-          Stream.groupByKey((item) => item.lane, { bufferSize: 2 * batchSize }),
-          GroupBy.evaluate((_, lane) => lane.pipe(Stream.grouped(batchSize), Stream.mapEffect(writeBatch))),
+          Stream.buffer({ capacity: 4 }),
+          Stream.groupByKey((sub) => sub.lane, { bufferSize: 4 }),
+          GroupBy.evaluate((_, lane) => lane.pipe(Stream.mapEffect((sub) => writeBatch(sub.items)))),
           Stream.runForEach((batch) => {
             progress.lines += batch.lines
             progress.rejected += batch.rejected
