@@ -110,7 +110,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       items: Stream.Stream<Parsed, E, R>,
       onProgress: (progress: IngestProgress) => Effect.Effect<void> = () => Effect.void
     ): Effect.Effect<IngestReport, E, R> => {
-      const entity = entities[name] as unknown as Entity<unknown>
+      const entity: Entity<any> = entities[name]
       const lanes = entity.lanes ?? defaultLanes
       const decode = Schema.decodeUnknownEither(entity.schema, { errors: "first", onExcessProperty: "ignore" })
 

