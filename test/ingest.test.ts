@@ -154,6 +154,27 @@ describe("ingestion", () => {
         expect(yield* links).toEqual(["p2"])
       }))
 
+    it.effect("stores text exactly, whatever characters it holds", () =>
+      Effect.gen(function*() {
+        const tricky = `tab\there, new\nline, cr\r, back\\slash \\N "quotes" {braces} ,commas, ünïcødé 🎉 \u0000-free`.replace("\u0000", "")
+        const record = World.ad("tricky", {
+          body: tricky,
+          publisher_platforms: ["feed", `a "quoted", \\ odd {one}`, "NULL"],
+          media: [{ type: "image", url: "https://cdn.example.com/a.jpg?x=1\\2" }],
+          cta: { text: "Shop\tnow", type: "SHOP_NOW" }
+        })
+        expect((yield* load("ads", World.ndjson([record]))).accepted).toBe(1)
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ body: string; publisher_platforms: Array<string>; media: unknown; cta_text: string }>`
+          select body, publisher_platforms, media, cta_text from ads where external_id = 'tricky'`
+        expect(row).toEqual({
+          body: tricky,
+          publisher_platforms: ["feed", `a "quoted", \\ odd {one}`, "NULL"],
+          media: [{ type: "image", url: "https://cdn.example.com/a.jpg?x=1\\2" }],
+          cta_text: "Shop\tnow"
+        })
+      }))
+
     it.effect("keeps the later of two lines for one record", () =>
       Effect.gen(function*() {
         const report = yield* load("ads", World.ndjson([World.ad("twice", { headline: "First" }), World.ad("twice", { headline: "Last" })]))
