@@ -8,6 +8,26 @@ import { ShopApi } from "./shop/Api.js"
 import { SystemApi } from "./system/Api.js"
 
 /**
+ * HttpApi documents its own decode error on every 400; this service answers G11's envelope
+ * instead (Server.ts), so the document keeps only that.
+ */
+const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
+  const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
+  for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
+    for (const operation of Object.values<any>(operations)) {
+      const bad = operation?.responses?.["400"]
+      const content = bad?.content?.["application/json"]
+      if (!content) continue
+      const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !isDecodeError(schema))
+      content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
+      bad.description = "Bad input: what is wrong, naming the field"
+    }
+  }
+  const { HttpApiDecodeError: _decode, Issue: _issue, PropertyKey: _key, ...schemas } = spec.components?.schemas ?? {}
+  return { ...spec, components: { ...spec.components, schemas } }
+}
+
+/**
  * An empty API with the service's conventions: any route may answer 400 for bad input
  * (G10/G11) and 500 when it fails unexpectedly, and 404 is what an unknown path gets; the
  * OpenAPI document lists the key schemes. `AdIntelApi` is built on it, and so is any API a
@@ -25,7 +45,7 @@ export const serviceApi = <const Id extends string>(id: Id) =>
         description:
           "Ad-Intelligence and Shop-Analytics API. Every metered call costs 1 credit and is rate limited per account.",
         transform: (spec) => {
-          const withKeys = withKeySchemes(spec)
+          const withKeys = withKeySchemes(withoutDecodeError(spec))
           return {
             ...withKeys,
             components: {

@@ -50,6 +50,14 @@ describe("HTTP surface", () => {
         expect(Object.keys(spec.paths["/api/v1/credits"].get.responses).sort()).toEqual(
           ["200", "400", "401", "403", "404", "429", "500"]
         )
+        // 400 is G11's envelope, not HttpApi's own decode error body.
+        expect((yield* call("/openapi.json")).body).not.toContain("HttpApiDecodeError")
+        expect(spec.paths["/api/v1/credits"].get.responses["400"].content["application/json"].schema).toEqual({
+          type: "object",
+          required: ["success", "error"],
+          properties: { success: { type: "boolean", enum: [false] }, error: { type: "string" } },
+          additionalProperties: false
+        })
         // The G9 wildcards are an implementation of "anything else", not operations.
         expect(Object.keys(spec.paths).filter((path) => path.includes("*"))).toEqual([])
       }))
