@@ -45,6 +45,9 @@ export const settings: Config.Config<AppSettings> = Config.all({
   )
 })
 
+/** No variables at all: what `layerWith` reads the defaults from. */
+const emptyProvider = ConfigProvider.fromMap(new Map())
+
 export class AppConfig extends Context.Tag("adintel/AppConfig")<AppConfig, AppSettings>() {
   static readonly layer = Layer.effect(AppConfig, settings)
 
@@ -55,5 +58,3 @@ export class AppConfig extends Context.Tag("adintel/AppConfig")<AppConfig, AppSe
       Effect.map(Effect.withConfigProvider(settings, emptyProvider), (defaults) => ({ ...defaults, ...overrides }))
     )
 }
-
-const emptyProvider = ConfigProvider.fromMap(new Map())
