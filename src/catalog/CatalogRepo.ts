@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { type MetricSubject, metricsOf } from "./records/Shop.js"
 
 /**
  * Bulk upserts of the research records: one statement per table and batch. A batch travels as
@@ -381,12 +382,13 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
   })
 }) {}
 
-export type DailyTable = keyof typeof dailyTables
+export type DailyTable = MetricSubject
 
+/** Where each subject's daily series lives; its metric columns are the record's (`metricsOf`). */
 const dailyTables = {
-  category: { table: "shop_category_daily", owner: "category_id", ownerTable: "shop_categories", metrics: ["units", "gmv", "products"] },
-  shop: { table: "shop_shop_daily", owner: "shop_id", ownerTable: "shop_shops", metrics: ["units", "gmv", "followers"] },
-  creator: { table: "shop_creator_daily", owner: "creator_id", ownerTable: "shop_creators", metrics: ["followers", "views", "likes", "gmv"] },
-  product: { table: "shop_product_daily", owner: "product_id", ownerTable: "shop_products", metrics: ["units", "gmv", "views"] },
-  video: { table: "shop_video_daily", owner: "video_id", ownerTable: "shop_videos", metrics: ["views", "likes", "comments", "shares"] }
-} as const
+  category: { table: "shop_category_daily", owner: "category_id", ownerTable: "shop_categories", metrics: metricsOf.category },
+  shop: { table: "shop_shop_daily", owner: "shop_id", ownerTable: "shop_shops", metrics: metricsOf.shop },
+  creator: { table: "shop_creator_daily", owner: "creator_id", ownerTable: "shop_creators", metrics: metricsOf.creator },
+  product: { table: "shop_product_daily", owner: "product_id", ownerTable: "shop_products", metrics: metricsOf.product },
+  video: { table: "shop_video_daily", owner: "video_id", ownerTable: "shop_videos", metrics: metricsOf.video }
+} satisfies Record<MetricSubject, { readonly table: string; readonly owner: string; readonly ownerTable: string; readonly metrics: ReadonlyArray<string> }>
