@@ -16,3 +16,9 @@ export const IntRange = (min: number, max: number) =>
     Schema.between(min, max),
     Schema.annotations({ message: () => ({ message: `must be an integer from ${min} to ${max}`, override: true }) })
   )
+
+/** One of a few words; any other value fails with one message listing them (G11). */
+export const Choice = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.Literal(...values).annotations({
+    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
+  })

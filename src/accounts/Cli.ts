@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
 import { describeParseError } from "../Issues.js"
-import { PlanName } from "../gateway/Api.js"
+import { planNames } from "../gateway/Api.js"
 import { Accounts } from "./Accounts.js"
 import { AddonCredits, CreateAccount, UpdateAccount } from "./Api.js"
 
@@ -30,7 +30,7 @@ const create = Command.make(
   "create",
   {
     email: Options.text("email").pipe(Options.withDescription("E-mail address of the account")),
-    plan: Options.choice("plan", PlanName.literals).pipe(Options.withDescription("free, basic, pro or premium")),
+    plan: Options.choice("plan", planNames).pipe(Options.withDescription("free, basic, pro or premium")),
     password: Options.text("password").pipe(Options.withDescription("Password for the web session"), Options.optional)
   },
   ({ email, password, plan }) =>
@@ -50,7 +50,7 @@ const update = Command.make(
   "update",
   {
     account,
-    plan: Options.choice("plan", PlanName.literals).pipe(Options.optional),
+    plan: Options.choice("plan", planNames).pipe(Options.optional),
     monthlyLimit: limit("monthly-limit", "Monthly credit allowance"),
     used: Options.integer("used").pipe(Options.withDescription("Credits used this period"), Options.optional),
     addonRemaining: Options.integer("addon-remaining").pipe(Options.withDescription("Add-on credits left"), Options.optional),

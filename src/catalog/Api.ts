@@ -2,13 +2,10 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AdminAuth } from "../accounts/Api.js"
 import { envelope } from "../Envelope.js"
+import { Choice } from "../Params.js"
 import { entityNames } from "./records/index.js"
 
-export const EntityPath = Schema.Struct({
-  entity: Schema.Literal(...entityNames).annotations({
-    message: () => ({ message: `must be one of ${entityNames.join(", ")}`, override: true })
-  })
-})
+export const EntityPath = Schema.Struct({ entity: Choice(...entityNames) })
 
 export const IngestReport = Schema.Struct({
   accepted: Schema.Int,

@@ -2,6 +2,7 @@ import { HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { envelope, fixed } from "../Envelope.js"
 import { InternalServerErrorBody } from "../Errors.js"
+import { Choice } from "../Params.js"
 
 /**
  * The metered gateway's contract (spec: Authentication, Errors, Limits; INTERPRETATIONS G1-G13):
@@ -9,9 +10,8 @@ import { InternalServerErrorBody } from "../Errors.js"
  * (`Caller`), and the failures it answers with. No runtime beyond tags and schemas.
  */
 
-export const PlanName = Schema.Literal("free", "basic", "pro", "premium").annotations({
-  message: () => ({ message: "must be one of free, basic, pro, premium", override: true })
-})
+export const planNames = ["free", "basic", "pro", "premium"] as const
+export const PlanName = Choice(...planNames)
 export type PlanName = typeof PlanName.Type
 
 /** spec: Resources, "Credit balance (`credits` object)". */

@@ -1,4 +1,7 @@
 import { Schema } from "effect"
+import { Choice } from "../../Params.js"
+
+export { Choice }
 
 /**
  * Field types shared by the records. Every string and list has a bound, so one record can
@@ -94,10 +97,7 @@ export type Range = typeof Range.Type
 export const Provenance = {
   fetched_at: Instant,
   source: Text(100).annotations({ description: "Who supplied the record, e.g. crawler-eu-1 or demo" }),
-  method: Schema.Literal("api", "crawler", "manual", "generated").annotations({
-    ...message("must be one of api, crawler, manual, generated"),
-    description: "How it was obtained"
-  })
+  method: Choice("api", "crawler", "manual", "generated").annotations({ description: "How it was obtained" })
 }
 
 /**
@@ -108,9 +108,3 @@ export const maybe = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optiona
 
 /** An optional list; absent means empty. */
 export const listOf = <A, I, R>(item: Schema.Schema<A, I, R>, max: number) => Schema.optional(List(item, max))
-
-/** One of a few words; the message lists them. */
-export const Choice = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...values).annotations({
-    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
-  })
