@@ -7,6 +7,11 @@ import { migrate } from "./migrations/index.js"
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
 export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
 
+/** `DATABASE_URL`, when set and not empty; none means the embedded PostgreSQL. */
+export const databaseUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
+  Config.map(Option.filter((url) => Redacted.value(url).length > 0))
+)
+
 const poolSize = Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
 
 /**
@@ -37,9 +42,7 @@ export const clientLayer = (url: Redacted.Redacted) =>
  */
 export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
   Effect.gen(function*() {
-    const configured = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(
-      Config.map(Option.filter((url) => Redacted.value(url).length > 0))
-    )
+    const configured = yield* databaseUrl
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
     return clientLayer(url)
   }).pipe(Effect.orDie)

@@ -1,15 +1,16 @@
 import { Config, Console, Effect, Layer, Option } from "effect"
 import { Accounts } from "../accounts/Accounts.js"
 import { AppConfig } from "../AppConfig.js"
+import { databaseUrl } from "../db/Database.js"
 import { Readiness } from "../system/Readiness.js"
 import { DemoData } from "./DemoData.js"
 
 export const demoEmail = "demo@adintel.local"
 
 const settings = Effect.gen(function*() {
-  const external = yield* Config.option(Config.string("DATABASE_URL"))
+  const external = yield* databaseUrl
   return {
-    enabled: yield* Config.boolean("DEMO_DATA").pipe(Config.withDefault(Option.isNone(external) || external.value === "")),
+    enabled: yield* Config.boolean("DEMO_DATA").pipe(Config.withDefault(Option.isNone(external))),
     scale: yield* Config.literal("small", "demo", "bench")("DEMO_SCALE").pipe(Config.withDefault("demo" as const)),
     seed: yield* Config.integer("DEMO_SEED").pipe(Config.withDefault(1))
   }
