@@ -48,6 +48,15 @@ export interface TableSpec {
 
 const col = (name: string, type: string, absent?: string): Column => (absent === undefined ? { name, type } : { name, type, absent })
 
+/** A reference to a short-video shop record of the same region. */
+const regional = (column: string, field: string, table: string, noun: string): Ref => ({
+  column,
+  field,
+  table,
+  scope: ["region", "region"],
+  missing: `no ${noun} of this region has this external_id`
+})
+
 const provenance = [col("fetched_at", "timestamptz"), col("source", "text"), col("method", "text"), col("content_hash", "text")]
 
 export const tables = {
@@ -126,13 +135,7 @@ export const tables = {
     table: "shop_categories",
     key: ["region", "external_id"],
     columns: [col("region", "text"), col("external_id", "text"), col("name", "text"), col("level", "smallint"), ...provenance],
-    refs: [{
-      column: "parent_id",
-      field: "parent_external_id",
-      table: "shop_categories",
-      scope: ["region", "region"],
-      missing: "no category of this region has this external_id"
-    }],
+    refs: [regional("parent_id", "parent_external_id", "shop_categories", "category")],
     computed: [],
     inputs: [col("parent_external_id", "text")]
   },
@@ -143,13 +146,7 @@ export const tables = {
       col("region", "text"), col("external_id", "text"), col("name", "text"), col("shop_type", "text"),
       col("rating", "numeric"), col("followers", "bigint"), ...provenance
     ],
-    refs: [{
-      column: "main_category_id",
-      field: "main_category_external_id",
-      table: "shop_categories",
-      scope: ["region", "region"],
-      missing: "no category of this region has this external_id"
-    }],
+    refs: [regional("main_category_id", "main_category_external_id", "shop_categories", "category")],
     computed: [],
     inputs: [col("main_category_external_id", "text")]
   },
@@ -178,20 +175,8 @@ export const tables = {
       ...provenance
     ],
     refs: [
-      {
-        column: "shop_id",
-        field: "shop_external_id",
-        table: "shop_shops",
-        scope: ["region", "region"],
-        missing: "no shop of this region has this external_id"
-      },
-      {
-        column: "category_id",
-        field: "category_external_id",
-        table: "shop_categories",
-        scope: ["region", "region"],
-        missing: "no category of this region has this external_id"
-      }
+      regional("shop_id", "shop_external_id", "shop_shops", "shop"),
+      regional("category_id", "category_external_id", "shop_categories", "category")
     ],
     computed: [],
     inputs: [col("shop_external_id", "text"), col("category_external_id", "text")]
@@ -204,13 +189,7 @@ export const tables = {
       col("duration_seconds", "integer"), col("published_at", "timestamptz"), col("is_ad", "boolean", "false"),
       col("playback_url", "text"), col("cdn_url", "text"), ...provenance
     ],
-    refs: [{
-      column: "creator_id",
-      field: "creator_external_id",
-      table: "shop_creators",
-      scope: ["region", "region"],
-      missing: "no creator of this region has this external_id"
-    }],
+    refs: [regional("creator_id", "creator_external_id", "shop_creators", "creator")],
     computed: [],
     inputs: [col("creator_external_id", "text")]
   }
