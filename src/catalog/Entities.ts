@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto"
 import { Effect, type Schema } from "effect"
 import { type CatalogRepo, type LineError, type Row, tables } from "./CatalogRepo.js"
-import { Ad, Advertiser, Lander, Store } from "./records/Ads.js"
-import type { EntityName } from "./records/index.js"
+import type { Ad, Advertiser, Lander, Store } from "./records/Ads.js"
+import { type EntityName, records } from "./records/index.js"
 import {
   type DailyPoint,
   type MetricSubject,
   metricsOf,
-  ShopCategory,
-  ShopCreator,
-  ShopMetrics,
-  ShopProduct,
-  ShopShop,
-  ShopVideo
+  type ShopCategory,
+  type ShopCreator,
+  type ShopMetrics,
+  type ShopProduct,
+  type ShopShop,
+  type ShopVideo
 } from "./records/Shop.js"
 
 /**
@@ -113,7 +113,7 @@ const regional = (record: { readonly region: string; readonly external_id: strin
 export const entities = {
   advertisers: {
     tables: ["advertisers"],
-    schema: Advertiser,
+    schema: records.advertisers.schema,
     key: (a) => `${a.platform}/${a.external_id}`,
     write: (repo, batch) =>
       Effect.gen(function*() {
@@ -126,26 +126,26 @@ export const entities = {
   } satisfies Entity<Advertiser>,
   stores: {
     tables: ["stores"],
-    schema: Store,
+    schema: records.stores.schema,
     key: (s) => s.external_id,
     write: plain<Store>(tables.stores)
   } satisfies Entity<Store>,
   landers: {
     tables: ["landers"],
-    schema: Lander,
+    schema: records.landers.schema,
     key: (l) => l.external_id,
     write: plain<Lander>(tables.landers)
   } satisfies Entity<Lander>,
   ads: {
     tables: ["ads"],
-    schema: Ad,
+    schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
     write: plain<Ad>(tables.ads, adRow)
   } satisfies Entity<Ad>,
   "shop-categories": {
     tables: ["shop_categories"],
     lanes: 1,
-    schema: ShopCategory,
+    schema: records["shop-categories"].schema,
     key: regional,
     // Level by level, so a parent sent in the same batch exists when its children are written.
     write: (repo, batch) =>
@@ -160,13 +160,13 @@ export const entities = {
   } satisfies Entity<ShopCategory>,
   "shop-shops": {
     tables: ["shop_shops"],
-    schema: ShopShop,
+    schema: records["shop-shops"].schema,
     key: regional,
     write: plain<ShopShop>(tables.shopShops)
   } satisfies Entity<ShopShop>,
   "shop-creators": {
     tables: ["shop_creators"],
-    schema: ShopCreator,
+    schema: records["shop-creators"].schema,
     key: regional,
     write: (repo, batch) =>
       Effect.gen(function*() {
@@ -179,13 +179,13 @@ export const entities = {
   } satisfies Entity<ShopCreator>,
   "shop-products": {
     tables: ["shop_products"],
-    schema: ShopProduct,
+    schema: records["shop-products"].schema,
     key: regional,
     write: plain<ShopProduct>(tables.shopProducts)
   } satisfies Entity<ShopProduct>,
   "shop-videos": {
     tables: ["shop_videos", "shop_video_products"],
-    schema: ShopVideo,
+    schema: records["shop-videos"].schema,
     key: regional,
     write: (repo, batch) =>
       Effect.gen(function*() {
@@ -199,7 +199,7 @@ export const entities = {
   } satisfies Entity<ShopVideo>,
   "shop-metrics": {
     tables: ["shop_category_daily", "shop_shop_daily", "shop_creator_daily", "shop_product_daily", "shop_video_daily"],
-    schema: ShopMetrics,
+    schema: records["shop-metrics"].schema,
     key: (m) => `${m.subject}/${m.region}/${m.external_id}`,
     write: (repo, batch) =>
       Effect.gen(function*() {
