@@ -4,7 +4,9 @@ import { CatalogAdminApi } from "./catalog/Api.js"
 import { CreditsApi } from "./credits/Api.js"
 import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody } from "./Errors.js"
 import { withKeySchemes } from "./gateway/Api.js"
-import { ShopApi } from "./shop/Api.js"
+import { legacy } from "./Mirror.js"
+import { SessionApi, sessionCookieName } from "./session/Api.js"
+import { ShopApi, shopPrefix } from "./shop/Api.js"
 import { SystemApi } from "./system/Api.js"
 
 /**
@@ -52,7 +54,13 @@ export const serviceApi = <const Id extends string>(id: Id) =>
               ...withKeys.components,
               securitySchemes: {
                 ...withKeys.components.securitySchemes,
-                AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" }
+                AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" },
+                SessionCookie: {
+                  type: "apiKey",
+                  in: "cookie",
+                  name: sessionCookieName,
+                  description: "Browser session from `POST /login` (session pages and legacy dashboard paths)"
+                }
               }
             }
           }
@@ -68,6 +76,8 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(SystemApi)
   .add(CreditsApi)
   .add(ShopApi)
+  .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(SessionApi)
   .add(AdminApi)
   .add(CatalogAdminApi)
 {}

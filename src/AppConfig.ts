@@ -20,6 +20,22 @@ export interface AppSettings {
   readonly ledgerSweepEvery: Duration.Duration
   /** The largest body `POST /admin/ingest/{entity}` reads. */
   readonly maxImportBytes: number
+  /** A browser session ends after this long without a request... */
+  readonly sessionIdleTimeout: Duration.Duration
+  /** ...and this long after sign-in in any case. */
+  readonly sessionMaxAge: Duration.Duration
+  /** Failed sign-ins (per account, per address) before further attempts are locked... */
+  readonly loginMaxFailures: number
+  /** ...for this long. */
+  readonly loginLockout: Duration.Duration
+  /**
+   * The address browsers reach the service at (`https://adintel.example.com`): the origin
+   * state-changing session routes accept, and the base of the key page's `curl` lines. Unset:
+   * taken from each request's Host header.
+   */
+  readonly publicUrl: Option.Option<URL>
+  /** Behind a reverse proxy: take the client address and scheme from X-Forwarded-For/-Proto. */
+  readonly trustProxy: boolean
 }
 
 export const settings: Config.Config<AppSettings> = Config.all({
@@ -42,7 +58,16 @@ export const settings: Config.Config<AppSettings> = Config.all({
   maxImportBytes: Config.integer("MAX_IMPORT_BYTES").pipe(
     Config.validate({ message: "MAX_IMPORT_BYTES must be positive", validation: (n) => n > 0 }),
     Config.withDefault(1024 * 1024 * 1024)
-  )
+  ),
+  sessionIdleTimeout: Config.duration("SESSION_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.hours(12))),
+  sessionMaxAge: Config.duration("SESSION_MAX_AGE").pipe(Config.withDefault(Duration.days(7))),
+  loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(
+    Config.validate({ message: "LOGIN_MAX_FAILURES must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.withDefault(5)
+  ),
+  loginLockout: Config.duration("LOGIN_LOCKOUT").pipe(Config.withDefault(Duration.minutes(15))),
+  publicUrl: Config.option(Config.url("PUBLIC_URL")),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
 })
 
 /** No variables at all: what `layerWith` reads the defaults from. */

@@ -25,6 +25,8 @@ import { InternalServerError, InvalidRequest, NotFound } from "./Errors.js"
 import { describeIssue } from "./Issues.js"
 import { Gateway } from "./gateway/Gateway.js"
 import { MeteredLive } from "./gateway/Http.js"
+import { SessionAuthLive, SessionLive } from "./session/Http.js"
+import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
 import { SystemLive } from "./system/Http.js"
@@ -90,13 +92,14 @@ export const ServicesLive = Layer.mergeAll(
   Accounts.Default,
   SystemRepo.Default,
   Ingest.Default,
-  Readiness.Default
+  Readiness.Default,
+  Sessions.Default
 )
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, ShopLive, AdminLive, CatalogAdminLive]),
-  Layer.provide([MeteredLive, AdminAuthLive])
+  Layer.provide([SystemLive, CreditsLive, ShopLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
 /** Refunds charges whose process died (G4), for as long as the server runs. */
@@ -136,7 +139,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | AppConfig>
+  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AppConfig>
 }
 
 /** The whole service, short of the database and the configuration. */

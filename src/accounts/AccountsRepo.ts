@@ -8,6 +8,8 @@ export const AccountRow = Schema.Struct({
   id: Schema.String,
   email: Schema.String,
   plan: PlanName,
+  /** The plan gives API access (Basic or higher, spec: Authentication). */
+  api_access: Schema.Boolean,
   monthly_limit: Schema.Int,
   used: Schema.Int,
   addon_remaining: Schema.Int,
@@ -15,7 +17,10 @@ export const AccountRow = Schema.Struct({
   search_used: Schema.Int,
   script_generation_limit: Schema.Int,
   script_used: Schema.Int,
-  script_period_start: Schema.NullOr(Schema.DateFromSelf)
+  script_period_start: Schema.NullOr(Schema.DateFromSelf),
+  /** The monthly credit period containing `now` (G3): from, and until (exclusive). */
+  period_start: Schema.DateFromSelf,
+  period_end: Schema.DateFromSelf
 })
 export type AccountRow = typeof AccountRow.Type
 
@@ -36,7 +41,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
       Request: Schema.Struct({ id: Schema.String, now: Schema.DateFromSelf }),
       Result: AccountRow,
       execute: ({ id, now }) => sql`
-        select a.id, a.email, a.plan,
+        select a.id, a.email, a.plan, p.api_access,
                coalesce(a.monthly_limit, p.monthly_credits) as monthly_limit,
                case when meter_period_start(m.period_anchor, ${now}) > m.period_start then 0 else m.used end as used,
                m.addon_remaining,
@@ -44,7 +49,10 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
                case when m.search_day = (${now}::timestamptz at time zone 'UTC')::date then m.search_used else 0 end as search_used,
                coalesce(a.script_generation_limit, p.script_generation_limit) as script_generation_limit,
                case when ${now} < m.script_period_start + interval '30 days' then m.script_used else 0 end as script_used,
-               case when ${now} < m.script_period_start + interval '30 days' then m.script_period_start end as script_period_start
+               case when ${now} < m.script_period_start + interval '30 days' then m.script_period_start end as script_period_start,
+               meter_period_start(m.period_anchor, ${now}) as period_start,
+               -- periods last 28 to 31 days: 32 days on is always inside the next one
+               meter_period_start(m.period_anchor, meter_period_start(m.period_anchor, ${now}) + interval '32 days') as period_end
           from accounts a
           join plans p on p.name = a.plan
           join account_meters m on m.account_id = a.id

@@ -78,19 +78,28 @@ export interface ScriptQuota {
   readonly resetsAt: Date | null
 }
 
-/** Who is calling, and the state of their meters right after this call's own charge (G2). */
-export interface Admission {
+/**
+ * Who is calling, and the state of their meters: right after this call's own charge (G2) on
+ * the key side, as they stand on the session side (legacy dashboard paths, S4).
+ */
+export interface CallerInfo {
   readonly accountId: string
-  readonly keyId: string
   readonly plan: PlanName
-  readonly chargeId: string
   readonly credits: CreditBalance
   readonly dailySearch: DailySearchQuota
   readonly scripts: ScriptQuota
+  /** This call's programmatic charge, refunded if the handler dies (G4); null on the session side. */
+  readonly chargeId: string | null
+}
+
+/** What the gateway admits a keyed call with. */
+export interface Admission extends CallerInfo {
+  readonly keyId: string
+  readonly chargeId: string
   readonly rate: RateWindow
 }
 
-export class Caller extends Context.Tag("adintel/Caller")<Caller, Admission>() {}
+export class Caller extends Context.Tag("adintel/Caller")<Caller, CallerInfo>() {}
 
 /**
  * Authenticates the key, checks the plan, takes a rate-window slot and charges one credit

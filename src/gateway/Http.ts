@@ -9,6 +9,7 @@ import {
 import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../Errors.js"
+import { type MirrorKind, mirrorKinds, mirrorName } from "../Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
@@ -78,6 +79,7 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
     Option.match(caller, {
       onNone: () => handler,
       onSome: ({ chargeId }) =>
+        chargeId === null ? handler :
         handler.pipe(
           Effect.catchAllDefect((defect) =>
             Effect.zipRight(
@@ -100,9 +102,17 @@ const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
     }))
   })
 
+/** The mirrors (Mirror.ts) of group `Name` that the API holds. */
+type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = Extract<
+  HttpApiGroup.HttpApiGroup.Name<Groups>,
+  `${Name}@${MirrorKind}`
+>
+
 /**
  * `HttpApiBuilder.group` for a metered group: every handler is wrapped by `settle`, so no
- * route can forget its refund. Use it exactly like `HttpApiBuilder.group`.
+ * route can forget its refund. Use it exactly like `HttpApiBuilder.group`. The same handlers
+ * also serve the group's mirrors (legacy session paths, un-versioned aliases) that the API
+ * holds: a family mounted elsewhere needs no handler code.
  */
 export const group = <
   ApiId extends string,
@@ -118,16 +128,24 @@ export const group = <
     handlers: HttpApiBuilder.Handlers.FromGroup<ApiError, ApiR, HttpApiGroup.HttpApiGroup.WithName<Groups, Name>>
   ) => HttpApiBuilder.Handlers.ValidateReturn<Return>
 ): Layer.Layer<
-  HttpApiGroup.ApiGroup<ApiId, Name>,
+  HttpApiGroup.ApiGroup<ApiId, Name | MirrorsOf<Groups, Name>>,
   HttpApiBuilder.Handlers.Error<Return>,
-  | Exclude<HttpApiBuilder.Handlers.Context<Return> | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name>, Scope>
+  | Exclude<
+    | HttpApiBuilder.Handlers.Context<Return>
+    | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name | MirrorsOf<Groups, Name>>,
+    Scope
+  >
   | Gateway
-> =>
-  HttpApiBuilder.group(api, groupName, (handlers) =>
-    Effect.gen(function*() {
-      const gateway = yield* Gateway
-      const built: unknown = build(handlers)
-      const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
-      return settleAll(resolved, gateway)
-    }) as any
-  ) as any
+> => {
+  const names = [groupName, ...mirrorKinds.map((kind) => mirrorName(groupName, kind)).filter((name) => name in api.groups)]
+  const [first, ...mirrors] = names.map((name) =>
+      HttpApiBuilder.group(api, name as Name, (handlers) =>
+        Effect.gen(function*() {
+          const gateway = yield* Gateway
+          const built: unknown = build(handlers)
+          const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
+          return settleAll(resolved, gateway)
+        }) as any)
+  )
+  return Layer.mergeAll(first!, ...mirrors) as any
+}

@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import type { Admission } from "../gateway/Api.js"
+import type { CallerInfo } from "../gateway/Api.js"
 import { searchesLeft } from "../gateway/Meters.js"
 import { DailyQuota, type ShopCreditsResponse } from "./Api.js"
 import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
@@ -13,7 +13,7 @@ export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQu
     const repo = yield* SearchQuotaRepo
     return {
       /** The `GET /api/v1/clipapp-shop/credits` answer, from the meters the gateway read. */
-      balance: (caller: Admission): ShopCreditsResponse => {
+      balance: (caller: CallerInfo): ShopCreditsResponse => {
         const { used, limit, resetsAt } = caller.dailySearch
         return {
           success: true,
@@ -25,7 +25,7 @@ export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQu
       },
 
       /** One explore/count search; `DailyQuota` when today's are used up (the credit is kept, G4). */
-      consume: (caller: Admission) =>
+      consume: (caller: CallerInfo) =>
         Effect.gen(function*() {
           const day = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
           const taken = yield* repo.take(caller.accountId, day, caller.dailySearch.limit)

@@ -5,6 +5,7 @@ import type { CreateAccount, UpdateAccount } from "../../src/accounts/Api.js"
 import { AppConfig, type AppSettings } from "../../src/AppConfig.js"
 import { Gateway } from "../../src/gateway/Gateway.js"
 import * as Server from "../../src/Server.js"
+import { Sessions } from "../../src/session/Sessions.js"
 import { SearchQuota } from "../../src/shop/SearchQuota.js"
 
 /** Where a test's server listens. */
@@ -29,11 +30,11 @@ export interface TestServerOptions extends Server.LayerOptions {
 
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
- * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`
- * and `SearchQuota` services for set-up.
+ * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`,
+ * `SearchQuota` and `Sessions` services for set-up.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,
@@ -91,4 +92,15 @@ export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, holds: (a: A)
       value = yield* check
     }
     return value
+  })
+
+/** The Origin a browser sends with a form post from the test server's own pages. */
+export const sameOrigin = Effect.map(TestServer, ({ url }) => ({ origin: url }))
+
+/** A browser session for an account with a password: the cookie header that carries it. */
+export const signIn = (email: string, password: string) =>
+  Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const session = yield* Effect.orDie(sessions.signIn({ email, password, address: "test" }))
+    return { cookie: `adintel_session=${session.token}` }
   })

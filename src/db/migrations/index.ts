@@ -3,11 +3,13 @@ import * as Migrator from "@effect/sql/Migrator"
 import { Effect } from "effect"
 import m0001 from "./0001_gateway.js"
 import m0002 from "./0002_catalog.js"
+import m0003 from "./0003_sessions.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
   "0001_gateway": m0001,
-  "0002_catalog": m0002
+  "0002_catalog": m0002,
+  "0003_sessions": m0003
 }
 
 /**

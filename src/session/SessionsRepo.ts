@@ -1,0 +1,163 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import type { LogEntry } from "./Api.js"
+
+export type ThrottleKind = "account" | "address"
+
+/** The ledger filters of `GET /api/logs`, resolved: instants, not days. */
+export interface LogFilter {
+  readonly accountId: string
+  readonly route: Option.Option<{ readonly exact: string } | { readonly prefix: string }>
+  readonly status: Option.Option<number>
+  readonly from: Option.Option<Date>
+  /** Exclusive. */
+  readonly until: Option.Option<Date>
+  readonly limit: number
+  readonly offset: number
+}
+
+const LogRow = Schema.Struct({
+  id: Schema.String,
+  method: Schema.String,
+  route: Schema.String,
+  status: Schema.NullOr(Schema.Int),
+  latency_ms: Schema.NullOr(Schema.Int),
+  charged_at: Schema.DateFromSelf,
+  pool: Schema.Literal("monthly", "addon"),
+  refunded: Schema.Boolean
+})
+
+export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/SessionsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findSession = SqlSchema.findOne({
+      Request: Schema.Struct({ idHash: Schema.Uint8ArrayFromSelf, now: Schema.DateFromSelf, idleSince: Schema.DateFromSelf }),
+      Result: Schema.Struct({ account_id: Schema.String }),
+      // A live session is seen again: its idle clock restarts.
+      execute: ({ idHash, idleSince, now }) => sql`
+        update sessions set last_seen_at = ${now}
+         where id_hash = ${idHash} and expires_at > ${now} and last_seen_at > ${idleSince}
+        returning account_id`
+    })
+
+    const route = (filter: LogFilter) =>
+      Option.match(filter.route, {
+        onNone: () => sql`true`,
+        onSome: (r) => ("exact" in r ? sql`route = ${r.exact}` : sql`starts_with(route, ${r.prefix})`)
+      })
+    const where = (filter: LogFilter) =>
+      sql.and([
+        sql`account_id = ${filter.accountId}::uuid`,
+        route(filter),
+        Option.match(filter.status, { onNone: () => sql`true`, onSome: (status) => sql`status = ${status}` }),
+        Option.match(filter.from, { onNone: () => sql`true`, onSome: (from) => sql`charged_at >= ${from}` }),
+        Option.match(filter.until, { onNone: () => sql`true`, onSome: (until) => sql`charged_at < ${until}` })
+      ])
+
+    return {
+      /** Accounts sign in by e-mail, case-insensitively; accounts without a password cannot. */
+      credentialsOf: (email: string) =>
+        sql<{ id: string; password_hash: string | null }>`
+          select id, password_hash from accounts where lower(email) = lower(${email})`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.orDie
+        ),
+
+      create: (session: { idHash: Uint8Array; accountId: string; now: Date; expiresAt: Date }) =>
+        sql`insert into sessions (id_hash, account_id, created_at, last_seen_at, expires_at)
+            values (${session.idHash}, ${session.accountId}::uuid, ${session.now}, ${session.now}, ${session.expiresAt})`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      /** The account of a live session (not past its absolute expiry, not idle too long). */
+      find: (idHash: Uint8Array, now: Date, idleSince: Date) =>
+        findSession({ idHash, now, idleSince }).pipe(Effect.map(Option.map((row) => row.account_id)), Effect.orDie),
+
+      remove: (idHash: Uint8Array) => sql`delete from sessions where id_hash = ${idHash}`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Sessions that can no longer be used; cleared as new ones are made. */
+      removeEnded: (now: Date, idleSince: Date) =>
+        sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`.pipe(Effect.asVoid, Effect.orDie),
+
+      setNotice: (idHash: Uint8Array, notice: string) =>
+        sql`update sessions set notice = ${notice} where id_hash = ${idHash}`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** The notice left for the next page, cleared as it is read. */
+      takeNotice: (idHash: Uint8Array) =>
+        sql<{ notice: string | null }>`
+          update sessions s set notice = null from (select notice from sessions where id_hash = ${idHash} for update) old
+           where s.id_hash = ${idHash}
+          returning old.notice`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.notice)), Effect.orDie),
+
+      /** Until when sign-ins of this subject are refused; none when they are not. */
+      lockedUntil: (kind: ThrottleKind, subject: string, now: Date) =>
+        sql<{ locked_until: Date }>`
+          select locked_until from login_failures
+           where kind = ${kind} and subject = ${subject} and locked_until > ${now}`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.locked_until)),
+          Effect.orDie
+        ),
+
+      /**
+       * Counts a failed sign-in. Failures older than `window` start the count again; the one
+       * that reaches `max` locks the subject until `now + lockout`.
+       */
+      recordFailure: (kind: ThrottleKind, subject: string, now: Date, options: { windowStart: Date; max: number; lockedUntil: Date }) =>
+        sql`
+          insert into login_failures as f (kind, subject, failures, first_failed_at, locked_until)
+          values (${kind}, ${subject}, 1, ${now}, case when 1 >= ${options.max} then ${options.lockedUntil}::timestamptz end)
+          on conflict (kind, subject) do update set
+            failures = case when f.first_failed_at < ${options.windowStart} then 1 else f.failures + 1 end,
+            first_failed_at = case when f.first_failed_at < ${options.windowStart} then ${now} else f.first_failed_at end,
+            locked_until = case
+              when (case when f.first_failed_at < ${options.windowStart} then 1 else f.failures + 1 end) >= ${options.max}
+              then ${options.lockedUntil}::timestamptz else f.locked_until end`.pipe(Effect.asVoid, Effect.orDie),
+
+      clearFailures: (kind: ThrottleKind, subject: string) =>
+        sql`delete from login_failures where kind = ${kind} and subject = ${subject}`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Calls per UTC day since `since` (refunded ones counted apart), busiest routes first. */
+      usage: (accountId: string, since: Date) =>
+        Effect.all({
+          days: sql<{ day: string; calls: number; refunded: number }>`
+            select to_char((charged_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
+                   count(*)::int as calls, count(refunded_at)::int as refunded
+              from request_ledger
+             where account_id = ${accountId}::uuid and charged_at >= ${since}
+             group by 1 order by 1`,
+          routes: sql<{ route: string; calls: number }>`
+            select route, count(*)::int as calls
+              from request_ledger
+             where account_id = ${accountId}::uuid and charged_at >= ${since}
+             group by route order by calls desc, route
+             limit 50`
+        }).pipe(Effect.orDie),
+
+      logs: (filter: LogFilter) =>
+        Effect.all({
+          total: sql<{ total: number }>`select count(*)::int as total from request_ledger where ${where(filter)}`.pipe(
+            Effect.map((rows) => rows[0]?.total ?? 0)
+          ),
+          rows: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: LogRow,
+            execute: () => sql`
+              select id::text, method, route, status, latency_ms, charged_at, pool, refunded_at is not null as refunded
+                from request_ledger
+               where ${where(filter)}
+               order by charged_at desc, id desc
+               limit ${filter.limit} offset ${filter.offset}`
+          })(undefined)
+        }).pipe(
+          Effect.map(({ rows, total }) => ({
+            total,
+            entries: rows.map((row): LogEntry => ({ ...row, charged_at: row.charged_at.toISOString() }))
+          })),
+          Effect.orDie
+        )
+    }
+  })
+}) {}
+
