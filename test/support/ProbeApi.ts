@@ -7,7 +7,9 @@ import * as Metered from "../../src/gateway/Http.js"
 import { MeteredLive } from "../../src/gateway/Http.js"
 import { DailyQuotaBody } from "../../src/shop/Api.js"
 import { SearchQuota } from "../../src/shop/SearchQuota.js"
+import { alias, legacy } from "../../src/Mirror.js"
 import { IdPath } from "../../src/Params.js"
+import { SessionAuthLive } from "../../src/session/Http.js"
 
 /**
  * A metered group composed the way a backend engineer adds a route family: a contract with
@@ -41,7 +43,15 @@ export class ProbeGroup extends metered(
     )
 ) {}
 
-export class ProbeApi extends serviceApi("probe").add(ProbeGroup) {}
+/**
+ * With both mirrors (Mirror.ts): each is one line here and none in the handlers. The session
+ * group is there to sign in with.
+ */
+export class ProbeApi extends serviceApi("probe")
+  .add(ProbeGroup)
+  .add(legacy(ProbeGroup, { from: "/api/v1/probe", to: "/api/probe" }))
+  .add(alias(ProbeGroup, { from: "/api/v1/probe", to: "/api/probe-alias" }))
+{}
 
 export const ProbeLive = Metered.group(ProbeApi, "probe", (handlers) =>
   Effect.gen(function*() {
@@ -60,4 +70,7 @@ export const ProbeLive = Metered.group(ProbeApi, "probe", (handlers) =>
       .handle("search", () => Effect.as(Effect.flatMap(Caller, quota.consume), { success: true }))
   }))
 
-export const ProbeApiLive = HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(MeteredLive))
+export const ProbeApiLive = HttpApiBuilder.api(ProbeApi).pipe(
+  Layer.provide(ProbeLive),
+  Layer.provide([MeteredLive, SessionAuthLive])
+)
