@@ -60,7 +60,7 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
         expect(answer.status).toBe(303)
         expect(answer.headers.get("location")).toBe("/api")
         const setCookie = answer.headers.get("set-cookie")!
-        expect(setCookie).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+ GMT; HttpOnly; SameSite=Lax$/)
+        expect(setCookie).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/)
         expect(setCookie).not.toContain("Secure")
 
         // Only the hash of the session id is stored.
@@ -274,6 +274,18 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
         }
         const twin = yield* call("/api/credits")
         expect([twin.status, twin.body]).toEqual([404, `{"success":false,"error":"Not found"}`])
+        // S3's three aliases exist exactly when their v1 twins do (a family that adds a twin must
+        // add its `alias(...)` line), with the same methods; no other /api/X twin is documented.
+        const doc = JSON.parse((yield* call("/openapi.json")).body)
+        const paths = Object.keys(doc.paths)
+        for (const name of ["adlibrary", "store-tracker", "store-explorer"]) {
+          const twins = paths.filter((p) => p === `/api/v1/${name}` || p.startsWith(`/api/v1/${name}/`))
+          const aliases = paths.filter((p) => p === `/api/${name}` || p.startsWith(`/api/${name}/`))
+          expect(aliases).toEqual(twins.map((p) => p.replace("/api/v1/", "/api/")))
+          for (const p of twins) expect(Object.keys(doc.paths[p.replace("/api/v1/", "/api/")])).toEqual(Object.keys(doc.paths[p]))
+        }
+        const unversioned = paths.filter((p) => /^\/api\/(?!v1\/)/.test(p) && !p.startsWith("/api/clipapp-shop"))
+        expect(unversioned.sort()).toEqual(["/api/logs", "/api/regenerate", "/api/usage"])
       }))
   })
 })
@@ -320,7 +332,7 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
           formPost({ email, password }, { origin: url.replace("http:", "https:"), "x-forwarded-proto": "https" })
         )
         expect(answer.status).toBe(303)
-        expect(answer.headers.get("set-cookie")).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+ GMT; HttpOnly; Secure; SameSite=Lax$/)
+        expect(answer.headers.get("set-cookie")).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
       }))
   })
 })

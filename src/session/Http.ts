@@ -113,7 +113,8 @@ export const SessionLive = HttpApiBuilder.group(AdIntelApi, "session", (handlers
                 sameSite: "lax",
                 secure: isHttps(request, config),
                 path: "/",
-                expires: session.expiresAt
+                // Relative, so a browser whose clock is off keeps it as long as the server does.
+                maxAge: config.sessionMaxAge
               })
             ),
             Effect.catchTags({

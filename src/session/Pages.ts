@@ -27,9 +27,9 @@ const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<string | n
 const css = `
 :root{--ink:#17212b;--muted:#5b6775;--line:#e3e7ec;--bg:#f5f7fa;--card:#fff;--brand:#4f46e5;--brand-ink:#fff;--warn:#b45309;--ok:#047857;--bad:#b91c1c}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
-header{display:flex;align-items:center;justify-content:space-between;gap:1rem;padding:.75rem 1.25rem;background:var(--card);border-bottom:1px solid var(--line)}
+header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem 1rem;padding:.75rem 1.25rem;background:var(--card);border-bottom:1px solid var(--line)}
 .brand{font-weight:700;letter-spacing:.02em}.brand span{color:var(--brand)}
-main{max-width:960px;margin:1.5rem auto;padding:0 1rem;display:grid;gap:1rem}
+main{max-width:960px;margin:1.5rem auto;padding:0 1rem;display:grid;gap:1rem}main>*,.grid>*{min-width:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem}
 h1{font-size:1.35rem;margin:0 0 .25rem}h2{font-size:1rem;margin:0 0 .75rem}.muted{color:var(--muted)}
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(240px,1fr))}
@@ -40,12 +40,12 @@ button.secondary{background:var(--card);color:var(--brand)}button:disabled{opaci
 .login{max-width:380px;margin:4rem auto}.login button{width:100%;justify-content:center;margin-top:1rem}
 .alert{padding:.7rem .9rem;border-radius:8px;border:1px solid}.alert.bad{color:var(--bad);border-color:#fecaca;background:#fef2f2}
 .alert.ok{color:var(--ok);border-color:#a7f3d0;background:#ecfdf5}
-code,pre{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.key{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}.key code{background:var(--bg);padding:.4rem .6rem;border-radius:6px;word-break:break-all}
+code,pre{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code{overflow-wrap:anywhere}
+.key{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;overflow-wrap:anywhere}.key code{background:var(--bg);padding:.4rem .6rem;border-radius:6px;word-break:break-all}
 details summary{cursor:pointer;color:var(--brand);font-weight:600}details[open] summary{margin-bottom:.5rem}
 .bar{height:10px;border-radius:99px;background:var(--bg);overflow:hidden;margin:.5rem 0}.bar>span{display:block;height:100%;background:var(--brand)}
 .big{font-size:1.6rem;font-weight:700}
-.line{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0}.line pre{flex:1;margin:0;background:var(--bg);padding:.5rem .6rem;border-radius:6px;overflow-x:auto}
+.line{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0}.line pre{flex:1;min-width:0;margin:0;background:var(--bg);padding:.5rem .6rem;border-radius:6px;overflow-x:auto}
 svg{width:100%;height:auto}svg rect.calls{fill:var(--brand)}svg rect.refunded{fill:#f59e0b}svg text{font-size:10px;fill:var(--muted)}
 .copied{color:var(--ok);font-weight:600}
 `
