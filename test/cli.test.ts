@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import * as World from "./fixtures/world.js"
 import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
-import { call, keyHeader, testServer } from "./support/TestServer.js"
+import { call, keyHeader, signIn, testServer } from "./support/TestServer.js"
 
 /** Runs `npm run admin -- <args>` as an operator would, against the test database. */
 const admin = (...args: Array<string>) =>
@@ -53,6 +53,16 @@ describe("admin CLI (npm run admin)", () => {
         expect([refused.code, refused.stderr.trim()]).toEqual([1, "error: amount: must be an integer from 1 to 10000000"])
         const missing = yield* admin("accounts", "show", "nobody@example.com")
         expect([missing.code, missing.stderr.trim()]).toEqual([1, "error: Account not found"])
+
+        // A password for the key page: sign-in works with it; a new one ends open sessions.
+        const short = yield* admin("accounts", "set-password", "ops@example.com", "--password", "short")
+        expect([short.code, short.stderr.trim()]).toEqual([1, "error: password: must be 8 to 200 characters"])
+        expect((yield* admin("accounts", "set-password", "ops@example.com", "--password", "first password")).code).toBe(0)
+        const session = yield* signIn("ops@example.com", "first password")
+        expect((yield* call("/api/usage", { headers: session })).status).toBe(200)
+        expect((yield* admin("accounts", "set-password", account.id, "--password", "second password")).code).toBe(0)
+        expect((yield* call("/api/usage", { headers: session })).status).toBe(401)
+        expect((yield* call("/api/usage", { headers: yield* signIn("ops@example.com", "second password") })).status).toBe(200)
       }), 120_000)
 
     it.effect("imports an NDJSON file and loads a demo world, with a report", () =>

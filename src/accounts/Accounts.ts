@@ -89,6 +89,13 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
           return key
         }),
 
+      /** Sets the password of the browser session; signed-in browsers must sign in again. */
+      setPassword: (id: string, password: string) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
+        }),
+
       /** The live key in clear, for its owner's key page. */
       revealKey: (id: string) =>
         Effect.gen(function*() {

@@ -136,6 +136,16 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
           })
         ).pipe(Effect.orDie),
 
+      /** A new password; the account's browser sessions end with the old one. */
+      setPassword: (id: string, passwordHash: string) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            const updated = yield* sql`update accounts set password_hash = ${passwordHash} where id = ${id}::uuid returning id`
+            yield* sql`delete from sessions where account_id = ${id}::uuid`
+            return updated.length > 0
+          })
+        ).pipe(Effect.orDie),
+
       /** The sealed live key of an account. */
       liveKey: (id: string) =>
         sql<{ key_sealed: Uint8Array }>`

@@ -19,11 +19,12 @@ export const Email = Schema.Trim.pipe(
 
 const Count = (max: number) => IntRange(0, max)
 
+/** A password for the browser session (stored as a scrypt hash). */
+export const AccountPassword = Schema.String.pipe(Schema.length({ min: 8, max: 200 }, { message: () => "must be 8 to 200 characters" }))
+
 export const CreateAccount = Schema.Struct({
   email: Email,
-  password: Schema.optional(
-    Schema.String.pipe(Schema.length({ min: 8, max: 200 }, { message: () => "must be 8 to 200 characters" }))
-  ),
+  password: Schema.optional(AccountPassword),
   plan: PlanName
 })
 export type CreateAccount = typeof CreateAccount.Type

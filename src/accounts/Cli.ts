@@ -3,7 +3,7 @@ import { Console, Effect, Option, Schema } from "effect"
 import { describeParseError } from "../Issues.js"
 import { planNames } from "../gateway/Api.js"
 import { Accounts } from "./Accounts.js"
-import { AddonCredits, CreateAccount, UpdateAccount } from "./Api.js"
+import { AccountPassword, AddonCredits, CreateAccount, UpdateAccount } from "./Api.js"
 
 /**
  * `npm run admin -- accounts ...`: the admin API's operations over the same service code,
@@ -99,9 +99,22 @@ const showKey = Command.make("show-key", { account }, ({ account }) =>
     yield* print({ api_key: yield* accounts.revealKey(yield* accounts.resolve(account)) })
   })).pipe(Command.withDescription("Print the account's current API key"))
 
+const setPassword = Command.make(
+  "set-password",
+  { account, password: Options.text("password").pipe(Options.withDescription("New password for the web session (8 to 200 characters)")) },
+  ({ account, password }) =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const valid = yield* decode(Schema.Struct({ password: AccountPassword }), { password })
+      const id = yield* accounts.resolve(account)
+      yield* accounts.setPassword(id, valid.password)
+      yield* print({ id, password: "set; the account's browser sessions were ended" })
+    })
+).pipe(Command.withDescription("Set the password the account signs in to the key page with"))
+
 export const accountsCommand = Command.make("accounts").pipe(
   Command.withDescription("Manage accounts and their API keys"),
-  Command.withSubcommands([create, show, update, addCredits, regenerateKey, showKey])
+  Command.withSubcommands([create, show, update, addCredits, regenerateKey, showKey, setPassword])
 )
 
 

@@ -1,4 +1,5 @@
 import { Config, Console, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
 import { Accounts } from "../accounts/Accounts.js"
 import { AppConfig } from "../AppConfig.js"
 import { databaseUrl } from "../db/Database.js"
@@ -39,9 +40,12 @@ export const FirstStartLive = Layer.scopedDiscard(
     let reported = -10
     const load = Effect.gen(function*() {
       yield* Effect.logInfo(`${task} (scale ${scale}): /ready answers 503 until it is done`)
+      // A load cut off and resumed finds the account made the first time; its password was
+      // printed then (or is set with `accounts set-password`).
+      const password = randomBytes(12).toString("base64url")
       const account = yield* Effect.orElse(
-        Effect.flatMap(accounts.resolve(demoEmail), (id) => Effect.map(accounts.revealKey(id), (api_key) => ({ api_key }))),
-        () => accounts.create({ email: demoEmail, plan: "pro" })
+        Effect.flatMap(accounts.resolve(demoEmail), (id) => Effect.map(accounts.revealKey(id), (api_key) => ({ api_key, password: Option.none<string>() }))),
+        () => Effect.map(accounts.create({ email: demoEmail, plan: "pro", password }), ({ api_key }) => ({ api_key, password: Option.some(password) }))
       )
       yield* demo.load({
         scale,
@@ -68,7 +72,11 @@ export const FirstStartLive = Layer.scopedDiscard(
           `  curl -H "X-API-Key: ${account.api_key}" ${base}/api/v1/credits`,
           "",
           `API reference: ${base}/docs`,
-          ""
+          "",
+          ...Option.match(account.password, {
+            onSome: (password) => [`Key page: ${base}/login  (${demoEmail} / ${password})`, ""],
+            onNone: () => [`Key page: ${base}/login  (password: npm run admin -- accounts set-password ${demoEmail} --password ...)`, ""]
+          })
         ].join("\n")
       )
     })
