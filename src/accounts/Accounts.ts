@@ -9,7 +9,8 @@ import * as Password from "./Password.js"
 
 const accountNotFound = new NotFound({ error: "Account not found" })
 
-const toView = (row: AccountRow, now: Date): AccountView => ({
+/** An account and its meters as the admin API, the CLI and the usage page show them. */
+export const accountView = (row: AccountRow, now: Date): AccountView => ({
   id: row.id,
   email: row.email,
   plan: row.plan,
@@ -41,7 +42,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
         const at = yield* now
         const row = yield* repo.find(id, at)
         if (Option.isNone(row)) return yield* Effect.fail(accountNotFound)
-        return toView(row.value, at)
+        return accountView(row.value, at)
       })
 
     const mustExist = (found: boolean) => (found ? Effect.void : Effect.fail(accountNotFound))

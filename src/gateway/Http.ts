@@ -78,9 +78,9 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
   Effect.flatMap(Effect.serviceOption(Caller), (caller) =>
     Option.match(caller, {
       onNone: () => handler,
+      // Session callers (legacy paths, S4) were charged nothing: nothing to refund.
       onSome: ({ chargeId }) =>
-        chargeId === null ? handler :
-        handler.pipe(
+        chargeId === null ? handler : handler.pipe(
           Effect.catchAllDefect((defect) =>
             Effect.zipRight(
               Effect.logError("Handler died; its credit is refunded", Cause.die(defect)),
@@ -139,13 +139,13 @@ export const group = <
 > => {
   const names = [groupName, ...mirrorKinds.map((kind) => mirrorName(groupName, kind)).filter((name) => name in api.groups)]
   const [first, ...mirrors] = names.map((name) =>
-      HttpApiBuilder.group(api, name as Name, (handlers) =>
-        Effect.gen(function*() {
-          const gateway = yield* Gateway
-          const built: unknown = build(handlers)
-          const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
-          return settleAll(resolved, gateway)
-        }) as any)
+    HttpApiBuilder.group(api, name as Name, (handlers) =>
+      Effect.gen(function*() {
+        const gateway = yield* Gateway
+        const built: unknown = build(handlers)
+        const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
+        return settleAll(resolved, gateway)
+      }) as any)
   )
   return Layer.mergeAll(first!, ...mirrors) as any
 }

@@ -177,13 +177,3 @@ ${
 </section>`
   )
 }
-
-/** A small page for answers a browser may land on (too many sign-in attempts). */
-export const messagePage = (options: { readonly nonce: string; readonly title: string; readonly message: string }): string =>
-  layout(
-    `${options.title} · AdIntel`,
-    options.nonce,
-    raw(""),
-    html`<section class="card login"><h1>${options.title}</h1><p class="alert bad" role="alert">${options.message}</p><p><a href="/login">Back to sign-in</a></p></section>`,
-    false
-  )

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto"
 import { Clock, Data, Duration, Effect, Option } from "effect"
 import { type AccountRow, AccountsRepo } from "../accounts/AccountsRepo.js"
-import { Accounts } from "../accounts/Accounts.js"
+import { Accounts, accountView } from "../accounts/Accounts.js"
 import * as Password from "../accounts/Password.js"
 import { AppConfig } from "../AppConfig.js"
 import { InvalidRequest } from "../Errors.js"
 import { type CallerInfo, PlanRequired } from "../gateway/Api.js"
-import { creditBalance, scriptResetsAt, searchesLeft, startOfNextUtcDay } from "../gateway/Meters.js"
+import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "../gateway/Meters.js"
 import { type LogsQuery, type LogsResponse, maxLogOffset, type UsageResponse } from "./Api.js"
 import { type LogFilter, SessionsRepo } from "./SessionsRepo.js"
 
@@ -167,26 +167,15 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
         Effect.gen(function*() {
           const at = yield* now
           const row = yield* account(accountId, at)
-          const caller = callerOf(row, at)
+          const view = accountView(row, at)
           const usage = yield* repo.usage(accountId, row.period_start)
           return {
             success: true,
-            plan: row.plan,
-            credits: caller.credits,
+            plan: view.plan,
+            credits: view.credits,
             period: { start: row.period_start.toISOString(), end: row.period_end.toISOString() },
-            daily_search: {
-              used: row.search_used,
-              limit: row.daily_search_limit,
-              remaining: searchesLeft(row.search_used, row.daily_search_limit),
-              unlimited: row.daily_search_limit === null,
-              resets_at: startOfNextUtcDay(at).toISOString()
-            },
-            script_generations: {
-              used: row.script_used,
-              limit: row.script_generation_limit,
-              remaining: Math.max(0, row.script_generation_limit - row.script_used),
-              resets_at: caller.scripts.resetsAt?.toISOString() ?? null
-            },
+            daily_search: view.daily_search,
+            script_generations: view.script_generations,
             calls_per_day: everyDay(row.period_start, at, usage.days),
             calls_per_route: usage.routes
           } satisfies UsageResponse
