@@ -38,7 +38,7 @@ type Checked =
  * lane chosen by its key: the database uses more than one core, and the lines of one record
  * stay in order.
  */
-const defaultLanes = 2
+export const defaultLanes = 2
 
 const laneOf = (key: string, lanes: number) => {
   let hash = 0
