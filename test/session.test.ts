@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { createHash } from "node:crypto"
+import { maxSessionsPerAccount } from "../src/session/Sessions.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, sameOrigin, signIn, TestServer, testServer } from "./support/TestServer.js"
 
@@ -164,6 +165,23 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
         expect((yield* call("/api/usage", { headers: session })).status).toBe(401)
       }))
 
+    it.effect("keeps at most 20 live sessions per account: a 21st sign-in ends the oldest", () =>
+      Effect.gen(function*() {
+        const email = `many-${Date.now()}@example.com`
+        const created = yield* account({ email, password })
+        const sessions = []
+        for (let i = 0; i < maxSessionsPerAccount + 1; i++) {
+          sessions.push(yield* signIn(email, password))
+          yield* TestClock.adjust("1 second")
+        }
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`select count(*)::int as n from sessions where account_id = ${created.id}::uuid`
+        expect(row!.n).toBe(maxSessionsPerAccount)
+        expect((yield* call("/api/usage", { headers: sessions[0]! })).status).toBe(401)
+        expect((yield* call("/api/usage", { headers: sessions[1]! })).status).toBe(200)
+        expect((yield* call("/api/usage", { headers: sessions.at(-1)! })).status).toBe(200)
+      }))
+
     it.effect("GET /api/usage: credits, quotas and calls per day and per route of the current period", () =>
       Effect.gen(function*() {
         const email = `usage-${Date.now()}@example.com`
@@ -320,6 +338,19 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
         for (let i = 0; i < 3; i++) yield* login(`guess-${i}-${Date.now()}@example.com`, "guess", attacker)
         expect((yield* login(email, password, attacker)).answer.status).toBe(429)
         expect((yield* login(email, password, { "x-forwarded-for": "198.51.100.1" })).answer.status).toBe(303)
+      }))
+
+    it.effect("forgets failure counts once their window has passed: the table stays small", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        for (let i = 0; i < 5; i++) yield* login(`spray-${i}-${Date.now()}@example.com`, "guess", { "x-forwarded-for": `192.0.2.${i}` })
+        const before = yield* sql<{ n: number }>`select count(*)::int as n from login_failures`
+        expect(before[0]!.n).toBeGreaterThanOrEqual(10)
+        yield* TestClock.adjust("16 minutes")
+        yield* login(`late-${Date.now()}@example.com`, "guess", { "x-forwarded-for": "192.0.2.200" })
+        const after = yield* sql<{ kind: string; subject: string }>`select kind, subject from login_failures order by kind`
+        expect(after.map((r) => r.kind)).toEqual(["account", "address"])
+        expect(after[1]!.subject).toBe("192.0.2.200")
       }))
 
     it.effect("marks the cookie Secure behind an https proxy", () =>

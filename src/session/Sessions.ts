@@ -65,6 +65,9 @@ const callerOf = (row: AccountRow, now: Date): CallerInfo => ({
   chargeId: null
 })
 
+/** Live sessions an account may hold (browsers, devices); signing in again ends the oldest. */
+export const maxSessionsPerAccount = 20
+
 /** The notice a regenerated key leaves for the key page. */
 export const keyRegeneratedNotice = "key-regenerated"
 
@@ -120,7 +123,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
             return yield* Effect.fail(new BadCredentials())
           }
           yield* repo.clearFailures("account", subjects[0][1])
-          yield* repo.removeEnded(at, idleSince(at))
+          yield* repo.removeEnded(found.value.id, at, idleSince(at), maxSessionsPerAccount - 1)
           const token = randomBytes(32).toString("base64url")
           const expiresAt = new Date(at.getTime() + Duration.toMillis(config.sessionMaxAge))
           yield* repo.create({ idHash: sessionDigest(token), accountId: found.value.id, now: at, expiresAt })

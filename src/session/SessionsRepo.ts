@@ -77,9 +77,18 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
 
       remove: (idHash: Uint8Array) => sql`delete from sessions where id_hash = ${idHash}`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Sessions that can no longer be used; cleared as new ones are made. */
-      removeEnded: (now: Date, idleSince: Date) =>
-        sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`.pipe(Effect.asVoid, Effect.orDie),
+      /**
+       * Clears, as a new session of `accountId` is made: sessions that can no longer be used,
+       * and the account's oldest live ones beyond `keep` (a password signed in over and over
+       * does not grow the table).
+       */
+      removeEnded: (accountId: string, now: Date, idleSince: Date, keep: number) =>
+        Effect.zipRight(
+          sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`,
+          sql`delete from sessions where id_hash in (
+                select id_hash from sessions where account_id = ${accountId}::uuid
+                 order by created_at desc offset ${keep})`
+        ).pipe(Effect.asVoid, Effect.orDie),
 
       setNotice: (idHash: Uint8Array, notice: string) =>
         sql`update sessions set notice = ${notice} where id_hash = ${idHash}`.pipe(Effect.asVoid, Effect.orDie),
@@ -105,7 +114,9 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
        * that reaches `max` locks the subject until `now + lockout`.
        */
       recordFailure: (kind: ThrottleKind, subject: string, now: Date, options: { windowStart: Date; max: number; lockedUntil: Date }) =>
-        sql`
+        Effect.zipRight(
+          sql`delete from login_failures where first_failed_at < ${options.windowStart} and coalesce(locked_until <= ${now}, true)`,
+          sql`
           insert into login_failures as f (kind, subject, failures, first_failed_at, locked_until)
           values (${kind}, ${subject}, 1, ${now}, case when 1 >= ${options.max} then ${options.lockedUntil}::timestamptz end)
           on conflict (kind, subject) do update set
@@ -113,7 +124,8 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
             first_failed_at = case when f.first_failed_at < ${options.windowStart} then ${now} else f.first_failed_at end,
             locked_until = case
               when (case when f.first_failed_at < ${options.windowStart} then 1 else f.failures + 1 end) >= ${options.max}
-              then ${options.lockedUntil}::timestamptz else f.locked_until end`.pipe(Effect.asVoid, Effect.orDie),
+              then ${options.lockedUntil}::timestamptz else f.locked_until end`
+        ).pipe(Effect.asVoid, Effect.orDie),
 
       clearFailures: (kind: ThrottleKind, subject: string) =>
         sql`delete from login_failures where kind = ${kind} and subject = ${subject}`.pipe(Effect.asVoid, Effect.orDie),

@@ -30,6 +30,9 @@ create table login_failures (
   locked_until timestamptz,
   primary key (kind, subject)
 );
+-- Counts whose window has passed are deleted as new failures come in: the table stays as
+-- small as the failures of one window.
+create index login_failures_first on login_failures (first_failed_at);
 
 -- The usage page and the logs read an account's ledger by route and status too.
 create index request_ledger_account_route on request_ledger (account_id, route, charged_at desc);
