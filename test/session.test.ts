@@ -353,7 +353,7 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
         expect(after[1]!.subject).toBe("192.0.2.200")
       }))
 
-    it.effect("marks the cookie Secure behind an https proxy", () =>
+    it.effect("marks the cookie Secure behind an https proxy and checks Origin against the forwarded host", () =>
       Effect.gen(function*() {
         const email = `secure-${Date.now()}@example.com`
         yield* account({ email, password })
@@ -364,6 +364,12 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
         )
         expect(answer.status).toBe(303)
         expect(answer.headers.get("set-cookie")).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+        // A proxy that rewrites Host says the public one in X-Forwarded-Host.
+        const proxied = { "x-forwarded-proto": "https", "x-forwarded-host": "adintel.example.com" }
+        const viaProxy = yield* call("/login", formPost({ email, password }, { origin: "https://adintel.example.com", ...proxied }))
+        expect(viaProxy.status).toBe(303)
+        const spoofed = yield* call("/login", formPost({ email, password }, { origin: "https://evil.example", ...proxied }))
+        expect(spoofed.status).toBe(403)
       }))
   })
 })

@@ -22,11 +22,14 @@ const isHttps = (request: Request, config: AppSettings) =>
     onNone: () => config.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https"
   })
 
-/** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and Host. */
+/** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and host. */
 const baseUrl = (request: Request, config: AppSettings) =>
   Option.match(config.publicUrl, {
     onSome: (url) => url.origin,
-    onNone: () => `${isHttps(request, config) ? "https" : "http"}://${request.headers["host"] ?? "localhost"}`
+    onNone: () => {
+      const forwarded = config.trustProxy ? request.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined
+      return `${isHttps(request, config) ? "https" : "http"}://${forwarded || request.headers["host"] || "localhost"}`
+    }
   })
 
 const originOf = (value: string | undefined) => {
