@@ -1,4 +1,4 @@
-import { Config, ConfigProvider, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, ConfigProvider, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 
 /**
  * Service-wide settings, read only through Effect `Config` (secrets as `Redacted`).
@@ -66,7 +66,17 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.withDefault(5)
   ),
   loginLockout: Config.duration("LOGIN_LOCKOUT").pipe(Config.withDefault(Duration.minutes(15))),
-  publicUrl: Config.option(Config.url("PUBLIC_URL")),
+  // Empty counts as unset (compose files pass `${PUBLIC_URL:-}`).
+  publicUrl: Config.option(Config.string("PUBLIC_URL")).pipe(
+    Config.map(Option.filter((url) => url.trim() !== "")),
+    Config.mapOrFail(Option.match({
+      onNone: () => Either.right(Option.none<URL>()),
+      onSome: (text) =>
+        URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
+          ? Either.right(Option.some(new URL(text)))
+          : Either.left(ConfigError.InvalidData(["PUBLIC_URL"], "must be an http(s) URL such as https://adintel.example.com"))
+    }))
+  ),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
 })
 

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Option } from "effect"
+import { settings } from "../src/AppConfig.js"
+
+const read = (env: Record<string, string>) =>
+  Effect.either(Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+describe("configuration (AppConfig)", () => {
+  it.effect("PUBLIC_URL: unset or empty is none, an http(s) URL is kept, anything else is refused by name", () =>
+    Effect.gen(function*() {
+      for (const env of [{}, { PUBLIC_URL: "" }, { PUBLIC_URL: "  " }]) {
+        const read1 = yield* read(env)
+        expect(Either.isRight(read1) && Option.isNone(read1.right.publicUrl)).toBe(true)
+      }
+      const set = yield* read({ PUBLIC_URL: "https://adintel.example.com/" })
+      expect(Either.isRight(set) && Option.getOrThrow(set.right.publicUrl).origin).toBe("https://adintel.example.com")
+      for (const bad of ["adintel.example.com", "ftp://adintel.example.com"]) {
+        const refused = yield* read({ PUBLIC_URL: bad })
+        expect(Either.isLeft(refused) && String(refused.left)).toContain("PUBLIC_URL")
+        expect(Either.isLeft(refused) && String(refused.left)).toContain("must be an http(s) URL such as https://adintel.example.com")
+      }
+    }))
+
+  it.effect("session and sign-in settings have defaults and refuse nonsense", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      expect(Either.isRight(defaults) && [defaults.right.loginMaxFailures, defaults.right.trustProxy]).toEqual([5, false])
+      const refused = yield* read({ LOGIN_MAX_FAILURES: "0" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("LOGIN_MAX_FAILURES must be between 1 and 1000")
+    }))
+})
