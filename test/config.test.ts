@@ -8,7 +8,8 @@ const read = (env: Record<string, string>) =>
 describe("configuration (AppConfig)", () => {
   it.effect("PUBLIC_URL: unset or empty is none, an http(s) URL is kept, anything else is refused by name", () =>
     Effect.gen(function*() {
-      for (const env of [{}, { PUBLIC_URL: "" }, { PUBLIC_URL: "  " }]) {
+      const unset: Array<Record<string, string>> = [{}, { PUBLIC_URL: "" }, { PUBLIC_URL: "  " }]
+      for (const env of unset) {
         const read1 = yield* read(env)
         expect(Either.isRight(read1) && Option.isNone(read1.right.publicUrl)).toBe(true)
       }
