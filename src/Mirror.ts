@@ -48,7 +48,7 @@ export const legacy = <Id extends string, Endpoints extends HttpApiEndpoint.Http
   move: Move
 ): HttpApiGroup.HttpApiGroup<`${Id}@legacy`, Endpoints, SessionAuthFailure> => {
   const endpoints = moved(group.endpoints, move, (endpoint) =>
-    (endpoint as any).annotate(OpenApi.Transform, (operation: Record<string, unknown>) => ({ ...operation, security: sessionSecurity })))
+    (endpoint as any).annotate(OpenApi.Transform, (operation: { readonly [key: string]: unknown }) => ({ ...operation, security: sessionSecurity })))
   const base = HttpApiGroup.make(mirrorName(group.identifier, "legacy")).annotate(
     OpenApi.Description,
     `Legacy dashboard paths under ${move.to}: the ${move.from} routes for a signed-in browser session; no API credit is charged, daily quotas apply.`
