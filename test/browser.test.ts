@@ -52,6 +52,8 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         yield* run(() => page.fill("#password", "wrong password"))
         yield* run(() => page.click("button[type=submit]"))
         expect(yield* run(() => page.textContent("[role=alert]"))).toBe("Wrong e-mail or password.")
+        mkdirSync(artifacts, { recursive: true })
+        yield* run(() => page.screenshot({ path: path.join(artifacts, "sign-in.png") }))
         yield* run(() => page.fill("#password", password))
         yield* run(() => Promise.all([page.waitForURL(`${url}/api`), page.click("button[type=submit]")]))
 
@@ -65,7 +67,6 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         expect(yield* run(() => page.evaluate("navigator.clipboard.readText()"))).toBe(created.api_key)
         expect(yield* run(() => page.textContent("#copy-key"))).toBe("Copied")
 
-        mkdirSync(artifacts, { recursive: true })
         yield* run(() => page.screenshot({ path: path.join(artifacts, "key-page-desktop.png"), fullPage: true }))
         yield* run(() => page.setViewportSize({ width: 390, height: 844 }))
         yield* run(() => page.screenshot({ path: path.join(artifacts, "key-page-phone.png"), fullPage: true }))
