@@ -57,6 +57,7 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         yield* run(() => page.fill("#password", password))
         yield* run(() => Promise.all([page.waitForURL(`${url}/api`), page.click("button[type=submit]")]))
 
+        expect(yield* run(() => page.textContent("#calls-total"))).toBe("· 3 in all · busiest day 3")
         // Masked until revealed; copied whole.
         const masked = yield* run(() => page.textContent("#masked-key"))
         expect(masked).toBe(`adi_${"•".repeat(12)}${created.api_key.slice(-4)}`)

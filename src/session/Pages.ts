@@ -164,7 +164,9 @@ ${
       dailySearch.limit === null ? "Premium: no daily limit" : `${number(dailySearch.used)} of ${number(dailySearch.limit)} used · resets at 00:00 UTC`
     }</p></section>
 </div>
-<section class="card"><h2>Calls, last 30 days</h2>${usageChart(data.days)}
+<section class="card"><h2>Calls, last 30 days <span class="muted" id="calls-total">· ${
+      number(data.days.reduce((sum, d) => sum + d.calls, 0))
+    } in all · busiest day ${number(Math.max(0, ...data.days.map((d) => d.calls)))}</span></h2>${usageChart(data.days)}
 <p class="muted">Every metered call costs one credit; refunded calls (server errors) are shown in amber. Details: <a href="/api/usage">usage</a> · <a href="/api/logs">logs</a></p></section>
 <section class="card"><h2>Sending the key</h2>
 ${
