@@ -56,6 +56,13 @@ const sameOrigin = (request: Request, config: AppSettings) => {
 
 const tokenOf = (request: Request) => Option.fromNullable(request.cookies[sessionCookieName]).pipe(Option.filter((t) => t.length > 0))
 
+/** The live session the request's cookie names, if any (its idle clock restarts). */
+const sessionOf = (sessions: Sessions, request: Request) =>
+  Option.match(tokenOf(request), {
+    onNone: () => Effect.succeedNone,
+    onSome: (token) => Effect.map(sessions.authenticate(token), Option.map((accountId) => ({ accountId, token })))
+  })
+
 /** Session pages are private and never framed; their one inline script carries a nonce. */
 const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
   const nonce = randomBytes(16).toString("base64")
@@ -81,12 +88,9 @@ export const SessionAuthLive = Layer.effect(
   Effect.gen(function*() {
     const sessions = yield* Sessions
     return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const token = tokenOf(request)
-      if (Option.isNone(token)) return yield* Effect.fail(new Unauthorized())
-      const accountId = yield* sessions.authenticate(token.value)
-      if (Option.isNone(accountId)) return yield* Effect.fail(new Unauthorized())
-      return yield* sessions.caller(accountId.value)
+      const session = yield* sessionOf(sessions, yield* HttpServerRequest.HttpServerRequest)
+      if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized())
+      return yield* sessions.caller(session.value.accountId)
     })
   })
 )
@@ -95,11 +99,7 @@ export const SessionLive = HttpApiBuilder.group(AdIntelApi, "session", (handlers
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig
-    const signedIn = (request: Request) =>
-      Option.match(tokenOf(request), {
-        onNone: () => Effect.succeedNone,
-        onSome: (token) => Effect.map(sessions.authenticate(token), Option.map((accountId) => ({ accountId, token })))
-      })
+    const signedIn = (request: Request) => sessionOf(sessions, request)
 
     return handlers
       .handle("loginPage", ({ request, urlParams }) =>
