@@ -1,0 +1,380 @@
+import * as dns from "node:dns"
+import { createWriteStream } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import * as http from "node:http"
+import * as https from "node:https"
+import { isIP, type LookupFunction } from "node:net"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { Transform, Writable } from "node:stream"
+import { pipeline } from "node:stream/promises"
+import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
+
+/**
+ * Downloads user-supplied media URLs without letting them reach the service's own network
+ * (SSRF): only http(s), every resolved address checked, the connection pinned to the checked
+ * addresses, redirects followed by hand and re-checked, size and time bounded.
+ */
+
+/**
+ * A refused fetch. `reason` is short and safe to show (never a stack); an API prefixes the
+ * field, e.g. `image_url: address 10.0.0.1 is private`.
+ */
+export class MediaFetchError extends Schema.TaggedError<MediaFetchError>()("MediaFetchError", {
+  reason: Schema.String
+}) {}
+
+export interface RemoteMediaSettings {
+  /** Hosts, addresses and CIDRs fetched even though private (`MEDIA_FETCH_ALLOW`). */
+  readonly allow: ReadonlyArray<string>
+  /** The largest body read, unless a call asks for another bound. */
+  readonly maxBytes: number
+  /** Bounds a whole fetch: every hop, and the body. */
+  readonly timeout: Duration.Duration
+  /** Where `download` puts its temporary files. */
+  readonly tempDir: string
+}
+
+export interface FetchOptions {
+  readonly maxBytes?: number
+  /** Content-type prefixes accepted, such as `"image/"`; absent: any. */
+  readonly accept?: ReadonlyArray<string>
+}
+
+export interface FetchedMedia {
+  readonly bytes: Uint8Array
+  readonly contentType: string
+  readonly finalUrl: string
+}
+
+export interface DownloadedMedia {
+  /** A temporary file, removed when the scope closes. */
+  readonly path: string
+  readonly contentType: string
+  readonly finalUrl: string
+  readonly bytes: number
+}
+
+export const maxRedirects = 5
+
+// ---------------------------------------------------------------------------------------------
+// Addresses
+
+/** An address as one number: 32 bits for IPv4, 128 for IPv6. */
+interface Ip {
+  readonly v6: boolean
+  readonly n: bigint
+}
+interface Cidr {
+  readonly ip: Ip
+  readonly bits: number
+}
+
+const parseIp = (text: string): Ip | undefined => {
+  const plain = text.replace(/%.*$/, "") // a zone id ("fe80::1%eth0") says nothing about the range
+  const version = isIP(plain)
+  if (version === 4) return { v6: false, n: plain.split(".").reduce((n, part) => (n << 8n) | BigInt(part), 0n) }
+  if (version !== 6) return undefined
+  // A trailing dotted quad ("::ffff:1.2.3.4") becomes two groups; "::" fills with zero groups.
+  const hex = plain.toLowerCase().replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) =>
+    `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`)
+  const [head = "", tail] = hex.split("::")
+  const groups = (part: string | undefined) => (part ? part.split(":") : [])
+  const all = tail === undefined
+    ? groups(head)
+    : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill("0"), ...groups(tail)]
+  return { v6: true, n: all.reduce((n, group) => (n << 16n) | BigInt(`0x${group}`), 0n) }
+}
+
+const parseCidr = (text: string): Cidr | undefined => {
+  const [address = "", prefix] = text.split("/")
+  const ip = parseIp(address)
+  const width = ip?.v6 ? 128 : 32
+  const bits = prefix === undefined ? width : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN
+  return ip && bits >= 0 && bits <= width ? { ip, bits } : undefined
+}
+
+const contains = (range: Cidr, ip: Ip) => {
+  const drop = BigInt((ip.v6 ? 128 : 32) - range.bits)
+  return range.ip.v6 === ip.v6 && range.ip.n >> drop === ip.n >> drop
+}
+
+/** What no fetch may reach unless allowed; the first matching row names the reason. */
+const refusedRanges = ([
+  ["0.0.0.0/8", "unspecified"],
+  ["127.0.0.0/8", "loopback"],
+  ["10.0.0.0/8", "private"],
+  ["172.16.0.0/12", "private"],
+  ["192.168.0.0/16", "private"],
+  ["169.254.0.0/16", "link-local"],
+  ["100.64.0.0/10", "shared (CGNAT)"],
+  ["192.0.0.0/24", "reserved"],
+  ["198.18.0.0/15", "reserved"],
+  ["224.0.0.0/4", "multicast"],
+  ["240.0.0.0/4", "reserved"],
+  ["::/128", "unspecified"],
+  ["::1/128", "loopback"],
+  ["::/96", "reserved"], // IPv4-compatible, deprecated
+  ["fc00::/7", "private"],
+  ["fec0::/10", "private"], // site-local, deprecated
+  ["fe80::/10", "link-local"],
+  ["ff00::/8", "multicast"]
+] as const).map(([range, kind]) => [parseCidr(range)!, kind] as const)
+
+/** IPv6 ranges that carry an IPv4 address in their low 32 bits: IPv4-mapped and NAT64. */
+const embeddingV4 = ["::ffff:0:0/96", "64:ff9b::/96"].map((range) => parseCidr(range)!)
+
+/** Why an address may not be fetched, or undefined when it is public. */
+const refusedKind = (ip: Ip): string | undefined => {
+  if (embeddingV4.some((range) => contains(range, ip))) return refusedKind({ v6: false, n: ip.n & 0xffffffffn })
+  return refusedRanges.find(([range]) => contains(range, ip))?.[1]
+}
+
+interface AllowList {
+  readonly hosts: ReadonlySet<string>
+  readonly ranges: ReadonlyArray<Cidr>
+}
+
+const hostName = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i
+const normalHost = (host: string) => host.toLowerCase().replace(/\.$/, "")
+
+/** Splits the allow-list into host names and ranges; the entries that are neither, on the left. */
+const parseAllowList = (entries: ReadonlyArray<string>): Either.Either<AllowList, ReadonlyArray<string>> => {
+  const hosts = new Set<string>()
+  const ranges: Array<Cidr> = []
+  const bad: Array<string> = []
+  for (const entry of entries) {
+    const range = parseCidr(entry)
+    if (range) ranges.push(range)
+    else if (hostName.test(entry)) hosts.add(normalHost(entry))
+    else bad.push(entry)
+  }
+  return bad.length > 0 ? Either.left(bad) : Either.right({ hosts, ranges })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+export const settings: Config.Config<RemoteMediaSettings> = Config.all({
+  allow: Config.string("MEDIA_FETCH_ALLOW").pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")),
+    Config.mapOrFail((entries) =>
+      Either.match(parseAllowList(entries), {
+        onLeft: (bad) =>
+          Either.left(ConfigError.InvalidData(
+            ["MEDIA_FETCH_ALLOW"],
+            `${bad.join(", ")}: not a host name, an address or a CIDR such as 10.0.0.0/8`
+          )),
+        onRight: () => Either.right(entries)
+      })
+    )
+  ),
+  maxBytes: Config.integer("MEDIA_MAX_BYTES").pipe(
+    Config.validate({ message: "MEDIA_MAX_BYTES must be positive", validation: (n) => n > 0 }),
+    Config.withDefault(20 * 1024 * 1024)
+  ),
+  timeout: Config.duration("MEDIA_FETCH_TIMEOUT").pipe(
+    Config.validate({ message: "MEDIA_FETCH_TIMEOUT must be positive", validation: (d) => Duration.toMillis(d) > 0 }),
+    Config.withDefault(Duration.seconds(10))
+  ),
+  tempDir: Config.option(Config.string("MEDIA_TEMP_DIR")).pipe(
+    Config.map(Option.filter((dir) => dir.trim() !== "")),
+    Config.map(Option.getOrElse(() => tmpdir()))
+  )
+})
+
+// ---------------------------------------------------------------------------------------------
+// Fetching
+
+const refuse = (reason: string) => Effect.fail(new MediaFetchError({ reason }))
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308])
+
+/** An accepted content-type prefix as a media range: "image/" -> "image/*". */
+const mediaRange = (prefix: string) => (prefix.endsWith("/") ? `${prefix}*` : prefix)
+
+const parseUrl = (text: string, base?: URL) => {
+  if (!URL.canParse(text, base?.href)) return refuse("not a valid URL")
+  const url = new URL(text, base)
+  return url.protocol === "http:" || url.protocol === "https:" ? Effect.succeed(url) : refuse("only http(s) URLs are allowed")
+}
+
+/** The body passed its bound: stops the pipeline at once. */
+class TooLarge extends Error {}
+
+const errorCode = (error: unknown) =>
+  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
+
+const make = (config: RemoteMediaSettings) =>
+  Effect.gen(function*() {
+    const allow = yield* Either.match(parseAllowList(config.allow), {
+      onLeft: (bad) => Effect.dieMessage(`RemoteMedia: bad allow-list entries ${bad.join(", ")}`),
+      onRight: Effect.succeed
+    })
+    const larger = (maxBytes: number) => refuse(`larger than ${maxBytes} bytes`)
+
+    /** The addresses `url` may be fetched from (empty for an IP literal: nothing to resolve). */
+    const checkedAddresses = (url: URL) =>
+      Effect.gen(function*() {
+        const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+        const literal = isIP(host) !== 0
+        const addresses: ReadonlyArray<dns.LookupAddress> = literal
+          ? [{ address: host, family: isIP(host) }]
+          : yield* Effect.async<ReadonlyArray<dns.LookupAddress>, MediaFetchError>((resume) =>
+            dns.lookup(host, { all: true }, (error, found) =>
+              resume(error || found.length === 0 ? refuse(`cannot resolve host ${host}`) : Effect.succeed(found)))
+          )
+        // Every address must pass, or a name with one public and one private address would win.
+        for (const { address } of addresses) {
+          const ip = parseIp(address)
+          if (!ip) return yield* refuse(`address ${address} is not understood`)
+          const kind = refusedKind(ip)
+          if (kind && !allow.hosts.has(normalHost(host)) && !allow.ranges.some((range) => contains(range, ip))) {
+            return yield* refuse(`address ${address} is ${kind}`)
+          }
+        }
+        return literal ? [] : addresses
+      })
+
+    /** One request, connected only to `addresses`; the response is destroyed with the scope. */
+    const request = (url: URL, addresses: ReadonlyArray<dns.LookupAddress>, accept: string) =>
+      Effect.async<http.IncomingMessage, MediaFetchError>((resume) => {
+        // Pinned: answers the connection's own look-up with the checked addresses (DNS rebinding).
+        const lookup: LookupFunction = (_host, options, callback) =>
+          options.all ? callback(null, [...addresses]) : callback(null, addresses[0]!.address, addresses[0]!.family)
+        let settled = false
+        const settle = (effect: Effect.Effect<http.IncomingMessage, MediaFetchError>) => {
+          if (settled) return
+          settled = true
+          resume(effect)
+        }
+        // agent: false: a pooled socket could have been opened for another allow-list.
+        const req = (url.protocol === "https:" ? https : http).request(url, {
+          agent: false,
+          ...(addresses.length > 0 ? { lookup } : {}),
+          headers: { accept, "user-agent": "adintel-media/1" }
+        })
+        req.on("response", (res) => {
+          // Errors surface through the body read; an unread response must not crash the process.
+          res.on("error", () => undefined)
+          settle(Effect.succeed(res))
+        })
+        req.on("error", (error) => settle(refuse(`could not fetch ${url.host}: ${errorCode(error)}`)))
+        req.end()
+        return Effect.sync(() => req.destroy())
+      }).pipe(
+        (pending) => Effect.uninterruptibleMask((restore) =>
+          Effect.tap(restore(pending), (res) => Effect.addFinalizer(() => Effect.sync(() => res.destroy()))))
+      )
+
+    /** Follows redirects by hand, checking each hop; answers the final 2xx response. */
+    const open = (start: string, options: FetchOptions, maxBytes: number) =>
+      Effect.gen(function*() {
+        const accept = options.accept ?? []
+        const acceptHeader = accept.length > 0 ? accept.map(mediaRange).join(", ") : "*/*"
+        let url = yield* parseUrl(start)
+        for (let hop = 0;; hop++) {
+          const res = yield* request(url, yield* checkedAddresses(url), acceptHeader)
+          const status = res.statusCode ?? 0
+          if (redirectStatuses.has(status)) {
+            res.destroy()
+            if (hop >= maxRedirects) return yield* refuse(`more than ${maxRedirects} redirects`)
+            const location = res.headers.location
+            if (!location) return yield* refuse(`redirect ${status} without a Location header`)
+            url = yield* parseUrl(location, url)
+            continue
+          }
+          if (status < 200 || status > 299) return yield* refuse(`server answered ${status}`)
+          const contentType = res.headers["content-type"]?.trim() || "application/octet-stream"
+          const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
+          if (accept.length > 0 && !accept.some((prefix) => mediaType.startsWith(prefix.toLowerCase()))) {
+            return yield* refuse(`content type ${mediaType} is not ${accept.map(mediaRange).join(" or ")}`)
+          }
+          if (Number(res.headers["content-length"]) > maxBytes) return yield* larger(maxBytes)
+          return { res, contentType, finalUrl: url.href }
+        }
+      })
+
+    /** Pipes the body into `sink`, stopping as soon as it passes `maxBytes`; answers its length. */
+    const drain = (res: http.IncomingMessage, sink: Writable, maxBytes: number) => {
+      let seen = 0
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          seen += chunk.length
+          done(seen > maxBytes ? new TooLarge() : null, chunk)
+        }
+      })
+      return Effect.tryPromise({ try: (signal) => pipeline(res, limit, sink, { signal }), catch: (error) => error }).pipe(
+        Effect.map(() => seen),
+        Effect.catchAll((error) =>
+          error instanceof TooLarge
+            ? larger(maxBytes)
+            // A file-system error (it names a path) is ours, not the remote's.
+            : typeof (error as { path?: unknown }).path === "string"
+            ? Effect.die(error)
+            : refuse("the connection closed before the whole body arrived")
+        )
+      )
+    }
+
+    const seconds = Duration.toSeconds(config.timeout)
+    const bounded = <A, R>(effect: Effect.Effect<A, MediaFetchError, R>) =>
+      Effect.timeoutFail(effect, {
+        duration: config.timeout,
+        onTimeout: () => new MediaFetchError({ reason: `timed out after ${seconds}s` })
+      })
+
+    return {
+      /** The whole body in memory. */
+      fetch: (url: string, options: FetchOptions = {}): Effect.Effect<FetchedMedia, MediaFetchError> =>
+        Effect.scoped(Effect.gen(function*() {
+          const maxBytes = options.maxBytes ?? config.maxBytes
+          const { contentType, finalUrl, res } = yield* open(url, options, maxBytes)
+          const chunks: Array<Buffer> = []
+          yield* drain(res, new Writable({ write: (chunk: Buffer, _encoding, done) => done(void chunks.push(chunk)) }), maxBytes)
+          const body = Buffer.concat(chunks)
+          return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType, finalUrl }
+        })).pipe(bounded),
+
+      /** The body in a temporary file (for videos); the file is removed when the scope closes, whatever happens. */
+      download: (url: string, options: FetchOptions = {}): Effect.Effect<DownloadedMedia, MediaFetchError, Scope.Scope> =>
+        Effect.gen(function*() {
+          const remove = (dir: string) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+          const dir = yield* Effect.acquireRelease(
+            Effect.promise(() => mkdtemp(path.join(config.tempDir, "adintel-media-"))),
+            remove
+          )
+          const file = path.join(dir, "body")
+          const got = yield* Effect.scoped(Effect.gen(function*() {
+            const maxBytes = options.maxBytes ?? config.maxBytes
+            const { contentType, finalUrl, res } = yield* open(url, options, maxBytes)
+            const bytes = yield* drain(res, createWriteStream(file, { flags: "wx", mode: 0o600 }), maxBytes)
+            return { path: file, contentType, finalUrl, bytes }
+          })).pipe(
+            bounded,
+            // A failed download leaves nothing behind, even while the caller's scope stays open.
+            Effect.onError(() => remove(dir))
+          )
+          return got
+        })
+    }
+  })
+
+/** No variables at all: what `layerWith` reads the defaults from. */
+const emptyProvider = ConfigProvider.fromMap(new Map())
+
+export class RemoteMedia extends Effect.Service<RemoteMedia>()("adintel/RemoteMedia", {
+  effect: Effect.flatMap(settings, make)
+}) {
+  /** The defaults, with some settings replaced: what tests start from. */
+  static readonly layerWith = (overrides: Partial<RemoteMediaSettings>) =>
+    Layer.effect(
+      RemoteMedia,
+      Effect.withConfigProvider(settings, emptyProvider).pipe(
+        Effect.orDie,
+        Effect.flatMap((defaults) => make({ ...defaults, ...overrides })),
+        Effect.map(RemoteMedia.make)
+      )
+    )
+}
