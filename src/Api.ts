@@ -1,10 +1,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./accounts/Api.js"
+import { AdLibraryApi, AdsApi, MagicAiApi } from "./adLibrary/Api.js"
 import { CatalogAdminApi } from "./catalog/Api.js"
 import { CreditsApi } from "./credits/Api.js"
 import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody } from "./Errors.js"
 import { withKeySchemes } from "./gateway/Api.js"
-import { legacy } from "./Mirror.js"
+import { alias, legacy } from "./Mirror.js"
 import { SessionApi, sessionCookieName } from "./session/Api.js"
 import { ShopApi, shopPrefix } from "./shop/Api.js"
 import { SystemApi } from "./system/Api.js"
@@ -75,6 +76,11 @@ export const serviceApi = <const Id extends string>(id: Id) =>
 export class AdIntelApi extends serviceApi("adintel")
   .add(SystemApi)
   .add(CreditsApi)
+  .add(AdLibraryApi)
+  .add(alias(AdLibraryApi, { from: "/api/v1/adlibrary", to: "/api/adlibrary" }))
+  .add(AdsApi)
+  .add(MagicAiApi)
+  .add(legacy(MagicAiApi, { from: "/api/v1/magic-ai", to: "/api/magic-ai" }))
   .add(ShopApi)
   .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(SessionApi)

@@ -18,6 +18,8 @@ export const describeIssue = (issue: Issue | undefined): string => {
   const field = issue.path.map(String).join(".")
   if (field === "") return `Invalid request: ${issue.message}`
   if (issue._tag === "Missing") return `${field} is missing`
+  // Searches refuse what they do not know rather than ignore a misspelt filter.
+  if (issue._tag === "Unexpected") return `${field}: unknown parameter`
   return `${field}: ${issue.message}`
 }
 

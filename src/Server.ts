@@ -16,12 +16,17 @@ import { Cause, Clock, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./accounts/Accounts.js"
 import { AdminAuthLive, AdminLive } from "./accounts/Http.js"
+import { AdSearch } from "./adLibrary/AdSearch.js"
+import { AdSimilarity } from "./adLibrary/AdSimilarity.js"
+import { AdLibraryLive, AdsLive, MagicAiLive } from "./adLibrary/Http.js"
 import { CatalogAdminLive } from "./catalog/Http.js"
 import { Ingest } from "./catalog/Ingest.js"
 import { AdIntelApi } from "./Api.js"
 import { AppConfig } from "./AppConfig.js"
 import { CreditsLive } from "./credits/Http.js"
 import { InternalServerError, InvalidRequest, NotFound } from "./Errors.js"
+import { ImageFeatures } from "./media/ImageFeatures.js"
+import { RemoteMedia } from "./media/RemoteMedia.js"
 import { describeIssue } from "./Issues.js"
 import { Gateway } from "./gateway/Gateway.js"
 import { MeteredLive } from "./gateway/Http.js"
@@ -93,12 +98,16 @@ export const ServicesLive = Layer.mergeAll(
   SystemRepo.Default,
   Ingest.Default,
   Readiness.Default,
-  Sessions.Default
+  Sessions.Default,
+  AdSearch.Default
+).pipe(
+  // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
+  Layer.provideMerge(Layer.mergeAll(AdSimilarity.postgres, RemoteMedia.Default, ImageFeatures.Default))
 )
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, ShopLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, MagicAiLive, ShopLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -139,7 +148,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AppConfig>
+  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | AppConfig>
 }
 
 /** The whole service, short of the database and the configuration. */

@@ -1,6 +1,8 @@
-import { Clock, Effect, Stream } from "effect"
+import { Chunk, Clock, Effect, Stream } from "effect"
+import { SimilarityRepo } from "../adLibrary/SimilarityRepo.js"
 import { Ingest, type IngestReport } from "../catalog/Ingest.js"
 import { type EntityName, entityNames } from "../catalog/records/index.js"
+import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../media/ImageFeatures.js"
 import { DemoRepo } from "./DemoRepo.js"
 import { type ScaleName, scales, world } from "./World.js"
 
@@ -25,6 +27,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
   effect: Effect.gen(function*() {
     const ingest = yield* Ingest
     const repo = yield* DemoRepo
+    const creatives = yield* SimilarityRepo
     return {
       loaded: repo.loaded,
       load: ({ onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
@@ -43,11 +46,25 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
               return yield* Effect.dieMessage(`The demo ${entity} were refused: ${JSON.stringify(reports[entity]!.errors.slice(0, 3))}`)
             }
           }
+          // The demo's creatives are drawn, not fetched: hashed from their pixels, as the hasher would.
+          yield* Stream.fromIterable(generated.creatives()).pipe(
+            Stream.map(({ external_id, library, noise, seed }) => {
+              const pixels = syntheticCreative(seed, { noise })
+              return {
+                library,
+                externalId: external_id,
+                hashes: { phash: toSigned64(pHashOfPixels(pixels)), dhash: toSigned64(dHashFrom32(pixels)) },
+                mediaUrl: null
+              }
+            }),
+            Stream.grouped(2_000),
+            Stream.runForEach((batch) => creatives.saveHashes(Chunk.toReadonlyArray(batch), now))
+          )
           yield* onProgress({ entity: "shop-metrics", done: total, total })
           yield* repo.markLoaded({ scale, seed, today }, now)
           return reports as Record<EntityName, IngestReport>
         })
     }
   }),
-  dependencies: [DemoRepo.Default]
+  dependencies: [DemoRepo.Default, SimilarityRepo.Default]
 }) {}

@@ -299,6 +299,20 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
     for (let i = 0; i < scale.ads; i++) yield ad(i)
   }
 
+  /**
+   * The creative of every ad with an image or a video thumbnail, as a seed to draw it from:
+   * variants draw their root's creative with a little noise (near-duplicates), other ads
+   * their own.
+   */
+  function* creatives() {
+    for (let i = 0; i < scale.ads; i++) {
+      const { external_id, library, media } = ad(i)
+      if (media.length === 0) continue
+      const root = creativeRoot(i)
+      yield { library, external_id, seed: Prng.for(seed, "drawing", root).int(0, 2 ** 31 - 1), noise: root === i ? 0 : 4 + (i % 4) }
+    }
+  }
+
   // The short-video shop world, per region.
   const regions = ["US", "GB"] as const
   const categoryIds = (region: string, niche: Niche) => {
@@ -563,6 +577,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
 
   return {
     records,
+    creatives,
     /** Records per entity, for progress (metric records: at most one series per subject). */
     counts: {
       stores: storeCount,

@@ -34,7 +34,11 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
   })
 }) {}
 
-const keySecret = Effect.gen(function*() {
+/**
+ * The server secret: `KEY_ENCRYPTION_SECRET`, or one generated once under `DATA_DIR`. Every
+ * replica must share it. Other keys (scroll-token signing) are derived from it with HKDF.
+ */
+export const keySecret = Effect.gen(function*() {
   const configured = yield* Config.option(Config.redacted("KEY_ENCRYPTION_SECRET"))
   if (Option.isSome(configured) && Redacted.value(configured.value).length > 0) {
     if (Redacted.value(configured.value).length < 16) {

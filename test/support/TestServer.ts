@@ -11,10 +11,11 @@ import { SearchQuota } from "../../src/shop/SearchQuota.js"
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}
 
-/** Secrets a test run uses instead of generating files under `DATA_DIR`. */
-export const TestSecrets = Layer.setConfigProvider(
-  ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"]]))
-)
+/** Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables. */
+export const testEnvironment = (env: Record<string, string> = {}) =>
+  Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"], ...Object.entries(env)]))
+  )
 
 const address = Layer.effect(
   TestServer,
@@ -26,6 +27,8 @@ const address = Layer.effect(
 
 export interface TestServerOptions extends Server.LayerOptions {
   readonly config?: Partial<AppSettings>
+  /** Environment variables the server's layers read through `Config` (e.g. `MEDIA_FETCH_ALLOW`). */
+  readonly env?: Record<string, string>
 }
 
 /**
@@ -43,7 +46,7 @@ export const testServer = (options: TestServerOptions = {}) =>
       ledgerSweepEvery: Duration.days(365),
       ...options.config
     })),
-    Layer.provide(TestSecrets)
+    Layer.provide(testEnvironment(options.env))
   )
 
 export interface Answer {

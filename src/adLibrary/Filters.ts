@@ -1,0 +1,198 @@
+import { Schema } from "effect"
+import { CountryCode, Day, Domain, ExternalId, LanguageCode } from "../catalog/records/Fields.js"
+import { Choice, IntRange } from "../Params.js"
+
+/**
+ * The ad search filters, declared once (issue 4, "Searching"). Each library's route takes the
+ * common filters plus the engagement ranges its library shows; the same declaration gives the
+ * GET query schema (strings, lists as `a,b` or repeated), the POST body schema of magic-ai
+ * (JSON values) and the OpenAPI parameters.
+ */
+
+export const libraries = ["social", "pinboard", "clipapp", "search"] as const
+export type Library = (typeof libraries)[number]
+
+export const engagementMetrics = ["likes", "comments", "shares", "views"] as const
+export type EngagementMetric = (typeof engagementMetrics)[number]
+
+/** What each library shows of an ad's engagement (spec: "engagement ranges where the library has them"). */
+export const engagementOf: Record<Library, ReadonlyArray<EngagementMetric>> = {
+  social: ["likes", "comments", "shares"],
+  pinboard: ["likes", "comments"],
+  clipapp: ["likes", "comments", "shares", "views"],
+  search: []
+}
+
+export const sorts = ["relevance", "newest", "oldest", "longest_running", "most_engagement"] as const
+export type Sort = (typeof sorts)[number]
+
+/** P1: `limit` on the first request. */
+export const maxLimit = 50
+export const defaultLimit = 20
+/** The most values one list filter takes (`country=US,GB,...`). */
+export const maxListValues = 50
+
+const message = (text: string) => ({ message: () => ({ message: text, override: true }) })
+
+/** A list: `a,b` or the parameter repeated in a query; an array or `a,b` in a body. */
+const List = <A, I extends string>(item: Schema.Schema<A, I>) =>
+  Schema.transform(
+    Schema.Union(Schema.String, Schema.Array(Schema.String)),
+    Schema.Array(Schema.String),
+    {
+      strict: true,
+      decode: (value) => (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""),
+      encode: (values) => values
+    }
+  ).pipe(
+    Schema.compose(
+      Schema.Array(item).pipe(
+        // Not overriding: a bad item keeps its own message.
+        Schema.minItems(1, { message: () => "must list at least one value" }),
+        Schema.maxItems(maxListValues, { message: () => `must list at most ${maxListValues} values` })
+      ),
+      { strict: false }
+    )
+  )
+
+const Words = (max: number) =>
+  Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max))), Schema.annotations(message(`must be a non-empty text of at most ${max} characters`)))
+
+/** A filter's decoded type and its two encodings (query string, JSON body). */
+interface Filter<A> {
+  readonly query: Schema.Schema<A, any>
+  readonly body: Schema.Schema<A, any>
+}
+const same = <A>(schema: Schema.Schema<A, any>): Filter<A> => ({ query: schema, body: schema })
+const int = (min: number, max: number, description: string): Filter<number> => ({
+  query: Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations({
+    description,
+    ...message(`must be an integer from ${min} to ${max}`)
+  }),
+  body: IntRange(min, max).annotations({ description })
+})
+const list = <A, I extends string>(item: Schema.Schema<A, I>, description: string): Filter<ReadonlyArray<A>> =>
+  same(List(item).annotations({ description }))
+
+const CtaType = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,50}$/), Schema.annotations(message("must be a call-to-action type such as SHOP_NOW")))
+const Word = (what: string) => Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,100}$/), Schema.annotations(message(`must be ${what}`)))
+const Count = 1_000_000_000_000
+
+const commonFilters = {
+  q: same(Words(500).annotations({ description: "Full text over body, headline, description and advertiser name (web-search syntax: \"phrase\", or, -word)" })),
+  advertiser_id: same(ExternalId.annotations({ description: "The advertiser's id (`advertiser.id` of an ad)" })),
+  domain: same(Domain.annotations({ description: "Landing page domain" })),
+  status: same(Choice("active", "inactive")),
+  format: list(Choice("image", "video", "carousel", "text", "dpa"), "Any of these formats"),
+  country: list(CountryCode, "Ads targeting any of these countries (ISO 3166-1 alpha-2)"),
+  language: list(LanguageCode, "Any of these languages (ISO 639-1)"),
+  platform: list(Word("a publisher platform such as feed"), "Shown on any of these placements (`publisher_platforms`)"),
+  niche: list(Word("a niche such as beauty"), "Any of these niches"),
+  cta: list(CtaType, "Any of these call-to-action types, such as SHOP_NOW"),
+  first_seen_from: same(Day.annotations({ description: "First seen on or after this day (UTC)" })),
+  first_seen_to: same(Day.annotations({ description: "First seen on or before this day (UTC)" })),
+  last_seen_from: same(Day.annotations({ description: "Last seen on or after this day (UTC)" })),
+  last_seen_to: same(Day.annotations({ description: "Last seen on or before this day (UTC)" })),
+  min_days_running: int(0, 100_000, "Running at least this many days"),
+  max_days_running: int(0, 100_000, "Running at most this many days")
+}
+
+const engagementFilters = {
+  min_likes: int(0, Count, "At least this many likes"),
+  max_likes: int(0, Count, "At most this many likes"),
+  min_comments: int(0, Count, "At least this many comments"),
+  max_comments: int(0, Count, "At most this many comments"),
+  min_shares: int(0, Count, "At least this many shares"),
+  max_shares: int(0, Count, "At most this many shares"),
+  min_views: int(0, Count, "At least this many views"),
+  max_views: int(0, Count, "At most this many views")
+}
+
+/** Every filter a search may carry, decoded: what the repository turns into SQL. */
+export interface AdFilters {
+  readonly q?: string
+  readonly advertiser_id?: string
+  readonly domain?: string
+  readonly status?: "active" | "inactive"
+  readonly format?: ReadonlyArray<string>
+  readonly country?: ReadonlyArray<string>
+  readonly language?: ReadonlyArray<string>
+  readonly platform?: ReadonlyArray<string>
+  readonly niche?: ReadonlyArray<string>
+  readonly cta?: ReadonlyArray<string>
+  readonly first_seen_from?: string
+  readonly first_seen_to?: string
+  readonly last_seen_from?: string
+  readonly last_seen_to?: string
+  readonly min_days_running?: number
+  readonly max_days_running?: number
+  readonly min_likes?: number
+  readonly max_likes?: number
+  readonly min_comments?: number
+  readonly max_comments?: number
+  readonly min_shares?: number
+  readonly max_shares?: number
+  readonly min_views?: number
+  readonly max_views?: number
+  /** magic-ai only: the libraries to look in (every route above fixes its own). */
+  readonly library?: ReadonlyArray<Library>
+}
+
+/** The names of the filters a library's search takes, in documentation order. */
+export const filterNames = (library: Library | "any"): ReadonlyArray<keyof AdFilters> => [
+  ...(Object.keys(commonFilters) as Array<keyof typeof commonFilters>),
+  ...(library === "any" ? engagementMetrics : engagementOf[library]).flatMap((m) => [`min_${m}`, `max_${m}`] as const)
+]
+
+const sortsOf = (library: Library | "any") => (library === "search" ? sorts.filter((s) => s !== "most_engagement") : sorts)
+
+/** The fields of one library's filters in one encoding. */
+const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
+  const all: Record<string, Filter<any>> = { ...commonFilters, ...engagementFilters }
+  const fields: Record<string, Schema.PropertySignature.Any | Schema.Schema.Any> = {}
+  for (const name of filterNames(library)) fields[name] = Schema.optional(all[name]![encoding])
+  fields.sort = Schema.optional(
+    Choice(...sortsOf(library)).annotations({ description: "Order of the results; `relevance` (needs `q`) is the default when `q` is given, else `newest`" })
+  )
+  fields.limit = Schema.optional(
+    (encoding === "query" ? int(1, maxLimit, "") .query : IntRange(1, maxLimit)).annotations({
+      description: `Page size of the first request, 1 to ${maxLimit} (default ${defaultLimit}); the token keeps it`
+    })
+  )
+  fields.scroll_token = Schema.optional(
+    Schema.String.pipe(Schema.maxLength(8_192)).annotations({
+      description: "The `scroll_token` of the previous answer: the next page. It carries the filters, sort and limit."
+    })
+  )
+  return fields
+}
+
+/** The query string a library's search route takes: unknown parameters are refused (G11). */
+export const SearchQuery = (library: Library) =>
+  Schema.Struct({
+    ...fieldsOf(library, "query"),
+    // Keys may come in the query string (spec: Authentication); the gateway reads them.
+    api_key: Schema.optional(Schema.String).annotations({ description: "The API key, when no header carries it (fallback)" })
+  } as Record<string, Schema.PropertySignature.Any | Schema.Schema.Any>).annotations({
+    parseOptions: { onExcessProperty: "error" }
+  }) as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
+
+/** What a search request carries, decoded. */
+export interface SearchParams extends AdFilters {
+  readonly sort?: Sort
+  readonly limit?: number
+  readonly scroll_token?: string
+  readonly api_key?: string
+}
+
+/** The filter fields of magic-ai's JSON body (all libraries; `library` picks some). */
+export const bodyFilterFields = {
+  ...fieldsOf("any", "body"),
+  library: Schema.optional(List(Choice(...libraries)).annotations({ description: "Look only in these libraries (default: all)" }))
+} as Record<string, Schema.PropertySignature.Any | Schema.Schema.Any>
+
+/** Filters without the paging fields, in a canonical form: what a scroll token carries. */
+export const filtersOf = (params: SearchParams): AdFilters => {
+  const { api_key: _key, limit: _limit, scroll_token: _token, sort: _sort, ...filters } = params
+  return Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))) as AdFilters
+}

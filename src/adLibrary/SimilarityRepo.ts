@@ -1,0 +1,198 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { AdView } from "./Api.js"
+import { type After, AdSearchRepo, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
+import type { AdFilters, Library } from "./Filters.js"
+
+/** 64-bit perceptual hashes of a creative, as stored (signed bigint). */
+export interface CreativeHashes {
+  readonly phash: bigint
+  readonly dhash: bigint
+}
+
+/** A text to compare with: the copy, its distinct lexemes, and the rare ones candidates must share. */
+export interface TextProbe {
+  readonly text: string
+  readonly lexemes: ReadonlyArray<string>
+  readonly anchors: ReadonlyArray<string>
+}
+
+/** What a similar-ads search compares with: a text, a creative, or both (an ad's own). */
+export interface SimilarityProbe {
+  readonly text: Option.Option<TextProbe>
+  readonly image: Option.Option<CreativeHashes>
+}
+
+export interface SimilarPlan {
+  readonly libraries: ReadonlyArray<Library>
+  readonly filters: AdFilters
+  readonly after: Option.Option<After>
+  readonly take: number
+  /** The ad the search started from: never among its own results. */
+  readonly exclude: Option.Option<string>
+}
+
+/** The hashes of one ad's creative, and the media they were computed from (null: generated). */
+export interface CreativeOf {
+  readonly library: string
+  readonly externalId: string
+  readonly hashes: CreativeHashes
+  readonly mediaUrl: string | null
+}
+
+/** What the source ad of an `ad_id` search offers to compare with. */
+export interface SourceAd {
+  readonly rowId: string
+  readonly library: string
+  readonly text: string | null
+  readonly hashes: Option.Option<CreativeHashes>
+}
+
+export type SimilarRow = Ranked<AdView & { readonly similarity: number }>
+
+/**
+ * The most candidates one text search scores. Candidates are the ads sharing the query's
+ * rarest words; this bounds the work of a query whose words are all common.
+ */
+export const maxTextCandidates = 2_000
+/** Image matches are kept up to this many differing bits (of 128, both hashes together). */
+export const maxImageDistance = 40
+
+type Row = Record<string, any>
+
+export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/SimilarityRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ads = yield* AdSearchRepo
+
+    const distance = (hashes: CreativeHashes) =>
+      sql`(bit_count((c.phash # ${String(hashes.phash)}::bigint)::bit(64)) + bit_count((c.dhash # ${String(hashes.dhash)}::bigint)::bit(64)))`
+
+    /**
+     * Text: the mean of the Jaccard overlap of lexemes (the query's against the ad's) and
+     * pg_trgm's similarity of the copy, both in [0, 1]. Image: 1 - d/64 for the d bits (of 128)
+     * in which the hashes differ, so an unrelated image (about 64) scores 0.
+     */
+    const textScore = (probe: TextProbe) => sql`
+      (cardinality(array(select unnest(tsvector_to_array(a.search_vector)) intersect select unnest(${probe.lexemes}::text[])))::float8
+         / greatest(cardinality(array(select unnest(tsvector_to_array(a.search_vector)) union select unnest(${probe.lexemes}::text[]))), 1)
+       + similarity(${probe.text}, concat_ws(' ', a.headline, a.body))) / 2`
+    const imageScore = (hashes: CreativeHashes) =>
+      sql`case when c.ad_id is null then 0 else greatest(0, 1 - ${distance(hashes)}::float8 / 64) end`
+
+    return {
+      /**
+       * The query's distinct lexemes with how common each is among ads (share of rows, from the
+       * planner's statistics; 0 when the word is not among the most common ones).
+       */
+      lexemes: (text: string) =>
+        sql<{ lexeme: string; freq: number }>`
+          with stats as (
+            select e.lexeme, e.freq
+              from pg_stats s,
+                   unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(lexeme, freq)
+             where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector')
+          select q.lexeme, coalesce((select max(freq) from stats where stats.lexeme = q.lexeme), 0)::float8 as freq
+            from unnest(tsvector_to_array(to_tsvector('english', ${text}))) as q(lexeme)
+           order by 2, 1`.pipe(Effect.orDie),
+
+      /** The number of ads, as the planner last counted them. */
+      estimatedAds: sql<{ n: number }>`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.orDie
+      ),
+
+      /** The ads with this id (one per library at most), and what they offer to compare with. */
+      sources: (libraries: ReadonlyArray<Library>, externalId: string) =>
+        sql<{ row_id: string; library: string; text: string | null; phash: string | null; dhash: string | null }>`
+          select a.id::text as row_id, a.library, nullif(concat_ws(' ', a.headline, a.body, a.description), '') as text,
+                 c.phash::text as phash, c.dhash::text as dhash
+            from ads a left join ad_creatives c on c.ad_id = a.id
+           where a.external_id = ${externalId} and a.library = any(${libraries}::text[])
+           order by a.library`.pipe(
+          Effect.map((rows) =>
+            rows.map((r): SourceAd => ({
+              rowId: r.row_id,
+              library: r.library,
+              text: r.text,
+              hashes: r.phash === null || r.dhash === null
+                ? Option.none()
+                : Option.some({ phash: BigInt(r.phash), dhash: BigInt(r.dhash) })
+            }))
+          ),
+          Effect.orDie
+        ),
+
+      /**
+       * One keyset page of the ads most like the probe, best first. Candidates: the ads sharing
+       * one of the text's anchors (at most `maxTextCandidates`, newest first) and the ads whose
+       * creative is within `maxImageDistance`; each scores the better of its two similarities.
+       */
+      similar: (probe: SimilarityProbe, plan: SimilarPlan): Effect.Effect<ReadonlyArray<SimilarRow>> => {
+        const filters = sql.and([
+          ads.where(plan.libraries, plan.filters),
+          Option.match(plan.exclude, { onNone: () => sql`true`, onSome: (id) => sql`a.id <> ${id}::bigint` })
+        ])
+        const textMatches = Option.match(probe.text, {
+          onNone: () => sql`select null::bigint as id where false`,
+          onSome: ({ anchors }) => sql`
+            select a.id from ads a
+             where ${filters}
+               and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${anchors}::text[]) l), ' | ')::tsquery`
+        })
+        const imageMatches = Option.match(probe.image, {
+          onNone: () => sql`select null::bigint as id where false`,
+          onSome: (hashes) => sql`
+            select c.ad_id as id from ad_creatives c join ads a on a.id = c.ad_id
+             where ${filters} and ${distance(hashes)} <= ${maxImageDistance}`
+        })
+        const score = sql`greatest(${
+          Option.match(probe.text, { onNone: () => sql`0`, onSome: textScore })
+        }, ${Option.match(probe.image, { onNone: () => sql`0`, onSome: imageScore })})`
+        const after = Option.match(plan.after, {
+          onNone: () => sql`true`,
+          onSome: ([value, id]) => sql`(score, row_id::bigint) < (${value}::float8, ${id}::bigint)`
+        })
+        return sql<Row>`
+          with text_matches as materialized (${textMatches}),
+               candidates as (
+                 (select id from text_matches order by id desc limit ${maxTextCandidates})
+                 union
+                 (${imageMatches}))
+          select * from (
+            select ${sql.literal(viewColumns)}, (${score})::float8 as score
+              from candidates k
+              join ads a on a.id = k.id
+              join advertisers adv on adv.id = a.advertiser_id
+              left join ad_creatives c on c.ad_id = a.id) s
+           where score > 0 and ${after}
+           order by score desc, row_id::bigint desc
+           limit ${plan.take}`.pipe(
+          Effect.map((rows) =>
+            rows.map((r): SimilarRow => ({
+              ad: { ...toView(r), similarity: Math.round(r.score * 10_000) / 10_000 },
+              after: [String(r.score), r.row_id] as const
+            }))
+          ),
+          Effect.orDie
+        )
+      },
+
+      /** Stores the hashes of ads' creatives (demo data, the creative hasher), by the ads' ids. */
+      saveHashes: (rows: ReadonlyArray<CreativeOf>, now: Date) =>
+        rows.length === 0 ? Effect.void : sql`
+          insert into ad_creatives (ad_id, phash, dhash, media_url, hashed_at)
+          select a.id, u.phash, u.dhash, u.media_url, ${now}
+            from unnest(${rows.map((r) => r.library)}::text[], ${rows.map((r) => r.externalId)}::text[],
+                        ${rows.map((r) => String(r.hashes.phash))}::bigint[], ${rows.map((r) => String(r.hashes.dhash))}::bigint[],
+                        ${rows.map((r) => r.mediaUrl)}::text[]) as u(library, external_id, phash, dhash, media_url)
+            join ads a on a.library = u.library and a.external_id = u.external_id
+          on conflict (ad_id) do update set phash = excluded.phash, dhash = excluded.dhash,
+                                            media_url = excluded.media_url, hashed_at = excluded.hashed_at`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+    }
+  }),
+  dependencies: [AdSearchRepo.Default]
+}) {}
