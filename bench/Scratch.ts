@@ -1,7 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtemp, open, rm } from "node:fs/promises"
+import * as net from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { Accounts } from "../src/accounts/Accounts.js"
+import { AppConfig } from "../src/AppConfig.js"
+import * as Database from "../src/db/Database.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
+
+/** What every benchmark server and its accounts share. */
+export const secret = "bench-key-encryption-secret-0123456789"
 
 /** A fresh embedded PostgreSQL with one database, removed after `use` whatever happens. */
 export const withScratchDatabase = async <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> => {
@@ -22,3 +31,59 @@ export const runBench = (main: () => Promise<void>) =>
     console.error(error)
     process.exit(1)
   })
+
+/** A free loopback port. */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Premium accounts made straight in the database (migrating it first); their clear keys. */
+export const createAccounts = (url: string, count: number) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    return yield* Effect.forEach(
+      Array.from({ length: count }, (_, i) => i),
+      (i) => Effect.map(accounts.create({ email: `bench-${i}@example.com`, plan: "premium" }), (a) => a.api_key),
+      { concurrency: 8 }
+    )
+  }).pipe(
+    Effect.provide(Accounts.Default),
+    Effect.provide(AppConfig.layer),
+    Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
+    Effect.orDie,
+    Effect.runPromise
+  )
+
+/** The server as its own process; its log goes to a file (a pipe the busy load generator
+ * drains late would block the server's writes and measure the harness instead). */
+export const startServer = async (url: string, port: number, logFile: string, env: Record<string, string> = {}) => {
+  // BENCH_PROFILE_DIR=dir writes a CPU profile of the server there.
+  const profile = process.env["BENCH_PROFILE_DIR"]
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
+  const log = await open(logFile, "w")
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts"], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), KEY_ENCRYPTION_SECRET: secret, DEMO_ACCOUNT: "false", ...env },
+    stdio: ["ignore", log.fd, log.fd]
+  })
+  let exited = false
+  child.once("exit", () => (exited = true))
+  for (let i = 0; ; i++) {
+    if (exited || i > 300) throw new Error(`server did not start; see ${logFile}`)
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+    if (up) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once("exit", () => log.close().then(() => done()))
+        child.kill("SIGINT")
+      })
+  }
+}
+

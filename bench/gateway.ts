@@ -7,75 +7,14 @@
  * several rounds (BENCH_ROUNDS, default 3) whose medians are reported.
  */
 import autocannon from "autocannon"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { spawn } from "node:child_process"
-import { open } from "node:fs/promises"
-import * as net from "node:net"
 import * as path from "node:path"
-import { Accounts } from "../src/accounts/Accounts.js"
-import { AppConfig } from "../src/AppConfig.js"
-import * as Database from "../src/db/Database.js"
-import { runBench, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, runBench, startServer, withScratchDatabase } from "./Scratch.js"
 
 const accountsCount = Number(process.env["BENCH_ACCOUNTS"] ?? 1000)
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 10)
 /** Rounds alternate the two routes; medians are reported, the machine being shared and noisy. */
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const connections = 10
-const secret = "bench-key-encryption-secret-0123456789"
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
-const createAccounts = (url: string, count: number) =>
-  Effect.gen(function*() {
-    const accounts = yield* Accounts
-    return yield* Effect.forEach(
-      Array.from({ length: count }, (_, i) => i),
-      (i) => Effect.map(accounts.create({ email: `bench-${i}@example.com`, plan: "premium" }), (a) => a.api_key),
-      { concurrency: 8 }
-    )
-  }).pipe(
-    Effect.provide(Accounts.Default),
-    Effect.provide(AppConfig.layer),
-    Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
-    Effect.orDie,
-    Effect.runPromise
-  )
-
-/** The server as its own process; its log goes to a file (a pipe the busy load generator
- * drains late would block the server's writes and measure the harness instead). */
-const startServer = async (url: string, port: number, logFile: string) => {
-  // BENCH_PROFILE_DIR=dir writes a CPU profile of the server there.
-  const profile = process.env["BENCH_PROFILE_DIR"]
-  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
-  const log = await open(logFile, "w")
-  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts"], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), KEY_ENCRYPTION_SECRET: secret, DEMO_ACCOUNT: "false" },
-    stdio: ["ignore", log.fd, log.fd]
-  })
-  let exited = false
-  child.once("exit", () => (exited = true))
-  for (let i = 0; ; i++) {
-    if (exited || i > 300) throw new Error(`server did not start; see ${logFile}`)
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
-    if (up) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return {
-    stop: () =>
-      new Promise<void>((done) => {
-        child.once("exit", () => log.close().then(() => done()))
-        child.kill("SIGINT")
-      })
-  }
-}
 
 interface Figures {
   readonly rps: number

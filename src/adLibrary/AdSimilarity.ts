@@ -43,8 +43,8 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
 }
 
 /** How many ads the anchors of one query may match, by the planner's estimate. */
-export const anchorBudget = 20_000
-const maxAnchors = 12
+export const anchorBudget = 5_000
+const maxAnchors = 8
 
 /**
  * The words candidates must share one of: the query's rarest lexemes, as many as fit the

@@ -51,12 +51,18 @@ export interface SourceAd {
 export type SimilarRow = Ranked<AdView & { readonly similarity: number }>
 
 /**
- * The most candidates one text search scores. Candidates are the ads sharing the query's
- * rarest words; this bounds the work of a query whose words are all common.
+ * Text candidates: the ads sharing one of the query's rarest words (read at most
+ * `maxTextMatches` of them), the `maxTextCandidates` with the largest overlap of words are
+ * scored in full. This bounds the work of any query; a similar-ads search lists at most that
+ * many ads found by their copy.
  */
-export const maxTextCandidates = 2_000
-/** Image matches are kept up to this many differing bits (of 128, both hashes together). */
-export const maxImageDistance = 40
+export const maxTextMatches = 20_000
+export const maxTextCandidates = 300
+/**
+ * Image matches are kept up to this many differing bits (of 128, both hashes together):
+ * recompressed or resized copies differ by a few bits, unrelated images by about 64.
+ */
+export const maxImageDistance = 24
 
 type Row = Record<string, any>
 
@@ -68,15 +74,19 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
     const distance = (hashes: CreativeHashes) =>
       sql`(bit_count((c.phash # ${String(hashes.phash)}::bigint)::bit(64)) + bit_count((c.dhash # ${String(hashes.dhash)}::bigint)::bit(64)))`
 
+    /** The share of words two copies have in common (Jaccard), from the ad's full-text lexemes. */
+    const overlap = (probe: TextProbe) => {
+      const shared = sql`(length(a.search_vector) - length(ts_delete(a.search_vector, ${probe.lexemes}::text[])))`
+      return sql`(${shared}::float8 / greatest(length(a.search_vector) + ${probe.lexemes.length} - ${shared}, 1))`
+    }
+
     /**
-     * Text: the mean of the Jaccard overlap of lexemes (the query's against the ad's) and
-     * pg_trgm's similarity of the copy, both in [0, 1]. Image: 1 - d/64 for the d bits (of 128)
-     * in which the hashes differ, so an unrelated image (about 64) scores 0.
+     * Text: the mean of the word overlap and pg_trgm's similarity of the copy, both in [0, 1].
+     * Image: 1 - d/64 for the d bits (of 128) in which the hashes differ, so an unrelated
+     * image (about 64) scores 0.
      */
-    const textScore = (probe: TextProbe) => sql`
-      (cardinality(array(select unnest(tsvector_to_array(a.search_vector)) intersect select unnest(${probe.lexemes}::text[])))::float8
-         / greatest(cardinality(array(select unnest(tsvector_to_array(a.search_vector)) union select unnest(${probe.lexemes}::text[]))), 1)
-       + similarity(${probe.text}, concat_ws(' ', a.headline, a.body))) / 2`
+    const textScore = (probe: TextProbe) =>
+      sql`(${overlap(probe)} + similarity(${probe.text}, concat_ws(' ', a.headline, a.body))) / 2`
     const imageScore = (hashes: CreativeHashes) =>
       sql`case when c.ad_id is null then 0 else greatest(0, 1 - ${distance(hashes)}::float8 / 64) end`
 
@@ -125,7 +135,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
 
       /**
        * One keyset page of the ads most like the probe, best first. Candidates: the ads sharing
-       * one of the text's anchors (at most `maxTextCandidates`, newest first) and the ads whose
+       * one of the text's anchors (the `maxTextCandidates` sharing most words) and the ads whose
        * creative is within `maxImageDistance`; each scores the better of its two similarities.
        */
       similar: (probe: SimilarityProbe, plan: SimilarPlan): Effect.Effect<ReadonlyArray<SimilarRow>> => {
@@ -133,41 +143,47 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           ads.where(plan.libraries, plan.filters),
           Option.match(plan.exclude, { onNone: () => sql`true`, onSome: (id) => sql`a.id <> ${id}::bigint` })
         ])
-        const textMatches = Option.match(probe.text, {
-          onNone: () => sql`select null::bigint as id where false`,
-          onSome: ({ anchors }) => sql`
-            select a.id from ads a
-             where ${filters}
-               and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${anchors}::text[]) l), ' | ')::tsquery`
+        const none = sql`select null::bigint as id where false`
+        const textCandidates = Option.match(probe.text, {
+          onNone: () => none,
+          onSome: (text) => sql`
+            select id from (
+              select a.id, ${overlap(text)} as overlap from ads a
+               where ${filters}
+                 and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${text.anchors}::text[]) l), ' | ')::tsquery
+               limit ${maxTextMatches}) m
+             order by overlap desc, id desc
+             limit ${maxTextCandidates}`
         })
-        const imageMatches = Option.match(probe.image, {
-          onNone: () => sql`select null::bigint as id where false`,
+        // The distance first, on the narrow hash table alone; the filters on what is left.
+        const imageCandidates = Option.match(probe.image, {
+          onNone: () => none,
           onSome: (hashes) => sql`
-            select c.ad_id as id from ad_creatives c join ads a on a.id = c.ad_id
-             where ${filters} and ${distance(hashes)} <= ${maxImageDistance}`
+            select a.id from (select ad_id from ad_creatives c where ${distance(hashes)} <= ${maxImageDistance}) near
+              join ads a on a.id = near.ad_id
+             where ${filters}`
         })
         const score = sql`greatest(${
           Option.match(probe.text, { onNone: () => sql`0`, onSome: textScore })
-        }, ${Option.match(probe.image, { onNone: () => sql`0`, onSome: imageScore })})`
+        }, ${Option.match(probe.image, { onNone: () => sql`0`, onSome: imageScore })})::float8`
         const after = Option.match(plan.after, {
           onNone: () => sql`true`,
-          onSome: ([value, id]) => sql`(score, row_id::bigint) < (${value}::float8, ${id}::bigint)`
+          onSome: ([value, id]) => sql`(score, id) < (${value}::float8, ${id}::bigint)`
         })
+        // Scores for the candidates only; the full view for the page only.
         return sql<Row>`
-          with text_matches as materialized (${textMatches}),
-               candidates as (
-                 (select id from text_matches order by id desc limit ${maxTextCandidates})
-                 union
-                 (${imageMatches}))
-          select * from (
-            select ${sql.literal(viewColumns)}, (${score})::float8 as score
-              from candidates k
-              join ads a on a.id = k.id
-              join advertisers adv on adv.id = a.advertiser_id
-              left join ad_creatives c on c.ad_id = a.id) s
-           where score > 0 and ${after}
-           order by score desc, row_id::bigint desc
-           limit ${plan.take}`.pipe(
+          with candidates as ((${textCandidates}) union (${imageCandidates})),
+          scored as (
+            select a.id, ${score} as score
+              from candidates k join ads a on a.id = k.id left join ad_creatives c on c.ad_id = a.id),
+          page as (
+            select id, score from scored
+             where score > 0 and ${after}
+             order by score desc, id desc
+             limit ${plan.take})
+          select ${sql.literal(viewColumns)}, p.score
+            from page p join ads a on a.id = p.id join advertisers adv on adv.id = a.advertiser_id
+           order by p.score desc, p.id desc`.pipe(
           Effect.map((rows) =>
             rows.map((r): SimilarRow => ({
               ad: { ...toView(r), similarity: Math.round(r.score * 10_000) / 10_000 },

@@ -17,6 +17,8 @@ export interface DemoOptions {
   readonly scale: ScaleName
   readonly seed: number
   readonly onProgress?: (progress: DemoProgress) => Effect.Effect<void>
+  /** Load only these entities (benchmarks of one route family); all when absent. */
+  readonly only?: ReadonlyArray<EntityName>
 }
 
 /**
@@ -30,15 +32,16 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const creatives = yield* SimilarityRepo
     return {
       loaded: repo.loaded,
-      load: ({ onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
+      load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
         Effect.gen(function*() {
           const now = new Date(yield* Clock.currentTimeMillis)
           const today = now.toISOString().slice(0, 10)
           const generated = world({ scale: scales[scale], seed, today })
-          const total = entityNames.reduce((n, name) => n + generated.counts[name], 0)
+          const chosen = entityNames.filter((name) => only.includes(name))
+          const total = chosen.reduce((n, name) => n + generated.counts[name], 0)
           let before = 0
           const reports: Partial<Record<EntityName, IngestReport>> = {}
-          for (const entity of entityNames) {
+          for (const entity of chosen) {
             reports[entity] = yield* ingest.records(entity, Stream.fromIterable(generated.records[entity]()), (p) =>
               onProgress({ entity, done: before + p.lines, total }))
             before += generated.counts[entity]
@@ -47,7 +50,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             }
           }
           // The demo's creatives are drawn, not fetched: hashed from their pixels, as the hasher would.
-          yield* Stream.fromIterable(generated.creatives()).pipe(
+          if (chosen.includes("ads")) yield* Stream.fromIterable(generated.creatives()).pipe(
             Stream.map(({ external_id, library, noise, seed }) => {
               const pixels = syntheticCreative(seed, { noise })
               return {
@@ -61,7 +64,8 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             Stream.runForEach((batch) => creatives.saveHashes(Chunk.toReadonlyArray(batch), now))
           )
           yield* onProgress({ entity: "shop-metrics", done: total, total })
-          yield* repo.markLoaded({ scale, seed, today }, now)
+          // A partial world (a benchmark's) is not the demo: first start would skip loading the rest.
+          if (chosen.length === entityNames.length) yield* repo.markLoaded({ scale, seed, today }, now)
           return reports as Record<EntityName, IngestReport>
         })
     }

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench`, second part: the ad searches of issue 4 on the bench dataset (one million
+ * ads; BENCH_SCALE=demo for a quick look). Loads the ad entities of the generated world into a
+ * fresh embedded PostgreSQL, starts the server as its own process, then times requests one at
+ * a time through HTTP, the way an integrator's client would see them:
+ * - baseline: GET /api/v1/credits (the metered path with no search behind it);
+ * - a keyword search with two filters; a filter-only search sorted by newest;
+ * - page 1 and page 200 of scrolls walked by tokens;
+ * - magic-ai with a text (an ad's copy, reworded).
+ * Prints p50/p95 of each, and ratios against the baseline and page 200 against page 1: the
+ * machine is shared and noisy, so only figures from one run compare.
+ */
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import * as path from "node:path"
+import { AppConfig } from "../src/AppConfig.js"
+import { Ingest } from "../src/catalog/Ingest.js"
+import * as Database from "../src/db/Database.js"
+import { DemoData } from "../src/demo/DemoData.js"
+import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { createAccounts, freePort, runBench, secret, startServer, withScratchDatabase } from "./Scratch.js"
+
+const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
+/** Requests per measured shape. */
+const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
+/** Scrolls walked to page 200 (each is 200 requests). */
+const walks = Number(process.env["BENCH_WALKS"] ?? 6)
+const seed = 1
+
+const loadAds = (url: string) =>
+  Effect.flatMap(DemoData, (demo) =>
+    demo.load({
+      scale: scaleName,
+      seed,
+      only: ["stores", "landers", "advertisers", "ads"],
+      onProgress: ({ done, total }) =>
+        Effect.sync(() => {
+          if (done % 100_000 < 1_000) process.stdout.write(`\r  ${done.toLocaleString("en")} / ${total.toLocaleString("en")} records`)
+        })
+    })).pipe(
+      Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
+      Effect.provide(AppConfig.layer),
+      Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
+      Effect.orDie,
+      Effect.runPromise
+    )
+
+interface Timed {
+  readonly ms: number
+  readonly json: any
+}
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}
+
+/** A few words of an ad's copy: what a user would type. */
+const keywordsOf = (headline: string) =>
+  headline.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 4).slice(0, 2).join(" ")
+
+/** A copy reworded, as a user would paste an ad they saw. */
+const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" ").replace("Meet the", "Say hello to the")
+
+runBench(() =>
+  withScratchDatabase("bench-ads", async (url, dir) => {
+    console.log(`Ad searches, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
+    const started = performance.now()
+    await loadAds(url)
+    console.log(`\n  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    const [key] = await createAccounts(url, 1)
+    const port = await freePort()
+    const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    const base = `http://127.0.0.1:${port}`
+    const request = async (route: string, body?: unknown): Promise<Timed> => {
+      const start = performance.now()
+      const response = await fetch(base + route, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { "x-api-key": key!, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      const json = await response.json()
+      const ms = performance.now() - start
+      if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
+      return { ms, json }
+    }
+    try {
+      // What the queries ask: drawn from the generated ads, so they match like real ones.
+      const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
+      const picked: Array<{ headline: string; body: string }> = []
+      let i = 0
+      for (const ad of generated.records.ads() as Iterable<{ library: string; headline: string; body: string | null }>) {
+        if (i++ % 997 === 0 && ad.library === "social" && ad.body !== null) picked.push({ headline: ad.headline, body: ad.body })
+        if (picked.length >= samples) break
+      }
+      const countries = ["US", "GB", "CA", "AU", "DE"]
+      const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
+        ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
+        ["keyword + 2 filters", (n) => [`/api/v1/adlibrary?q=${encodeURIComponent(keywordsOf(picked[n % picked.length]!.headline))}&country=${countries[n % 5]}&status=active`]],
+        ["filters only, newest", (n) => [`/api/v1/adlibrary?country=${countries[n % 5]}&format=video,image&sort=newest`]],
+        ["magic-ai text", (n) => ["/api/v1/magic-ai", { text: reworded(picked[n % picked.length]!.body), library: ["social"] }]]
+      ]
+      console.log("Warming up…")
+      for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next(n))
+      const figures = new Map<string, Array<number>>()
+      // Interleaved, so a burst of noise on the machine hits every shape alike.
+      for (let n = 0; n < samples; n++) {
+        for (const [name, next] of shapes) {
+          const timed = await request(...next(n + 1000))
+          figures.set(name, [...(figures.get(name) ?? []), timed.ms])
+        }
+      }
+      console.log(`Walking ${walks} scrolls to page 200…`)
+      const first: Array<number> = []
+      const deep: Array<number> = []
+      for (let w = 0; w < walks; w++) {
+        let page = await request(`/api/v1/adlibrary?country=${countries[w % 5]}&sort=${w % 2 === 0 ? "newest" : "longest_running"}&limit=20`)
+        first.push(page.ms)
+        for (let p = 2; p <= 200; p++) {
+          page = await request(`/api/v1/adlibrary?scroll_token=${page.json.scroll_token}`)
+          if (p === 200) deep.push(page.ms)
+          // page 1 of the same search, timed next to page 200 for a fair pair
+          if (p === 199) first.push((await request(`/api/v1/adlibrary?country=${countries[w % 5]}&sort=${w % 2 === 0 ? "newest" : "longest_running"}&limit=20`)).ms)
+        }
+      }
+      figures.set("scroll page 1", first)
+      figures.set("scroll page 200", deep)
+
+      const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
+      console.log("")
+      console.log(`${"shape".padEnd(32)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
+      for (const [name, values] of figures) {
+        const p95 = percentile(values, 95)
+        console.log(
+          `${name.padEnd(32)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`
+        )
+      }
+      const ratio = percentile(deep, 50) / percentile(first, 50)
+      console.log("")
+      console.log(`page 200 / page 1 (p50): ${ratio.toFixed(2)}   (goal ≤ 1.5)`)
+      console.log(`searches p95: keyword ${percentile(figures.get("keyword + 2 filters")!, 95).toFixed(1)} ms, filters ${percentile(figures.get("filters only, newest")!, 95).toFixed(1)} ms   (goal < 50 ms)`)
+      console.log(`magic-ai text p95: ${percentile(figures.get("magic-ai text")!, 95).toFixed(1)} ms   (goal < 150 ms)`)
+    } finally {
+      await server.stop()
+    }
+  })
+)
