@@ -102,7 +102,7 @@ export const ServicesLive = Layer.mergeAll(
   AdSearch.Default
 ).pipe(
   // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
-  Layer.provideMerge(Layer.mergeAll(AdSimilarity.postgres, RemoteMedia.Default, ImageFeatures.Default))
+  Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
 )
 
 /** The contract with all its handlers. */
@@ -148,12 +148,21 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | AppConfig>
+  readonly api?: Layer.Layer<
+    HttpApi.Api,
+    never,
+    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | AdSimilarity | AppConfig
+  >
 }
+
+/** The start-up log names the engines configuration chose, as `/ready` does. */
+const EnginesLog = Layer.effectDiscard(
+  Effect.flatMap(AdSimilarity, (similarity) => Effect.logInfo(`Similar ads: ${similarity.engine}`))
+)
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     Layer.provide(ServicesLive)
   )

@@ -31,7 +31,7 @@ describe("HTTP surface", () => {
     it.effect("serves liveness and readiness without a key", () =>
       Effect.gen(function*() {
         expect(yield* call("/health")).toMatchObject({ status: 200, body: `{"status":"ok"}` })
-        expect(yield* call("/ready")).toMatchObject({ status: 200, body: `{"status":"ready"}` })
+        expect(yield* call("/ready")).toMatchObject({ status: 200, body: `{"status":"ready","engines":{"similarity":"postgres (full text + pg_trgm, perceptual hashes)"}}` })
       }))
 
     it.effect("documents the three key locations in /openapi.json, on metered operations only", () =>

@@ -10,7 +10,7 @@ import { scales, world } from "../src/demo/World.js"
 import { encodeSynthetic, ImageFeatures, syntheticCreative, toSigned64 } from "../src/media/ImageFeatures.js"
 import { ad as fixtureAd, advertisers, landers, stores } from "./fixtures/world.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, testServer } from "./support/TestServer.js"
+import { account, balanceOf, call, signIn, testServer } from "./support/TestServer.js"
 
 /** The small demo world as the server loads it (TestClock at 0: "today" is 1970-01-01). */
 const demo = world({ seed: 7, today: "1970-01-01", scale: scales.small })
@@ -140,6 +140,21 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
         expect(ftp.json.error).toMatch(/^image_url: /)
         expect((yield* balanceOf(id)).used).toBe(5)
       }).pipe(Effect.scoped))
+
+    it.effect("the legacy dashboard path /api/magic-ai answers the same under a browser session, charging no credit (S4)", () =>
+      Effect.gen(function*() {
+        const email = `magic-${Date.now()}@example.com`
+        const created = yield* account({ email, password: "correct horse battery", plan: "basic" })
+        const session = yield* signIn(email, "correct horse battery")
+        const body = JSON.stringify({ ad_id: source.external_id, library: "social", limit: 5 })
+        const legacy = yield* call("/api/magic-ai", { method: "POST", headers: { ...session, "content-type": "application/json" }, body })
+        expect(legacy.status).toBe(200)
+        const keyed = yield* magic(created.api_key, JSON.parse(body))
+        expect(JSON.parse(legacy.body).data).toEqual(keyed.json.data)
+        expect((yield* balanceOf(created.id)).used).toBe(1)
+        const anonymous = yield* call("/api/magic-ai", { method: "POST", headers: { "content-type": "application/json" }, body })
+        expect([anonymous.status, anonymous.body]).toEqual([401, `{"success":false,"error":"Unauthorized"}`])
+      }))
 
     it.effect("pages by token like the searches, and validates what it is asked", () =>
       Effect.gen(function*() {

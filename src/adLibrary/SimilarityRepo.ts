@@ -17,10 +17,26 @@ export interface TextProbe {
   readonly anchors: ReadonlyArray<string>
 }
 
-/** What a similar-ads search compares with: a text, a creative, or both (an ad's own). */
+/** An ad and the score an engine outside the database gave it. */
+export interface GivenScore {
+  readonly id: string
+  readonly score: number
+}
+
+/**
+ * What a similar-ads search compares with: a text scored in SQL, a creative, scores computed
+ * elsewhere (an embedding model's), or several of them (an ad's copy and its creative).
+ */
 export interface SimilarityProbe {
   readonly text: Option.Option<TextProbe>
   readonly image: Option.Option<CreativeHashes>
+  readonly given?: ReadonlyArray<GivenScore>
+}
+
+/** A text candidate and its copy, for an engine that scores outside the database. */
+export interface TextCandidate {
+  readonly id: string
+  readonly text: string
 }
 
 export interface SimilarPlan {
@@ -90,6 +106,22 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
     const imageScore = (hashes: CreativeHashes) =>
       sql`case when c.ad_id is null then 0 else greatest(0, 1 - ${distance(hashes)}::float8 / 64) end`
 
+    const filtersOf = (plan: SimilarPlan) =>
+      sql.and([
+        ads.where(plan.libraries, plan.filters),
+        Option.match(plan.exclude, { onNone: () => sql`true`, onSome: (id) => sql`a.id <> ${id}::bigint` })
+      ])
+
+    /** The ads worth scoring for a text: sharing an anchor, the most shared words first. */
+    const textCandidates = (text: TextProbe, plan: SimilarPlan) => sql`
+      select id from (
+        select a.id, ${overlap(text)} as overlap from ads a
+         where ${filtersOf(plan)}
+           and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${text.anchors}::text[]) l), ' | ')::tsquery
+         limit ${maxTextMatches}) m
+       order by overlap desc, id desc
+       limit ${maxTextCandidates}`
+
     return {
       /**
        * The query's distinct lexemes with how common each is among ads (share of rows, from the
@@ -139,22 +171,10 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * creative is within `maxImageDistance`; each scores the better of its two similarities.
        */
       similar: (probe: SimilarityProbe, plan: SimilarPlan): Effect.Effect<ReadonlyArray<SimilarRow>> => {
-        const filters = sql.and([
-          ads.where(plan.libraries, plan.filters),
-          Option.match(plan.exclude, { onNone: () => sql`true`, onSome: (id) => sql`a.id <> ${id}::bigint` })
-        ])
+        const filters = filtersOf(plan)
         const none = sql`select null::bigint as id where false`
-        const textCandidates = Option.match(probe.text, {
-          onNone: () => none,
-          onSome: (text) => sql`
-            select id from (
-              select a.id, ${overlap(text)} as overlap from ads a
-               where ${filters}
-                 and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${text.anchors}::text[]) l), ' | ')::tsquery
-               limit ${maxTextMatches}) m
-             order by overlap desc, id desc
-             limit ${maxTextCandidates}`
-        })
+        const given = probe.given ?? []
+        const texts = Option.match(probe.text, { onNone: () => none, onSome: (text) => textCandidates(text, plan) })
         // The distance first, on the narrow hash table alone; the filters on what is left.
         const imageCandidates = Option.match(probe.image, {
           onNone: () => none,
@@ -165,17 +185,20 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         })
         const score = sql`greatest(${
           Option.match(probe.text, { onNone: () => sql`0`, onSome: textScore })
-        }, ${Option.match(probe.image, { onNone: () => sql`0`, onSome: imageScore })})::float8`
+        }, ${Option.match(probe.image, { onNone: () => sql`0`, onSome: imageScore })}, coalesce(g.score, 0))::float8`
         const after = Option.match(plan.after, {
           onNone: () => sql`true`,
           onSome: ([value, id]) => sql`(score, id) < (${value}::float8, ${id}::bigint)`
         })
         // Scores for the candidates only; the full view for the page only.
         return sql<Row>`
-          with candidates as ((${textCandidates}) union (${imageCandidates})),
+          with given as (select * from unnest(${given.map((g) => g.id)}::bigint[], ${given.map((g) => g.score)}::float8[]) as g(id, score)),
+          candidates as ((${texts}) union (${imageCandidates}) union (select id from given)),
           scored as (
             select a.id, ${score} as score
-              from candidates k join ads a on a.id = k.id left join ad_creatives c on c.ad_id = a.id),
+              from candidates k join ads a on a.id = k.id
+              left join ad_creatives c on c.ad_id = a.id
+              left join given g on g.id = a.id),
           page as (
             select id, score from scored
              where score > 0 and ${after}
@@ -193,6 +216,31 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           Effect.orDie
         )
       },
+
+      /** The text candidates (see `similar`) with their copy, for an engine that scores them itself. */
+      textCandidates: (text: TextProbe, plan: SimilarPlan): Effect.Effect<ReadonlyArray<TextCandidate>> =>
+        sql<{ id: string; text: string }>`
+          select a.id::text as id, concat_ws(' ', a.headline, a.body, a.description) as text
+            from (${textCandidates(text, plan)}) k join ads a on a.id = k.id
+           order by a.id`.pipe(Effect.orDie),
+
+      /** Stored embeddings of these ads' copy by `model`, with the hash of the text each is of. */
+      embeddings: (ids: ReadonlyArray<string>, model: string) =>
+        sql<{ id: string; text_hash: Uint8Array; embedding: Array<number> }>`
+          select ad_id::text as id, text_hash, embedding from ad_embeddings
+           where model = ${model} and ad_id = any(${ids}::bigint[])`.pipe(
+          Effect.map((rows) => new Map(rows.map((r) => [r.id, { textHash: Buffer.from(r.text_hash).toString("hex"), embedding: r.embedding }]))),
+          Effect.orDie
+        ),
+
+      saveEmbeddings: (rows: ReadonlyArray<{ id: string; textHash: string; embedding: ReadonlyArray<number> }>, model: string, now: Date) =>
+        rows.length === 0 ? Effect.void : sql`
+          insert into ad_embeddings (ad_id, model, text_hash, embedding, embedded_at)
+          select u.id, ${model}, decode(u.text_hash, 'hex'), array(select jsonb_array_elements_text(u.embedding)::real), ${now}
+            from unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.textHash)}::text[],
+                        ${rows.map((r) => JSON.stringify(r.embedding))}::jsonb[]) as u(id, text_hash, embedding)
+          on conflict (ad_id, model) do update set text_hash = excluded.text_hash, embedding = excluded.embedding,
+                                                   embedded_at = excluded.embedded_at`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Stores the hashes of ads' creatives (demo data, the creative hasher), by the ads' ids. */
       saveHashes: (rows: ReadonlyArray<CreativeOf>, now: Date) =>

@@ -18,7 +18,12 @@ export class SystemApi extends HttpApiGroup.make("system")
   )
   .add(
     HttpApiEndpoint.get("ready", "/ready")
-      .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
+      .addSuccess(Schema.Struct({
+        status: Schema.Literal("ready"),
+        engines: Schema.Struct({
+          similarity: Schema.String.annotations({ description: "What scores similar ads (magic-ai)" })
+        }).annotations({ description: "The engines configuration chose" })
+      }))
       .addError(NotReadyBody)
       .annotate(OpenApi.Summary, "Readiness: the database answers and start-up loads are complete")
   )

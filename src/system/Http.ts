@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { AdSimilarity } from "../adLibrary/AdSimilarity.js"
 import { AdIntelApi } from "../Api.js"
 import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
@@ -9,6 +10,7 @@ export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) 
   Effect.gen(function*() {
     const repo = yield* SystemRepo
     const readiness = yield* Readiness
+    const similarity = yield* AdSimilarity
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
@@ -19,6 +21,6 @@ export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) 
             return yield* Effect.fail(new NotReady({ error: `${task} (${percent}%)`, progress: percent }))
           }
           if (!(yield* repo.ping)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
-          return { status: "ready" as const }
+          return { status: "ready" as const, engines: { similarity: similarity.engine } }
         }))
   }))

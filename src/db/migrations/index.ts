@@ -5,13 +5,15 @@ import m0001 from "./0001_gateway.js"
 import m0002 from "./0002_catalog.js"
 import m0003 from "./0003_sessions.js"
 import m0004 from "./0004_ad_similarity.js"
+import m0005 from "./0005_ad_embeddings.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
   "0001_gateway": m0001,
   "0002_catalog": m0002,
   "0003_sessions": m0003,
-  "0004_ad_similarity": m0004
+  "0004_ad_similarity": m0004,
+  "0005_ad_embeddings": m0005
 }
 
 /**
