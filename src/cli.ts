@@ -3,22 +3,27 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { accountsCommand } from "./accounts/Cli.js"
+import { creativesCommand } from "./adLibrary/Cli.js"
+import { CreativeHasher } from "./adLibrary/CreativeHasher.js"
 import { importCommand } from "./catalog/Cli.js"
 import { Ingest } from "./catalog/Ingest.js"
 import { demoCommand } from "./demo/Cli.js"
 import { DemoData } from "./demo/DemoData.js"
 import { AppConfig } from "./AppConfig.js"
 import * as Database from "./db/Database.js"
+import { ImageFeatures } from "./media/ImageFeatures.js"
+import { RemoteMedia } from "./media/RemoteMedia.js"
 
 const adminCommand = Command.make("admin").pipe(
   Command.withDescription("AdIntel operator commands"),
-  Command.withSubcommands([accountsCommand, importCommand, demoCommand])
+  Command.withSubcommands([accountsCommand, importCommand, demoCommand, creativesCommand])
 )
 
 /** The composition root of `npm run admin`: the same services as the server, no HTTP. */
 const cli = Command.run(adminCommand, { name: "adintel admin", version: "0.1.0" })
 
-const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default).pipe(
+const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default, CreativeHasher.Default).pipe(
+  Layer.provide(Layer.merge(RemoteMedia.Default, ImageFeatures.Default)),
   Layer.provideMerge(Ingest.Default),
   Layer.provide(AppConfig.layer),
   Layer.provide(Database.layer),

@@ -80,6 +80,11 @@ describe("admin CLI (npm run admin)", () => {
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
         expect(row!.n).toBe(300)
+        // The demo's creatives come hashed: nothing for the hasher to fetch.
+        const hashed = yield* admin("creatives", "hash")
+        expect([hashed.code, hashed.stdout.trim()]).toEqual([0, `{"hashed":0,"failed":0}`])
+        const bad = yield* admin("creatives", "hash", "--limit", "0")
+        expect([bad.code, bad.stderr.trim()]).toEqual([1, "error: --limit must be at least 1"])
       }), 120_000)
 
     it.effect("prints help", () =>

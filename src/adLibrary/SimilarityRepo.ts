@@ -251,11 +251,37 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
                         ${rows.map((r) => String(r.hashes.phash))}::bigint[], ${rows.map((r) => String(r.hashes.dhash))}::bigint[],
                         ${rows.map((r) => r.mediaUrl)}::text[]) as u(library, external_id, phash, dhash, media_url)
             join ads a on a.library = u.library and a.external_id = u.external_id
-          on conflict (ad_id) do update set phash = excluded.phash, dhash = excluded.dhash,
+          on conflict (ad_id) do update set phash = excluded.phash, dhash = excluded.dhash, error = null,
                                             media_url = excluded.media_url, hashed_at = excluded.hashed_at`.pipe(
           Effect.asVoid,
           Effect.orDie
-        )
+        ),
+
+      /**
+       * Ads whose creative (an image, or a video's thumbnail) has no hashes for its current URL,
+       * after `afterId`, in id order; failed ones only when `retryFailed`.
+       */
+      pendingCreatives: (afterId: string, take: number, retryFailed: boolean) =>
+        sql<{ id: string; library: string; external_id: string; media_url: string }>`
+          select id, library, external_id, media_url from (
+            select a.id, a.library, a.external_id,
+                   case when a.media->0->>'type' = 'image' then a.media->0->>'url' else a.media->0->>'thumbnail_url' end as media_url
+              from ads a
+             where a.id > ${afterId}::bigint and jsonb_array_length(a.media) > 0
+             order by a.id) m
+           where media_url is not null
+             and not exists (
+               select 1 from ad_creatives c
+                where c.ad_id = m.id and c.media_url = m.media_url and (c.error is null or not ${retryFailed}))
+           limit ${take}`.pipe(Effect.orDie),
+
+      /** Records why a creative could not be hashed (no hashes: it never matches an image search). */
+      saveFailure: (adId: string, mediaUrl: string, reason: string, now: Date) =>
+        sql`
+          insert into ad_creatives (ad_id, phash, dhash, media_url, hashed_at, error)
+          values (${adId}::bigint, null, null, ${mediaUrl}, ${now}, ${reason})
+          on conflict (ad_id) do update set phash = null, dhash = null, media_url = excluded.media_url,
+                                            hashed_at = excluded.hashed_at, error = excluded.error`.pipe(Effect.asVoid, Effect.orDie)
     }
   }),
   dependencies: [AdSearchRepo.Default]

@@ -51,13 +51,13 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
           }
           // The demo's creatives are drawn, not fetched: hashed from their pixels, as the hasher would.
           if (chosen.includes("ads")) yield* Stream.fromIterable(generated.creatives()).pipe(
-            Stream.map(({ external_id, library, noise, seed }) => {
+            Stream.map(({ external_id, library, media_url, noise, seed }) => {
               const pixels = syntheticCreative(seed, { noise })
               return {
                 library,
                 externalId: external_id,
                 hashes: { phash: toSigned64(pHashOfPixels(pixels)), dhash: toSigned64(dHashFrom32(pixels)) },
-                mediaUrl: null
+                mediaUrl: media_url
               }
             }),
             Stream.grouped(2_000),

@@ -307,9 +307,17 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
   function* creatives() {
     for (let i = 0; i < scale.ads; i++) {
       const { external_id, library, media } = ad(i)
-      if (media.length === 0) continue
+      const first = media[0]
+      if (first === undefined) continue
       const root = creativeRoot(i)
-      yield { library, external_id, seed: Prng.for(seed, "drawing", root).int(0, 2 ** 31 - 1), noise: root === i ? 0 : 4 + (i % 4) }
+      yield {
+        library,
+        external_id,
+        // the URL a hasher would have fetched it from
+        media_url: first.type === "image" ? first.url : first.thumbnail_url,
+        seed: Prng.for(seed, "drawing", root).int(0, 2 ** 31 - 1),
+        noise: root === i ? 0 : 4 + (i % 4)
+      }
     }
   }
 

@@ -14,7 +14,7 @@ create table ad_creatives (
   ad_id bigint primary key references ads (id) on delete cascade,
   phash bigint not null,
   dhash bigint not null,
-  -- the media the hashes were computed from; null for generated demo creatives
+  -- the media the hashes were computed from
   media_url text,
   hashed_at timestamptz not null
 );
