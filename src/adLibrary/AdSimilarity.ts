@@ -80,13 +80,20 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
    */
   static readonly layerConfig = Layer.unwrapEffect(
     Effect.gen(function*() {
-      const url = yield* Config.option(Config.url("EMBEDDINGS_URL"))
+      // Empty counts as unset (compose files pass `${EMBEDDINGS_URL:-}`).
+      const url = yield* Config.option(Config.string("EMBEDDINGS_URL")).pipe(
+        Config.map(Option.filter((text) => text.trim() !== "")),
+        Config.validate({
+          message: "EMBEDDINGS_URL must be an http(s) URL such as https://api.openai.com/v1",
+          validation: (text) => Option.isNone(text) || (URL.canParse(text.value) && /^https?:$/.test(new URL(text.value).protocol))
+        })
+      )
       if (Option.isNone(url)) return AdSimilarity.postgres
       const model = yield* Config.nonEmptyString("EMBEDDINGS_MODEL").pipe(Config.withDefault("text-embedding-3-small"))
       const apiKey = yield* Config.option(Config.redacted("EMBEDDINGS_API_KEY"))
       return AdSimilarity.embeddings(model).pipe(
         Layer.provide(OpenAiEmbeddingModel.layerBatched({ model, config: { maxBatchSize: 300 } })),
-        Layer.provide(OpenAiClient.layer({ apiUrl: url.value.toString().replace(/\/$/, ""), apiKey: Option.getOrUndefined(apiKey) })),
+        Layer.provide(OpenAiClient.layer({ apiUrl: url.value.replace(/\/$/, ""), apiKey: Option.getOrUndefined(apiKey) })),
         Layer.provide(FetchHttpClient.layer)
       )
     })
