@@ -170,6 +170,7 @@ describe("ad library: bad input and tokens", () => {
           ["/api/v1/adlibrary?first_seen_from=2026-02-30", "first_seen_from: must be a date YYYY-MM-DD"],
           ["/api/v1/adlibrary?min_likes=-1", "min_likes: must be an integer from 0 to 1000000000000"],
           ["/api/v1/adlibrary?q=", "q: must be a non-empty text of at most 500 characters"],
+          [`/api/v1/adlibrary?country=${Array.from({ length: 51 }, () => "US").join(",")}`, "country: must list at most 50 values"],
           ["/api/v1/clipapp-ads?scroll_token=abc", "scroll_token: invalid or altered token; start again without it"]
         ]
         for (const [path, error] of cases) {
@@ -235,6 +236,26 @@ describe("ad library: bad input and tokens", () => {
         const bad = yield* call("/api/v1/clipapp-ads/bad.id", keyHeader(api_key))
         expect([bad.status, bad.body]).toEqual([400, `{"success":false,"error":"Invalid id"}`])
         expect((yield* balanceOf(id)).used).toBe(4)
+      }))
+
+    it.effect("documents each library's filters in OpenAPI with types and ranges; only the engagement it shows", () =>
+      Effect.gen(function*() {
+        const doc = JSON.parse((yield* call("/openapi.json")).body)
+        const params = (path: string) =>
+          Object.fromEntries((doc.paths[path].get.parameters as Array<{ name: string; schema: unknown }>).map((p) => [p.name, p.schema]))
+        const social = params("/api/v1/adlibrary")
+        expect(social.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 50 })
+        expect(social.min_likes).toMatchObject({ type: "integer", minimum: 0 })
+        expect(social.format).toMatchObject({ type: "array", items: { enum: ["image", "video", "carousel", "text", "dpa"] }, maxItems: 50 })
+        expect(social.first_seen_from).toMatchObject({ type: "string", format: "date" })
+        expect(social.sort).toMatchObject({ enum: ["relevance", "newest", "oldest", "longest_running", "most_engagement"] })
+        const engagement = (p: Record<string, unknown>) => Object.keys(p).filter((name) => /^(min|max)_(likes|comments|shares|views)$/.test(name)).sort()
+        expect(engagement(social)).toEqual(["max_comments", "max_likes", "max_shares", "min_comments", "min_likes", "min_shares"])
+        expect(engagement(params("/api/v1/pinboard-ads"))).toEqual(["max_comments", "max_likes", "min_comments", "min_likes"])
+        expect(engagement(params("/api/v1/clipapp-ads"))).toHaveLength(8)
+        expect(engagement(params("/api/v1/search-ads"))).toEqual([])
+        expect(params("/api/v1/search-ads").sort).toMatchObject({ enum: ["relevance", "newest", "oldest", "longest_running"] })
+        expect(Object.keys(params("/api/adlibrary"))).toEqual(Object.keys(social))
       }))
 
     it.effect("limit 50 is the most one page holds, and the default is 20", () =>

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { JSONSchema, Schema } from "effect"
 import { CountryCode, Day, Domain, ExternalId, LanguageCode } from "../catalog/records/Fields.js"
 import { Choice, IntRange } from "../Params.js"
 
@@ -58,6 +58,17 @@ const List = <A, I extends string>(item: Schema.Schema<A, I>) =>
 const Words = (max: number) =>
   Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max))), Schema.annotations(message(`must be a non-empty text of at most ${max} characters`)))
 
+/**
+ * What the OpenAPI document shows of a parameter: its decoded type and range, not the string
+ * transformation that carries it in a query string.
+ */
+const documented = <A, I>(schema: Schema.Schema<A, I>, jsonSchema: Record<string, unknown>) =>
+  schema.annotations({ jsonSchema })
+const jsonSchemaOf = (schema: Schema.Schema.Any) => {
+  const { $defs: _defs, $schema: _schema, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  return rest
+}
+
 /** A filter's decoded type and its two encodings (query string, JSON body). */
 interface Filter<A> {
   readonly query: Schema.Schema<A, any>
@@ -65,21 +76,32 @@ interface Filter<A> {
 }
 const same = <A>(schema: Schema.Schema<A, any>): Filter<A> => ({ query: schema, body: schema })
 const int = (min: number, max: number, description: string): Filter<number> => ({
-  query: Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations({
-    description,
-    ...message(`must be an integer from ${min} to ${max}`)
-  }),
+  query: documented(
+    Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations(message(`must be an integer from ${min} to ${max}`)),
+    { type: "integer", minimum: min, maximum: max, description }
+  ),
   body: IntRange(min, max).annotations({ description })
 })
 const list = <A, I extends string>(item: Schema.Schema<A, I>, description: string): Filter<ReadonlyArray<A>> =>
-  same(List(item).annotations({ description }))
+  same(documented(List(item), {
+    type: "array",
+    items: jsonSchemaOf(item),
+    minItems: 1,
+    maxItems: maxListValues,
+    description: `${description}; comma-separated (\`a,b\`) or repeated`
+  }))
 
 const CtaType = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,50}$/), Schema.annotations(message("must be a call-to-action type such as SHOP_NOW")))
 const Word = (what: string) => Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,100}$/), Schema.annotations(message(`must be ${what}`)))
 const Count = 1_000_000_000_000
 
 const commonFilters = {
-  q: same(Words(500).annotations({ description: "Full text over body, headline, description and advertiser name (web-search syntax: \"phrase\", or, -word)" })),
+  q: same(documented(Words(500), {
+    type: "string",
+    minLength: 1,
+    maxLength: 500,
+    description: "Full text over body, headline, description and advertiser name (web-search syntax: \"phrase\", or, -word)"
+  })),
   advertiser_id: same(ExternalId.annotations({ description: "The advertiser's id (`advertiser.id` of an ad)" })),
   domain: same(Domain.annotations({ description: "Landing page domain" })),
   status: same(Choice("active", "inactive")),
@@ -89,10 +111,10 @@ const commonFilters = {
   platform: list(Word("a publisher platform such as feed"), "Shown on any of these placements (`publisher_platforms`)"),
   niche: list(Word("a niche such as beauty"), "Any of these niches"),
   cta: list(CtaType, "Any of these call-to-action types, such as SHOP_NOW"),
-  first_seen_from: same(Day.annotations({ description: "First seen on or after this day (UTC)" })),
-  first_seen_to: same(Day.annotations({ description: "First seen on or before this day (UTC)" })),
-  last_seen_from: same(Day.annotations({ description: "Last seen on or after this day (UTC)" })),
-  last_seen_to: same(Day.annotations({ description: "Last seen on or before this day (UTC)" })),
+  first_seen_from: same(documented(Day, { type: "string", format: "date", description: "First seen on or after this day (UTC)" })),
+  first_seen_to: same(documented(Day, { type: "string", format: "date", description: "First seen on or before this day (UTC)" })),
+  last_seen_from: same(documented(Day, { type: "string", format: "date", description: "Last seen on or after this day (UTC)" })),
+  last_seen_to: same(documented(Day, { type: "string", format: "date", description: "Last seen on or before this day (UTC)" })),
   min_days_running: int(0, 100_000, "Running at least this many days"),
   max_days_running: int(0, 100_000, "Running at most this many days")
 }
@@ -155,9 +177,7 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
     Choice(...sortsOf(library)).annotations({ description: "Order of the results; `relevance` (needs `q`) is the default when `q` is given, else `newest`" })
   )
   fields.limit = Schema.optional(
-    (encoding === "query" ? int(1, maxLimit, "") .query : IntRange(1, maxLimit)).annotations({
-      description: `Page size of the first request, 1 to ${maxLimit} (default ${defaultLimit}); the token keeps it`
-    })
+    int(1, maxLimit, `Page size of the first request, 1 to ${maxLimit} (default ${defaultLimit}); the token keeps it`)[encoding]
   )
   fields.scroll_token = Schema.optional(
     Schema.String.pipe(Schema.maxLength(8_192)).annotations({
