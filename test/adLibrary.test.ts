@@ -3,13 +3,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
-import { scales, world } from "../src/demo/World.js"
-import { advertisers, ad as fixtureAd, landers, stores } from "./fixtures/world.js"
+import { ad as fixtureAd } from "./fixtures/world.js"
+import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
 
-/** The small demo world as the server loads it (TestClock at 0: "today" is 1970-01-01). */
-const demo = world({ seed: 7, today: "1970-01-01", scale: scales.small })
 type DemoAd = {
   external_id: string
   library: string
@@ -24,7 +22,7 @@ type DemoAd = {
   engagement: { likes: number | null } | null
   cta: { type: string } | null
 }
-const demoAds = Array.from(demo.records.ads()) as Array<DemoAd>
+const demoAds = Array.from(smallWorld.records.ads()) as Array<DemoAd>
 
 const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), (a) => ({ ...a, json: JSON.parse(a.body) }))
 const query = (params: Record<string, string | number>) =>
@@ -55,12 +53,7 @@ describe("ad library searches", () => {
   )((it) => {
     it.effect("loads the small demo world", () =>
       Effect.gen(function*() {
-        yield* Effect.flatMap(DemoData, (d) => d.load({ scale: "small", seed: 7 }))
-        // what the hand-written fixture ads link to
-        const ingest = yield* Ingest
-        for (const [entity, items] of [["stores", stores], ["landers", landers], ["advertisers", advertisers]] as const) {
-          expect((yield* ingest.records(entity, Stream.fromIterable(items as ReadonlyArray<unknown>))).rejected).toBe(0)
-        }
+        yield* loadSmallWorld
       }), { timeout: 60_000 })
 
     it.effect("a first page: newest first, the library's ads only, a token for more; 1 credit", () =>
@@ -151,7 +144,7 @@ describe("ad library: bad input and tokens", () => {
   layer(
     Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
   )((it) => {
-    it.effect("loads the small demo world", () => Effect.asVoid(Effect.flatMap(DemoData, (d) => d.load({ scale: "small", seed: 7 }))), { timeout: 60_000 })
+    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
 
     it.effect("a bad filter is a 400 naming it, and keeps the credit (G4, G11)", () =>
       Effect.gen(function*() {

@@ -7,9 +7,10 @@ import { CreativeHasher } from "../src/adLibrary/CreativeHasher.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { encodeSynthetic, ImageFeatures, syntheticCreative } from "../src/media/ImageFeatures.js"
 import { RemoteMedia } from "../src/media/RemoteMedia.js"
-import { ad, advertisers, landers, stores } from "./fixtures/world.js"
+import { ad } from "./fixtures/world.js"
+import { fixtureReferences, magicAi } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, call, testServer } from "./support/TestServer.js"
+import { account, testServer } from "./support/TestServer.js"
 
 /** A CDN on localhost: two encodings of one creative, another creative, a 404 and a web page. */
 class Cdn extends Context.Tag("test/Cdn")<Cdn, { readonly url: string; readonly port: number }>() {}
@@ -58,9 +59,7 @@ describe("creative hasher (npm run admin -- creatives hash)", () => {
         const ingest = yield* Ingest
         const hasher = yield* CreativeHasher
         const sql = yield* SqlClient.SqlClient
-        for (const [entity, items] of [["stores", stores], ["landers", landers], ["advertisers", advertisers]] as const) {
-          expect((yield* ingest.records(entity, Stream.fromIterable(items as ReadonlyArray<unknown>))).rejected).toBe(0)
-        }
+        yield* fixtureReferences
         const ads = [
           ad("img-a", image(`${url}/a.jpg`)),
           ad("img-b", video(`${url}/b.png`)),
@@ -90,12 +89,8 @@ describe("creative hasher (npm run admin -- creatives hash)", () => {
 
         // the two encodings of one creative find each other; the other creative does not come close
         const { api_key } = yield* account()
-        const answer = yield* call("/api/v1/magic-ai", {
-          method: "POST",
-          headers: { "X-API-Key": api_key, "content-type": "application/json" },
-          body: JSON.stringify({ ad_id: "img-a", library: "social" })
-        })
-        const found = JSON.parse(answer.body).data as Array<{ id: string; similarity: number }>
+        const answer = yield* magicAi(api_key, { ad_id: "img-a", library: "social" })
+        const found = answer.json.data as Array<{ id: string; similarity: number }>
         expect(found[0]!.id).toBe("img-b")
         expect(found[0]!.similarity).toBeGreaterThan(0.8)
       }))

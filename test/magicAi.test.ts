@@ -1,22 +1,20 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import sharp from "sharp"
 import { SimilarityRepo } from "../src/adLibrary/SimilarityRepo.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
-import { scales, world } from "../src/demo/World.js"
 import { encodeSynthetic, ImageFeatures, syntheticCreative, toSigned64 } from "../src/media/ImageFeatures.js"
-import { ad as fixtureAd, advertisers, landers, stores } from "./fixtures/world.js"
+import { ad as fixtureAd } from "./fixtures/world.js"
+import { ingestAll, loadSmallWorld, magicAi, smallWorld } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, signIn, testServer } from "./support/TestServer.js"
 
-/** The small demo world as the server loads it (TestClock at 0: "today" is 1970-01-01). */
-const demo = world({ seed: 7, today: "1970-01-01", scale: scales.small })
 type DemoAd = { external_id: string; library: string; body: string | null; headline: string; niche: string; format: string; variant_group: string | null }
-const demoAds = Array.from(demo.records.ads()) as Array<DemoAd>
-const drawings = new Map(Array.from(demo.creatives()).map((c) => [c.external_id, c]))
+const demoAds = Array.from(smallWorld.records.ads()) as Array<DemoAd>
+const drawings = new Map(Array.from(smallWorld.creatives()).map((c) => [c.external_id, c]))
 
 // The source: a social ad with copy and its own creative (no variants to crowd the top 3).
 const source = demoAds.find((a) => a.library === "social" && a.variant_group === null && a.body !== null && drawings.has(a.external_id))!
@@ -44,11 +42,7 @@ const imageServer = Effect.acquireRelease(
   ({ close }) => Effect.sync(close)
 )
 
-const magic = (key: string, body: unknown) =>
-  Effect.map(
-    call("/api/v1/magic-ai", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
-    (answer) => ({ ...answer, json: JSON.parse(answer.body) })
-  )
+const magic = magicAi
 const ids = (json: { data: Array<{ id: string }> }) => json.data.map((ad) => ad.id)
 
 describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
@@ -63,11 +57,7 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
   )((it) => {
     it.effect("loads the small demo world and plants near-duplicates of one ad", () =>
       Effect.gen(function*() {
-        yield* Effect.flatMap(DemoData, (d) => d.load({ scale: "small", seed: 7 }))
-        const ingest = yield* Ingest
-        for (const [entity, items] of [["stores", stores], ["landers", landers], ["advertisers", advertisers]] as const) {
-          expect((yield* ingest.records(entity, Stream.fromIterable(items as ReadonlyArray<unknown>))).rejected).toBe(0)
-        }
+        yield* loadSmallWorld
         const planted = [
           // the copy reworded, another creative
           fixtureAd("dup-text", { headline: source.headline, body: reworded(source.body!), niche: source.niche, ai_tags: null, description: null }),
@@ -76,7 +66,7 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
           // unrelated on both counts
           fixtureAd("unrelated", { headline: "Quarterly tax filing for freelancers", body: "File your quarterly estimated taxes in ten minutes. Accountants approved.", niche: "finance", description: null })
         ]
-        expect((yield* ingest.records("ads", Stream.fromIterable(planted))).rejected).toBe(0)
+        yield* ingestAll("ads", planted)
         const features = yield* ImageFeatures
         const hashes = yield* features.hash(new Uint8Array(yield* recompressed))
         const repo = yield* SimilarityRepo

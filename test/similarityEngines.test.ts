@@ -1,9 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
-import { ad as fixtureAd, advertisers, landers, stores } from "./fixtures/world.js"
+import { ad as fixtureAd } from "./fixtures/world.js"
+import { ingestAll, loadSmallWorld, magicAi } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, testServer } from "./support/TestServer.js"
 
@@ -70,11 +71,7 @@ const FakeModelLive = Layer.scoped(
 const ServerWithModel = Layer.unwrapEffect(Effect.map(FakeModel, ({ url }) =>
   testServer({ config: { rateLimitPerMinute: 100_000 }, env: { EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: "test-embed", EMBEDDINGS_API_KEY: "sk-test" } })))
 
-const magic = (key: string, body: unknown) =>
-  Effect.map(
-    call("/api/v1/magic-ai", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
-    (answer) => ({ ...answer, json: JSON.parse(answer.body) })
-  )
+const magic = magicAi
 
 const taxes = "File your quarterly estimated taxes in ten minutes. Accountants approved."
 
@@ -88,11 +85,8 @@ describe("similar ads scored by an embedding model (EMBEDDINGS_URL)", () => {
   )((it) => {
     it.effect("loads the small demo world and one ad about taxes", () =>
       Effect.gen(function*() {
-        yield* Effect.flatMap(DemoData, (d) => d.load({ scale: "small", seed: 7 }))
-        const ingest = yield* Ingest
-        for (const [entity, items] of [["stores", stores], ["landers", landers], ["advertisers", advertisers], ["ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })]]] as const) {
-          expect((yield* ingest.records(entity, Stream.fromIterable(items as ReadonlyArray<unknown>))).rejected).toBe(0)
-        }
+        yield* loadSmallWorld
+        yield* ingestAll("ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })])
         expect(JSON.parse((yield* call("/ready")).body).engines).toEqual({ similarity: "embeddings (test-embed), perceptual hashes" })
       }), { timeout: 60_000 })
 
