@@ -8,6 +8,7 @@ import { withKeySchemes } from "./gateway/Api.js"
 import { alias, legacy } from "./Mirror.js"
 import { SessionApi, sessionCookieName } from "./session/Api.js"
 import { ShopApi, shopPrefix } from "./shop/Api.js"
+import { StoreAdsApi } from "./storeAds/Api.js"
 import { SystemApi } from "./system/Api.js"
 
 /**
@@ -79,6 +80,7 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(AdLibraryApi)
   .add(alias(AdLibraryApi, { from: "/api/v1/adlibrary", to: "/api/adlibrary" }))
   .add(AdsApi)
+  .add(StoreAdsApi)
   .add(MagicAiApi)
   .add(legacy(MagicAiApi, { from: "/api/v1/magic-ai", to: "/api/magic-ai" }))
   .add(ShopApi)
