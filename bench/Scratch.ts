@@ -73,7 +73,7 @@ export const startServer = async (url: string, port: number, logFile: string, en
   let exited = false
   child.once("exit", () => (exited = true))
   for (let i = 0; ; i++) {
-    if (exited || i > 300) throw new Error(`server did not start; see ${logFile}`)
+    if (exited || i > 1_200) throw new Error(`server did not start; see ${logFile}`)
     const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
     if (up) break
     await new Promise((resolve) => setTimeout(resolve, 100))

@@ -11,6 +11,8 @@
  * machine is shared and noisy, so only figures from one run compare.
  */
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { AppConfig } from "../src/AppConfig.js"
 import { Ingest } from "../src/catalog/Ingest.js"
@@ -62,12 +64,19 @@ const keywordsOf = (headline: string) =>
 /** A copy reworded, as a user would paste an ad they saw. */
 const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" ").replace("Meet the", "Say hello to the")
 
-runBench(() =>
-  withScratchDatabase("bench-ads", async (url, dir) => {
-    console.log(`Ad searches, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
-    const started = performance.now()
-    await loadAds(url)
-    console.log(`\n  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+/**
+ * BENCH_DATABASE_URL: a database that already holds this world's ads (from an earlier load),
+ * to measure again without loading; otherwise a scratch database is loaded.
+ */
+const existing = process.env["BENCH_DATABASE_URL"]
+
+const measure = async (url: string, dir: string) => {
+    if (existing === undefined) {
+      console.log(`Ad searches, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
+      const started = performance.now()
+      await loadAds(url)
+      console.log(`\n  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    }
     const [key] = await createAccounts(url, 1)
     const port = await freePort()
     const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
@@ -143,5 +152,10 @@ runBench(() =>
     } finally {
       await server.stop()
     }
-  })
+}
+
+runBench(() =>
+  existing === undefined
+    ? withScratchDatabase("bench-ads", measure)
+    : mkdtemp(path.join(tmpdir(), "adintel-bench-ads-")).then((dir) => measure(existing, dir))
 )

@@ -8,10 +8,11 @@ import { Console, Effect } from "effect"
  */
 export const shapes: ReadonlyArray<{ readonly name: string; readonly index: string; readonly sql: string }> = [
   {
-    name: "ads: full-text search, ranked",
-    index: "ads_search",
-    sql: `select id from ads where search_vector @@ websearch_to_tsquery('english', 'vitamin serum')
-          order by ts_rank_cd(search_vector, websearch_to_tsquery('english', 'vitamin serum')) desc limit 20`
+    name: "ads: full-text search in a library, with country and status, ranked",
+    index: "ads_search_social",
+    sql: `select id from ads where library = 'social' and search_vector @@ websearch_to_tsquery('english', 'vitamin serum')
+            and countries && array['US'] and status = 'active'
+          order by ts_rank(search_vector, websearch_to_tsquery('english', 'vitamin serum')) desc, id desc limit 20`
   },
   {
     name: "ads: newest of a library, keyset page",
@@ -30,9 +31,9 @@ export const shapes: ReadonlyArray<{ readonly name: string; readonly index: stri
     sql: `select id from ads where library = 'social' order by engagement desc, id desc limit 20`
   },
   {
-    name: "ads: by country",
-    index: "ads_countries",
-    sql: `select count(*) from ads where countries @> array['SG']`
+    name: "ads: a library's ads in a rare country",
+    index: "ads_search_pinboard",
+    sql: `select count(*) from ads where library = 'pinboard' and countries && array['SG']`
   },
   {
     name: "ads: one advertiser's ads, newest first",

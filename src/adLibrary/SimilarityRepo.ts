@@ -112,15 +112,21 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         Option.match(plan.exclude, { onNone: () => sql`true`, onSome: (id) => sql`a.id <> ${id}::bigint` })
       ])
 
-    /** The ads worth scoring for a text: sharing an anchor, the most shared words first. */
-    const textCandidates = (text: TextProbe, plan: SimilarPlan) => sql`
-      select id from (
+    /**
+     * The ads worth scoring for a text: sharing an anchor, the most shared words first. One
+     * branch per library, so each uses its library's full-text index.
+     */
+    const textCandidates = (text: TextProbe, plan: SimilarPlan) => {
+      const anchors = sql`array_to_string(array(select quote_literal(l) from unnest(${text.anchors}::text[]) l), ' | ')::tsquery`
+      const perLibrary = plan.libraries.map((library) => sql`(
         select a.id, ${overlap(text)} as overlap from ads a
-         where ${filtersOf(plan)}
-           and a.search_vector @@ array_to_string(array(select quote_literal(l) from unnest(${text.anchors}::text[]) l), ' | ')::tsquery
-         limit ${maxTextMatches}) m
-       order by overlap desc, id desc
-       limit ${maxTextCandidates}`
+         where ${filtersOf({ ...plan, libraries: [library] })} and a.search_vector @@ ${anchors}
+         limit ${maxTextMatches})`)
+      return sql`
+        select id from (${sql.join(" union all ", false)(perLibrary)}) m
+         order by overlap desc, id desc
+         limit ${maxTextCandidates}`
+    }
 
     return {
       /**

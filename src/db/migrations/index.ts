@@ -7,6 +7,7 @@ import m0003 from "./0003_sessions.js"
 import m0004 from "./0004_ad_similarity.js"
 import m0005 from "./0005_ad_embeddings.js"
 import m0006 from "./0006_creative_failures.js"
+import m0007 from "./0007_ad_search_indexes.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -15,7 +16,8 @@ export const migrations = {
   "0003_sessions": m0003,
   "0004_ad_similarity": m0004,
   "0005_ad_embeddings": m0005,
-  "0006_creative_failures": m0006
+  "0006_creative_failures": m0006,
+  "0007_ad_search_indexes": m0007
 }
 
 /**
