@@ -160,6 +160,14 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
             }
           })
         const [small, large] = [yield* walk(3), yield* walk(50)]
+        // a copy at the longest (5,000 characters) still pages: its token carries it
+        const longest = `${source.body} `.repeat(100).slice(0, 5_000)
+        const first = yield* magic(api_key, { text: longest, limit: 1 })
+        expect([first.status, first.json.has_more]).toEqual([200, true])
+        const next = yield* magic(api_key, { scroll_token: first.json.scroll_token })
+        expect(next.status).toBe(200)
+        expect(next.json.data[0].id).not.toBe(first.json.data[0].id)
+        expect((yield* magic(api_key, { text: longest + "x" })).json.error).toBe("text: must be a non-empty text of at most 5000 characters")
         expect(small.length).toBeGreaterThan(50)
         expect(new Set(small).size).toBe(small.length)
         expect(small).toEqual(large)
@@ -170,7 +178,10 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
           [{ text: "serum", colour: "red" }, 400, "colour: unknown parameter"],
           [{ text: "serum", library: ["tv"] }, 400, "library.0: must be one of social, pinboard, clipapp, search"],
           [{ text: "serum", sort: "newest" }, 400, "sort: similar ads are ordered by similarity (relevance)"],
-          [{ ad_id: "no-such-ad" }, 404, "Ad not found"]
+          [{ ad_id: "no-such-ad" }, 404, "Ad not found"],
+          [{ ad_id: "bad id!" }, 400, "ad_id: must be 1 to 200 letters, digits or . _ : @ / -"],
+          [{ image_url: "file:///etc/passwd" }, 400, "image_url: must be an http(s) URL of at most 2048 characters"],
+          [{ text: "   " }, 400, "text: must be a non-empty text of at most 5000 characters"]
         ]
         for (const [body, status, error] of cases) {
           const bad = yield* magic(api_key, body)

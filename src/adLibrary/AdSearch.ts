@@ -1,4 +1,4 @@
-import { Effect, Equal, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { InvalidRequest, NotFound } from "../Errors.js"
 import { ImageFeatures, toSigned64 } from "../media/ImageFeatures.js"
 import { RemoteMedia } from "../media/RemoteMedia.js"
@@ -27,11 +27,15 @@ export interface Page<A> {
   readonly has_more: boolean
 }
 
-/** What a magic-ai token carries besides the filters: what the results are compared with. */
+/**
+ * What a magic-ai token carries besides the filters: what the results are compared with. A
+ * text or an image's hashes as given; an ad by its row id (read again on each page: a token
+ * stays small, and the source is never among its own results).
+ */
 const Probe = Schema.Struct({
   text: Schema.optional(Schema.String),
   image: Schema.optional(Schema.Tuple(Schema.String, Schema.String)),
-  exclude: Schema.optional(Schema.String)
+  source: Schema.optional(Schema.String)
 })
 type Probe = typeof Probe.Type
 
@@ -41,7 +45,9 @@ export const maxImageBytes = 10 * 1024 * 1024
 
 /** Filters sent again with a token must be the token's own: anything else is another search. */
 const sameFilters = (sent: AdFilters, carried: Record<string, unknown>) =>
-  Object.keys(sent).length === 0 || Equal.equals(JSON.stringify(sent), JSON.stringify(carried))
+  Object.keys(sent).length === 0 || JSON.stringify(sent) === JSON.stringify(carried)
+
+const adNotFound = new NotFound({ error: "Ad not found" })
 
 const notSameSearch = new InvalidRequest({
   error: "scroll_token: the filters sent differ from the token's; send the token alone, or start a new search without it"
@@ -108,20 +114,28 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
           )
           return { image: [String(toSigned64(hashes.phash)), String(toSigned64(hashes.dhash))] as const }
         }
-        const sources = yield* similarRepo.sources(libraries, request.ad_id!)
-        if (sources.length === 0) return yield* Effect.fail(new NotFound({ error: "Ad not found" }))
+        const sources = yield* similarRepo.sources({ libraries, externalId: request.ad_id! })
+        if (sources.length === 0) return yield* Effect.fail(adNotFound)
         if (sources.length > 1) {
           return yield* Effect.fail(new InvalidRequest({
             error: `ad_id: ads of several libraries (${sources.map((s) => s.library).join(", ")}) have this id; add library`
           }))
         }
-        const [source] = sources
-        return {
-          ...(source!.text === null ? {} : { text: source!.text }),
-          ...Option.match(source!.hashes, { onNone: () => ({}), onSome: (h) => ({ image: [String(h.phash), String(h.dhash)] as const }) }),
-          exclude: source!.rowId
-        }
+        return { source: sources[0]!.rowId }
       })
+
+    /** What a probe compares with, and which ad to leave out. */
+    const queryOf = (probe: Probe): Effect.Effect<SimilarityQuery & { readonly exclude: Option.Option<string> }, NotFound> =>
+      probe.source === undefined
+        ? Effect.succeed({
+          text: Option.fromNullable(probe.text),
+          image: Option.map(Option.fromNullable(probe.image), ([phash, dhash]) => ({ phash: BigInt(phash), dhash: BigInt(dhash) })),
+          exclude: Option.none()
+        })
+        : Effect.flatMap(similarRepo.sources({ rowId: probe.source }), ([source]) =>
+          source === undefined
+            ? Effect.fail(adNotFound)
+            : Effect.succeed({ text: Option.fromNullable(source.text), image: source.hashes, exclude: Option.some(source.rowId) }))
 
     return {
       /** A library route's search: a first page from filters, or the next one from a token. */
@@ -142,7 +156,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
       /** One ad of a library; an unknown id is a 404 (the metered call keeps its credit, G4). */
       ad: (library: Library, id: string) =>
         Effect.flatMap(repo.find(library, id), Option.match({
-          onNone: () => Effect.fail(new NotFound({ error: "Ad not found" })),
+          onNone: () => Effect.fail(adNotFound),
           onSome: Effect.succeed
         })),
 
@@ -162,17 +176,13 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
           const probe = yield* Schema.decodeUnknown(Probe)(state.extra).pipe(
             Effect.mapError(() => new InvalidRequest({ error: "scroll_token: invalid or altered token; start again without it" }))
           )
-          const filters = state.filters
-          const query: SimilarityQuery = {
-            text: Option.fromNullable(probe.text),
-            image: Option.map(Option.fromNullable(probe.image), ([phash, dhash]) => ({ phash: BigInt(phash), dhash: BigInt(dhash) }))
-          }
+          const { exclude, ...query } = yield* queryOf(probe)
           const rows = yield* similarity.similar(query, {
-            libraries: filters.library ?? allLibraries,
-            filters,
+            libraries: state.filters.library ?? allLibraries,
+            filters: state.filters,
             after,
             take: state.limit + 1,
-            exclude: Option.fromNullable(probe.exclude)
+            exclude
           })
           return paginate(rows, state)
         })

@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../gateway/Api.js"
 import { IdPath } from "../Params.js"
-import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams } from "./Filters.js"
+import { ExternalId, Url } from "../catalog/records/Fields.js"
+import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams, Words } from "./Filters.js"
 
 /**
  * The ad libraries (spec: Programmatic routes; INTERPRETATIONS P1): one search over the four
@@ -125,11 +126,9 @@ export interface MagicAiRequest extends SearchParams {
   readonly image_url?: string
 }
 export const MagicAiRequest = Schema.Struct({
-  ad_id: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:@\/-]{1,200}$/)).annotations({ description: "Ads like this one (its `id`)" })),
-  text: Schema.optional(Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(5_000)))).annotations({
-    description: "Ads like this copy"
-  })),
-  image_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2_048), Schema.pattern(/^https?:\/\/\S+$/)).annotations({
+  ad_id: Schema.optional(ExternalId.annotations({ description: "Ads like this one (its `id`)" })),
+  text: Schema.optional(Words(5_000).annotations({ description: "Ads like this copy" })),
+  image_url: Schema.optional(Url.annotations({
     description: "Ads whose creative looks like this image (http(s); fetched once, public addresses only)"
   })),
   ...bodyFilterFields

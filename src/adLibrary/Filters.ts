@@ -55,7 +55,8 @@ const List = <A, I extends string>(item: Schema.Schema<A, I>) =>
     )
   )
 
-const Words = (max: number) =>
+/** A trimmed, non-empty text; the message never echoes it back (it may be long). */
+export const Words = (max: number) =>
   Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max))), Schema.annotations(message(`must be a non-empty text of at most ${max} characters`)))
 
 /**
@@ -179,8 +180,9 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
   fields.limit = Schema.optional(
     int(1, maxLimit, `Page size of the first request, 1 to ${maxLimit} (default ${defaultLimit}); the token keeps it`)[encoding]
   )
+  // A similar-ads token carries the copy it compares with (up to 5,000 characters).
   fields.scroll_token = Schema.optional(
-    Schema.String.pipe(Schema.maxLength(8_192)).annotations({
+    Schema.String.pipe(Schema.maxLength(encoding === "query" ? 8_192 : 32_768)).annotations({
       description: "The `scroll_token` of the previous answer: the next page. It carries the filters, sort and limit."
     })
   )

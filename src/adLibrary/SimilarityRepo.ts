@@ -150,13 +150,18 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         Effect.orDie
       ),
 
-      /** The ads with this id (one per library at most), and what they offer to compare with. */
-      sources: (libraries: ReadonlyArray<Library>, externalId: string) =>
+      /**
+       * The ads with this id in these libraries (one per library at most), or the ad with this
+       * row id, and what they offer to compare with.
+       */
+      sources: (which: { readonly libraries: ReadonlyArray<Library>; readonly externalId: string } | { readonly rowId: string }) =>
         sql<{ row_id: string; library: string; text: string | null; phash: string | null; dhash: string | null }>`
           select a.id::text as row_id, a.library, nullif(concat_ws(' ', a.headline, a.body, a.description), '') as text,
                  c.phash::text as phash, c.dhash::text as dhash
             from ads a left join ad_creatives c on c.ad_id = a.id
-           where a.external_id = ${externalId} and a.library = any(${libraries}::text[])
+           where ${"rowId" in which
+          ? sql`a.id = ${which.rowId}::bigint`
+          : sql`a.external_id = ${which.externalId} and a.library = any(${which.libraries}::text[])`}
            order by a.library`.pipe(
           Effect.map((rows) =>
             rows.map((r): SourceAd => ({
