@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import sharp from "sharp"
-import { SimilarityRepo } from "../src/adLibrary/SimilarityRepo.js"
+import { maxTextCandidates, SimilarityRepo } from "../src/adLibrary/SimilarityRepo.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { encodeSynthetic, ImageFeatures, syntheticCreative, toSigned64 } from "../src/media/ImageFeatures.js"
@@ -145,6 +145,22 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
         const anonymous = yield* call("/api/magic-ai", { method: "POST", headers: { "content-type": "application/json" }, body })
         expect([anonymous.status, anonymous.body]).toEqual([401, `{"success":false,"error":"Unauthorized"}`])
       }))
+
+    it.effect("a text search lists at most the 300 ads that share most of its words (maxTextCandidates)", () =>
+      Effect.gen(function*() {
+        const copy = (n: number) => `Zephyrquartz lantern ${n} glows amber over the marshland`
+        yield* ingestAll("ads", Array.from({ length: maxTextCandidates + 5 }, (_, n) => fixtureAd(`lantern-${n}`, { headline: "Zephyrquartz lantern", body: copy(n), description: null, ai_tags: null })))
+        const { api_key } = yield* account()
+        const found: Array<string> = []
+        let answer = yield* magic(api_key, { text: copy(1), limit: 50 })
+        while (true) {
+          found.push(...ids(answer.json))
+          if (!answer.json.has_more) break
+          answer = yield* magic(api_key, { scroll_token: answer.json.scroll_token })
+        }
+        expect(found.filter((id) => id.startsWith("lantern-"))).toHaveLength(maxTextCandidates)
+        expect(found[0]).toBe("lantern-1")
+      }), { timeout: 30_000 })
 
     it.effect("pages by token like the searches, and validates what it is asked", () =>
       Effect.gen(function*() {
