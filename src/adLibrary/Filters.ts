@@ -210,7 +210,7 @@ export interface SearchParams extends AdFilters {
 /** The filter fields of magic-ai's JSON body (all libraries; `library` picks some). */
 export const bodyFilterFields = {
   ...fieldsOf("any", "body"),
-  library: Schema.optional(List(Choice(...libraries)).annotations({ description: "Look only in these libraries (default: all)" }))
+  library: Schema.optional(list(Choice(...libraries), "Look only in these libraries (default: all)").body)
 } as Record<string, Schema.PropertySignature.Any | Schema.Schema.Any>
 
 /** Filters without the paging fields, in a canonical form: what a scroll token carries. */
