@@ -1,6 +1,9 @@
-import { JSONSchema, Schema } from "effect"
-import { CountryCode, Day, Domain, ExternalId, LanguageCode } from "../catalog/records/Fields.js"
-import { Choice, IntRange } from "../Params.js"
+import { Schema } from "effect"
+import { CountryCode, Domain, ExternalId, LanguageCode } from "../catalog/records/Fields.js"
+import { Choice } from "../Params.js"
+import { type Param, param, strictStruct } from "../QueryParams.js"
+
+export { Words } from "../QueryParams.js"
 
 /**
  * The ad search filters, declared once (issue 4, "Searching"). Each library's route takes the
@@ -29,80 +32,18 @@ export type Sort = (typeof sorts)[number]
 /** P1: `limit` on the first request. */
 export const maxLimit = 50
 export const defaultLimit = 20
-/** The most values one list filter takes (`country=US,GB,...`). */
-export const maxListValues = 50
-
 const message = (text: string) => ({ message: () => ({ message: text, override: true }) })
 
-/** A list: `a,b` or the parameter repeated in a query; an array or `a,b` in a body. */
-const List = <A, I extends string>(item: Schema.Schema<A, I>) =>
-  Schema.transform(
-    Schema.Union(Schema.String, Schema.Array(Schema.String)),
-    Schema.Array(Schema.String),
-    {
-      strict: true,
-      decode: (value) => (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""),
-      encode: (values) => values
-    }
-  ).pipe(
-    Schema.compose(
-      Schema.Array(item).pipe(
-        // Not overriding: a bad item keeps its own message.
-        Schema.minItems(1, { message: () => "must list at least one value" }),
-        Schema.maxItems(maxListValues, { message: () => `must list at most ${maxListValues} values` })
-      ),
-      { strict: false }
-    )
-  )
-
-/** A trimmed, non-empty text; the message never echoes it back (it may be long). */
-export const Words = (max: number) =>
-  Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max))), Schema.annotations(message(`must be a non-empty text of at most ${max} characters`)))
-
-/**
- * What the OpenAPI document shows of a parameter: its decoded type and range, not the string
- * transformation that carries it in a query string.
- */
-const documented = <A, I>(schema: Schema.Schema<A, I>, jsonSchema: Record<string, unknown>) =>
-  schema.annotations({ jsonSchema })
-const jsonSchemaOf = (schema: Schema.Schema.Any) => {
-  const { $defs: _defs, $schema: _schema, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
-  return rest
-}
-
-/** A filter's decoded type and its two encodings (query string, JSON body). */
-interface Filter<A> {
-  readonly query: Schema.Schema<A, any>
-  readonly body: Schema.Schema<A, any>
-}
-const same = <A>(schema: Schema.Schema<A, any>): Filter<A> => ({ query: schema, body: schema })
-const int = (min: number, max: number, description: string): Filter<number> => ({
-  query: documented(
-    Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations(message(`must be an integer from ${min} to ${max}`)),
-    { type: "integer", minimum: min, maximum: max, description }
-  ),
-  body: IntRange(min, max).annotations({ description })
-})
-const list = <A, I extends string>(item: Schema.Schema<A, I>, description: string): Filter<ReadonlyArray<A>> =>
-  same(documented(List(item), {
-    type: "array",
-    items: jsonSchemaOf(item),
-    minItems: 1,
-    maxItems: maxListValues,
-    description: `${description}; comma-separated (\`a,b\`) or repeated`
-  }))
+const same = param.same
+const int = param.int
+const list = param.list
 
 const CtaType = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,50}$/), Schema.annotations(message("must be a call-to-action type such as SHOP_NOW")))
 const Word = (what: string) => Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,100}$/), Schema.annotations(message(`must be ${what}`)))
 const Count = 1_000_000_000_000
 
 const commonFilters = {
-  q: same(documented(Words(500), {
-    type: "string",
-    minLength: 1,
-    maxLength: 500,
-    description: "Full text over body, headline, description and advertiser name (web-search syntax: \"phrase\", or, -word)"
-  })),
+  q: param.text(500, "Full text over body, headline, description and advertiser name (web-search syntax: \"phrase\", or, -word)"),
   advertiser_id: same(ExternalId.annotations({ description: "The advertiser's id (`advertiser.id` of an ad)" })),
   domain: same(Domain.annotations({ description: "Landing page domain" })),
   status: same(Choice("active", "inactive")),
@@ -112,10 +53,10 @@ const commonFilters = {
   platform: list(Word("a publisher platform such as feed"), "Shown on any of these placements (`publisher_platforms`)"),
   niche: list(Word("a niche such as beauty"), "Any of these niches"),
   cta: list(CtaType, "Any of these call-to-action types, such as SHOP_NOW"),
-  first_seen_from: same(documented(Day, { type: "string", format: "date", description: "First seen on or after this day (UTC)" })),
-  first_seen_to: same(documented(Day, { type: "string", format: "date", description: "First seen on or before this day (UTC)" })),
-  last_seen_from: same(documented(Day, { type: "string", format: "date", description: "Last seen on or after this day (UTC)" })),
-  last_seen_to: same(documented(Day, { type: "string", format: "date", description: "Last seen on or before this day (UTC)" })),
+  first_seen_from: param.day("First seen on or after this day (UTC)"),
+  first_seen_to: param.day("First seen on or before this day (UTC)"),
+  last_seen_from: param.day("Last seen on or after this day (UTC)"),
+  last_seen_to: param.day("Last seen on or before this day (UTC)"),
   min_days_running: int(0, 100_000, "Running at least this many days"),
   max_days_running: int(0, 100_000, "Running at most this many days")
 }
@@ -171,7 +112,7 @@ const sortsOf = (library: Library | "any") => (library === "search" ? sorts.filt
 
 /** The fields of one library's filters in one encoding. */
 const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
-  const all: Record<string, Filter<any>> = { ...commonFilters, ...engagementFilters }
+  const all: Record<string, Param<any>> = { ...commonFilters, ...engagementFilters }
   const fields: Record<string, Schema.PropertySignature.Any | Schema.Schema.Any> = {}
   for (const name of filterNames(library)) fields[name] = Schema.optional(all[name]![encoding])
   fields.sort = Schema.optional(
@@ -191,13 +132,7 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
 
 /** The query string a library's search route takes: unknown parameters are refused (G11). */
 export const SearchQuery = (library: Library) =>
-  Schema.Struct({
-    ...fieldsOf(library, "query"),
-    // Keys may come in the query string (spec: Authentication); the gateway reads them.
-    api_key: Schema.optional(Schema.String).annotations({ description: "The API key, when no header carries it (fallback)" })
-  } as Record<string, Schema.PropertySignature.Any | Schema.Schema.Any>).annotations({
-    parseOptions: { onExcessProperty: "error" }
-  }) as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
+  strictStruct(fieldsOf(library, "query"), "query") as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
 
 /** What a search request carries, decoded. */
 export interface SearchParams extends AdFilters {
