@@ -34,6 +34,8 @@ import { SessionAuthLive, SessionLive } from "./session/Http.js"
 import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
+import { ShopFavoritesLive } from "./shopFavorites/Http.js"
+import { ShopFavorites } from "./shopFavorites/ShopFavorites.js"
 import { StoreAdsLive } from "./storeAds/Http.js"
 import { StoreAds } from "./storeAds/StoreAds.js"
 import { SystemLive } from "./system/Http.js"
@@ -102,7 +104,8 @@ export const ServicesLive = Layer.mergeAll(
   Readiness.Default,
   Sessions.Default,
   AdSearch.Default,
-  StoreAds.Default
+  StoreAds.Default,
+  ShopFavorites.Default,
 ).pipe(
   // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
   Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
@@ -110,7 +113,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -154,7 +157,7 @@ export interface LayerOptions extends ServeOptions {
   readonly api?: Layer.Layer<
     HttpApi.Api,
     never,
-    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | AdSimilarity | AppConfig
+    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | AdSimilarity | AppConfig
   >
 }
 

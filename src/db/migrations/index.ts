@@ -8,6 +8,7 @@ import m0004 from "./0004_ad_similarity.js"
 import m0005 from "./0005_ad_embeddings.js"
 import m0006 from "./0006_creative_failures.js"
 import m0007 from "./0007_ad_search_indexes.js"
+import m0008 from "./0008_shop_favorites.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -17,7 +18,8 @@ export const migrations = {
   "0004_ad_similarity": m0004,
   "0005_ad_embeddings": m0005,
   "0006_creative_failures": m0006,
-  "0007_ad_search_indexes": m0007
+  "0007_ad_search_indexes": m0007,
+  "0008_shop_favorites": m0008
 }
 
 /**
