@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { Accounts } from "../src/accounts/Accounts.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ProbeApiLive } from "./support/ProbeApi.js"
@@ -55,6 +56,15 @@ describe("legacy session paths and un-versioned aliases (S3, S4)", () => {
         expect([missing.status, missing.body]).toEqual([404, `{"success":false,"error":"Item not found"}`])
         const died = yield* call("/api/probe/dies", { headers: session })
         expect([died.status, died.body]).toEqual([500, `{"success":false,"error":"Internal server error"}`])
+        // S1: the cookie rides along with another site's request; a state change needs our Origin.
+        const searchesUsed = Effect.flatMap(Accounts, (accounts) => Effect.orDie(accounts.view(created.id))).pipe(Effect.map((view) => view.daily_search.used))
+        const before = yield* searchesUsed
+        for (const [origin, error] of [[undefined, "Origin header missing"], ["https://evil.example", "Origin does not match this service"]] as const) {
+          const headers = { cookie: session.cookie, ...(origin === undefined ? {} : { origin }) }
+          const forged = yield* call("/api/probe/search", { method: "POST", headers })
+          expect([forged.status, forged.body]).toEqual([403, `{"success":false,"error":"Cross-site request refused: ${error}"}`])
+        }
+        expect(yield* searchesUsed).toBe(before)
         expect((yield* balanceOf(created.id)).used).toBe(0)
       }))
 

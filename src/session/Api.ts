@@ -14,21 +14,22 @@ import { IntRange } from "../Params.js"
 /** The session cookie: HttpOnly, SameSite=Lax, Secure over https. */
 export const sessionCookieName = "adintel_session"
 
-/**
- * The browser session as authentication: provides `Caller` (meters as they stand, no charge)
- * to session JSON routes and to legacy dashboard paths (S4); 401 envelope without a session.
- */
-export class SessionAuth extends HttpApiMiddleware.Tag<SessionAuth>()("adintel/SessionAuth", {
-  failure: UnauthorizedBody,
-  provides: Caller
-}) {}
-export type SessionAuthFailure = typeof UnauthorizedBody.Type
-
 /** A state-changing session request whose Origin is not this service's (S1: CSRF). */
 export class CrossSiteRequest extends Schema.TaggedError<CrossSiteRequest>()("CrossSiteRequest", {
   error: Schema.String
 }) {}
 export const CrossSiteRequestBody = envelope(CrossSiteRequest, 403)
+
+/**
+ * The browser session as authentication: provides `Caller` (meters as they stand, no charge)
+ * to session JSON routes and to legacy dashboard paths (S4); 401 envelope without a session,
+ * and 403 for a state-changing request from another site (S1), whatever the route.
+ */
+export class SessionAuth extends HttpApiMiddleware.Tag<SessionAuth>()("adintel/SessionAuth", {
+  failure: Schema.Union(UnauthorizedBody, CrossSiteRequestBody),
+  provides: Caller
+}) {}
+export type SessionAuthFailure = typeof UnauthorizedBody.Type | CrossSiteRequest
 
 const Html = HttpApiSchema.Text({ contentType: "text/html" })
 

@@ -54,6 +54,8 @@ const sameOrigin = (request: Request, config: AppSettings) => {
   return Effect.void
 }
 
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
+
 const tokenOf = (request: Request) => Option.fromNullable(request.cookies[sessionCookieName]).pipe(Option.filter((t) => t.length > 0))
 
 /** The live session the request's cookie names, if any (its idle clock restarts). */
@@ -87,9 +89,13 @@ export const SessionAuthLive = Layer.effect(
   SessionAuth,
   Effect.gen(function*() {
     const sessions = yield* Sessions
+    const config = yield* AppConfig
     return Effect.gen(function*() {
-      const session = yield* sessionOf(sessions, yield* HttpServerRequest.HttpServerRequest)
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session = yield* sessionOf(sessions, request)
       if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized())
+      // A cookie rides along with any site's request: only reads may come from elsewhere.
+      if (!safeMethods.has(request.method)) yield* sameOrigin(request, config)
       return yield* sessions.caller(session.value.accountId)
     })
   })

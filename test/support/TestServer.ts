@@ -100,10 +100,14 @@ export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, holds: (a: A)
 /** The Origin a browser sends with a form post from the test server's own pages. */
 export const sameOrigin = Effect.map(TestServer, ({ url }) => ({ origin: url }))
 
-/** A browser session for an account with a password: the cookie header that carries it. */
+/**
+ * A browser session for an account with a password: the headers a browser sends from this
+ * service's own pages, the session cookie and the Origin (S1 refuses state changes without it).
+ */
 export const signIn = (email: string, password: string) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const session = yield* Effect.orDie(sessions.signIn({ email, password, address: "test" }))
-    return { cookie: `adintel_session=${session.token}` }
+    const { origin } = yield* sameOrigin
+    return { cookie: `adintel_session=${session.token}`, origin }
   })
