@@ -32,11 +32,13 @@ const jsonSchemaOf = (schema: Schema.Schema.Any) => {
 /** A list: `a,b` or the parameter repeated in a query; an array or `a,b` in a body. */
 export const List = <A, I extends string>(item: Schema.Schema<A, I>) =>
   Schema.transform(
-    Schema.Union(Schema.String, Schema.Array(Schema.String)),
+    // A body's numbers (`[1, 2]`) are taken as their text, like a query string's.
+    Schema.Union(Schema.String, Schema.Number, Schema.Array(Schema.Union(Schema.String, Schema.Number))),
     Schema.Array(Schema.String),
     {
       strict: true,
-      decode: (value) => (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""),
+      decode: (value) =>
+        (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter((v) => v !== ""),
       encode: (values) => values
     }
   ).pipe(

@@ -33,7 +33,10 @@ import { MeteredLive } from "./gateway/Http.js"
 import { SessionAuthLive, SessionLive } from "./session/Http.js"
 import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
+import { ShopExploreLive } from "./shopExplore/Http.js"
+import { ShopExplore } from "./shopExplore/ShopExplore.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
+import { ShopCountry } from "./shop/ShopCountry.js"
 import { ShopFavoritesLive } from "./shopFavorites/Http.js"
 import { ShopFavorites } from "./shopFavorites/ShopFavorites.js"
 import { StoreAdsLive } from "./storeAds/Http.js"
@@ -106,6 +109,8 @@ export const ServicesLive = Layer.mergeAll(
   AdSearch.Default,
   StoreAds.Default,
   ShopFavorites.Default,
+  ShopExplore.Default.pipe(Layer.provide(SearchQuota.Default)),
+  ShopCountry.Default
 ).pipe(
   // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
   Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
@@ -113,7 +118,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -157,7 +162,8 @@ export interface LayerOptions extends ServeOptions {
   readonly api?: Layer.Layer<
     HttpApi.Api,
     never,
-    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | AdSimilarity | AppConfig
+    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | AdSimilarity
+    | ShopCountry | ShopExplore | AppConfig
   >
 }
 

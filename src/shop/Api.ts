@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { envelope, fixed } from "../Envelope.js"
+import { CountryCode } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
 
 /** Every short-video shop path starts here (spec: Endpoints, "Short-video shop API"). */
@@ -64,12 +65,28 @@ const withUnknownPaths = <Id extends string, Endpoints extends HttpApiEndpoint.H
     group as HttpApiGroup.HttpApiGroup<Id, Endpoints | UnknownPath, E, R>
   )
 
+export const RequestCountry = Schema.Struct({
+  country: Schema.optional(CountryCode.annotations({ description: "Set the account's shop country to this (ISO 3166-1 alpha-2)" }))
+}).annotations({ parseOptions: { onExcessProperty: "error" } })
+
+export const CountryAnswer = Schema.Struct({
+  success: Schema.Literal(true),
+  country: Schema.String.annotations({ description: "The country explore and detail calls use when they name none" })
+})
+
 export class ShopApi extends metered(
   withUnknownPaths(
-    HttpApiGroup.make("shop").add(
-      HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
-        .addSuccess(ShopCreditsResponse)
-        .annotate(OpenApi.Summary, "Daily short-video shop searches left (1 credit); the cheap key check")
-    )
+    HttpApiGroup.make("shop")
+      .add(
+        HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
+          .addSuccess(ShopCreditsResponse)
+          .annotate(OpenApi.Summary, "Daily short-video shop searches left (1 credit); the cheap key check")
+      )
+      .add(
+        HttpApiEndpoint.post("requestCountry", `${shopPrefix}/request-country`)
+          .setPayload(RequestCountry)
+          .addSuccess(CountryAnswer)
+          .annotate(OpenApi.Summary, "Set (with `country`) or read the account's shop country")
+      )
   )
 ) {}

@@ -6,6 +6,7 @@ import * as Metered from "../gateway/Http.js"
 import { pathOf } from "../gateway/Http.js"
 import { type UnknownPath, UnknownShopEndpoint, unknownPathNames } from "./Api.js"
 import { SearchQuota } from "./SearchQuota.js"
+import { ShopCountry } from "./ShopCountry.js"
 
 const unknownPath = ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
   Effect.fail(UnknownShopEndpoint.of(request.method, pathOf(request.url)))
@@ -21,5 +22,10 @@ const handleUnknownPaths = <E, P, R, Endpoints extends HttpApiEndpoint.HttpApiEn
 export const ShopLive = Metered.group(AdIntelApi, "shop", (handlers) =>
   Effect.gen(function*() {
     const quota = yield* SearchQuota
-    return handleUnknownPaths(handlers).handle("credits", () => Effect.map(Caller, quota.balance))
+    const countries = yield* ShopCountry
+    return handleUnknownPaths(handlers)
+      .handle("credits", () => Effect.map(Caller, quota.balance))
+      .handle("requestCountry", ({ payload }) =>
+        Effect.flatMap(Caller, (caller) =>
+          Effect.map(countries.request(caller.accountId, payload.country), (country) => ({ success: true as const, country }))))
   }))

@@ -9,6 +9,7 @@ import m0005 from "./0005_ad_embeddings.js"
 import m0006 from "./0006_creative_failures.js"
 import m0007 from "./0007_ad_search_indexes.js"
 import m0008 from "./0008_shop_favorites.js"
+import m0009 from "./0009_shop_country.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -19,7 +20,8 @@ export const migrations = {
   "0005_ad_embeddings": m0005,
   "0006_creative_failures": m0006,
   "0007_ad_search_indexes": m0007,
-  "0008_shop_favorites": m0008
+  "0008_shop_favorites": m0008,
+  "0009_shop_country": m0009
 }
 
 /**

@@ -1,0 +1,238 @@
+import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
+import { Choice } from "../Params.js"
+import { type Param, param } from "../QueryParams.js"
+
+/**
+ * The short-video shop's explorable entities, each declared once (issue 5, "One engine, not
+ * sixty handlers"): its filters (a parameter and the column it constrains), its period metrics
+ * (computed over `date_from`..`date_to` from the daily series) and its other sorts. The
+ * explore and count routes, their OpenAPI parameters and their SQL all derive from this.
+ * Column names here are plain data; the repository turns them into parameterised SQL.
+ */
+
+export const shopEntities = ["categories", "shops", "creators", "videos", "products"] as const
+export type ShopEntity = (typeof shopEntities)[number]
+
+/** How a filter constrains its entity. */
+export type Constraint =
+  /** `min_<name>`/`max_<name>` on a column */
+  | { readonly kind: "range"; readonly column: string; readonly integer: boolean; readonly max: number }
+  /** any of the listed values */
+  | { readonly kind: "choice"; readonly column: string }
+  /** another record by its id, within the same region */
+  | { readonly kind: "ref"; readonly column: string; readonly table: string }
+  /** a category and everything below it; `many`: the column is an array of category ids */
+  | { readonly kind: "category"; readonly column: string; readonly many: boolean }
+  /** `<name>_from`/`<name>_to`: UTC days, both included */
+  | { readonly kind: "days"; readonly column: string }
+  | { readonly kind: "bool"; readonly column: string }
+  /** a few words in any of the columns (case-insensitive) */
+  | { readonly kind: "keyword"; readonly columns: ReadonlyArray<string> }
+  /** a video showing the product: through the video-product links */
+  | { readonly kind: "videoProduct" }
+
+export interface FilterSpec {
+  readonly constraint: Constraint
+  readonly description: string
+  /** The parameter of one-value constraints (choice, ref, category, bool, keyword). */
+  readonly param?: Param<any>
+}
+
+/** A metric of the daily series, over the period: a sum, or a level's change ("gained"). */
+export interface MetricSpec {
+  readonly column: string
+  readonly kind: "sum" | "gained"
+  readonly integer: boolean
+}
+
+export interface EntitySpec {
+  /** Singular, for messages: "Product not found". */
+  readonly one: string
+  readonly table: string
+  readonly daily: { readonly table: string; readonly key: string }
+  readonly filters: Readonly<Record<string, FilterSpec>>
+  readonly metrics: Readonly<Record<string, MetricSpec>>
+  /** Other sorts: a column each. */
+  readonly sorts: Readonly<Record<string, string>>
+  /** The metric explore sorts by when asked for none. */
+  readonly defaultSort: string
+}
+
+const Big = 1_000_000_000_000
+const range = (column: string, description: string, max = Big, integer = true): FilterSpec => ({
+  constraint: { kind: "range", column, integer, max },
+  description
+})
+const keyword = (description: string, ...columns: ReadonlyArray<string>): FilterSpec => ({
+  constraint: { kind: "keyword", columns },
+  description,
+  param: param.text(200, description)
+})
+const ref = (column: string, table: string, description: string): FilterSpec => ({
+  constraint: { kind: "ref", column, table },
+  description,
+  param: param.same(ExternalId.annotations({ description }))
+})
+const category = (column: string, many: boolean): FilterSpec => ({
+  constraint: { kind: "category", column, many },
+  description: "A category's id: it and every category below it",
+  param: param.same(ExternalId.annotations({ description: "A category's id: it and every category below it" }))
+})
+const days = (column: string, description: string): FilterSpec => ({ constraint: { kind: "days", column }, description })
+const sum = (column: string, integer = true): MetricSpec => ({ column, kind: "sum", integer })
+
+export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
+  categories: {
+    one: "Category",
+    table: "shop_categories",
+    daily: { table: "shop_category_daily", key: "category_id" },
+    filters: {
+      keyword: keyword("Words in the category's name", "e.name"),
+      level: {
+        constraint: { kind: "choice", column: "e.level" },
+        description: "Any of these levels (1 top, 3 leaf)",
+        param: param.list(Choice("1", "2", "3"), "Any of these levels (1 top, 3 leaf)")
+      },
+      parent_id: ref("e.parent_id", "shop_categories", "The parent category's id")
+    },
+    metrics: { gmv: sum("gmv", false), units: sum("units") },
+    sorts: { name: "e.name", level: "e.level" },
+    defaultSort: "gmv"
+  },
+  shops: {
+    one: "Shop",
+    table: "shop_shops",
+    daily: { table: "shop_shop_daily", key: "shop_id" },
+    filters: {
+      keyword: keyword("Words in the shop's name", "e.name"),
+      category_id: category("e.main_category_id", false),
+      shop_type: {
+        constraint: { kind: "choice", column: "e.shop_type" },
+        description: "Any of these shop types",
+        param: param.list(Choice("brand", "retailer", "cross-border"), "Any of these shop types")
+      },
+      rating: range("e.rating", "Rating, 0 to 5", 5, false),
+      followers: range("e.followers", "Followers now")
+    },
+    metrics: { gmv: sum("gmv", false), units: sum("units"), followers_gained: { column: "followers", kind: "gained", integer: true } },
+    sorts: { rating: "e.rating", followers: "e.followers", name: "e.name" },
+    defaultSort: "gmv"
+  },
+  creators: {
+    one: "Creator",
+    table: "shop_creators",
+    daily: { table: "shop_creator_daily", key: "creator_id" },
+    filters: {
+      keyword: keyword("Words in the creator's handle or nickname", "e.handle", "e.nickname"),
+      category_id: category("e.category_ids", true),
+      followers: range("e.followers", "Followers now"),
+      engagement_rate: range("e.engagement_rate", "Interactions per view, 0 to 1", 1, false)
+    },
+    metrics: {
+      gmv: sum("gmv", false),
+      views: sum("views"),
+      likes: sum("likes"),
+      followers_gained: { column: "followers", kind: "gained", integer: true }
+    },
+    sorts: { followers: "e.followers", engagement_rate: "e.engagement_rate" },
+    defaultSort: "gmv"
+  },
+  videos: {
+    one: "Video",
+    table: "shop_videos",
+    daily: { table: "shop_video_daily", key: "video_id" },
+    filters: {
+      keyword: keyword("Words in the video's description", "e.description"),
+      creator_id: ref("e.creator_id", "shop_creators", "The creator's id"),
+      product_id: { constraint: { kind: "videoProduct" }, description: "Videos showing this product (its id)", param: param.same(ExternalId) },
+      is_ad: { constraint: { kind: "bool", column: "e.is_ad" }, description: "Paid ads only (true) or organic only (false)", param: param.bool("Paid ads only (true) or organic only (false)") },
+      duration: range("e.duration_seconds", "Length in seconds", 86_400),
+      published: days("e.published_at", "Published")
+    },
+    metrics: { views: sum("views"), likes: sum("likes"), comments: sum("comments"), shares: sum("shares") },
+    sorts: { published_at: "e.published_at", duration: "e.duration_seconds" },
+    defaultSort: "views"
+  },
+  products: {
+    one: "Product",
+    table: "shop_products",
+    daily: { table: "shop_product_daily", key: "product_id" },
+    filters: {
+      keyword: keyword("Words in the product's title", "e.title"),
+      category_id: category("e.category_id", false),
+      shop_id: ref("e.shop_id", "shop_shops", "The shop's id"),
+      price: range("e.price_min", "Price (the lowest of the product's variants)", Big, false),
+      commission_rate: range("e.commission_rate", "Affiliate commission, 0 to 1", 1, false),
+      rating: range("e.rating", "Rating, 0 to 5", 5, false),
+      reviews: range("e.reviews", "Number of reviews"),
+      launched: days("e.launched_on", "Launched")
+    },
+    metrics: { gmv: sum("gmv", false), units: sum("units"), views: sum("views") },
+    sorts: { price: "e.price_min", rating: "e.rating", reviews: "e.reviews", commission_rate: "e.commission_rate", launched_on: "e.launched_on" },
+    defaultSort: "gmv"
+  }
+}
+
+/** P2 paging; offsets cost what they skip, so pages stop at a fixed depth. */
+export const maxPageSize = 100
+export const defaultPageSize = 20
+export const maxPageWindow = 10_000
+/** The longest period metrics are computed over. */
+export const maxPeriodDays = 366
+export const defaultPeriodDays = 30
+
+/** Every sort name of an entity: its metrics, their growth against the previous period, its columns. */
+export const sortNames = (entity: ShopEntity): ReadonlyArray<string> => {
+  const spec = entities[entity]
+  const metrics = Object.keys(spec.metrics)
+  return [...metrics, ...metrics.map((m) => `${m}_growth`), ...Object.keys(spec.sorts)]
+}
+
+/** The parameters of an entity's explore and count, derived from its declaration. */
+export const exploreParams = (entity: ShopEntity, route: "explore" | "count"): Record<string, Param<any>> => {
+  const spec = entities[entity]
+  const params: Record<string, Param<any>> = {
+    country: param.same(CountryCode.annotations({ description: "Shop region; default: the account's country (request-country), else US" })),
+    date_from: param.day("First day of the period metrics (UTC); default: 30 days before date_to"),
+    date_to: param.day("Last day of the period metrics (UTC); default: yesterday")
+  }
+  for (const [name, filter] of Object.entries(spec.filters)) {
+    const c = filter.constraint
+    if (c.kind === "range") {
+      const make = c.integer ? param.int : param.number
+      params[`min_${name}`] = make(0, c.max, `${filter.description}: at least`)
+      params[`max_${name}`] = make(0, c.max, `${filter.description}: at most`)
+    } else if (c.kind === "days") {
+      params[`${name}_from`] = param.day(`${filter.description} on or after this day (UTC)`)
+      params[`${name}_to`] = param.day(`${filter.description} on or before this day (UTC)`)
+    } else {
+      params[name] = filter.param!
+    }
+  }
+  for (const [name, metric] of Object.entries(spec.metrics)) {
+    const make = metric.integer ? param.int : param.number
+    const min = metric.kind === "gained" ? -Big : 0
+    params[`min_${name}`] = make(min, Big, `${name} over the period: at least`)
+    params[`max_${name}`] = make(min, Big, `${name} over the period: at most`)
+  }
+  if (route === "explore") {
+    params.sort = param.same(Choice(...sortNames(entity)).annotations({
+      description: `Order of the results (default ${spec.defaultSort}); \`<metric>_growth\` compares the period with the one before it`
+    }))
+    params.order = param.same(Choice("desc", "asc").annotations({ description: "desc (default) or asc; nulls last either way" }))
+    params.page = param.int(1, maxPageWindow, "Page, from 1")
+    params.page_size = param.int(1, maxPageSize, `Results per page, 1 to ${maxPageSize} (default ${defaultPageSize})`)
+  }
+  return params
+}
+
+/** What an explore or count request carries, decoded and merged (query, then body: P3). */
+export type ExploreParams = Readonly<Record<string, unknown>> & {
+  readonly country?: string
+  readonly date_from?: string
+  readonly date_to?: string
+  readonly sort?: string
+  readonly order?: "asc" | "desc"
+  readonly page?: number
+  readonly page_size?: number
+}

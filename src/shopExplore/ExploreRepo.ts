@@ -1,0 +1,234 @@
+import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+import type { EntityView } from "./Api.js"
+import { entities, type EntitySpec, type ExploreParams, type ShopEntity } from "./Entities.js"
+
+/** The days period metrics are computed over, and the period just before, of the same length. */
+export interface Period {
+  readonly from: string
+  readonly to: string
+  readonly previousFrom: string
+  readonly previousTo: string
+}
+
+export interface ExplorePlan {
+  readonly entity: ShopEntity
+  readonly region: string
+  readonly params: ExploreParams
+  readonly period: Period
+}
+
+export interface PagePlan extends ExplorePlan {
+  readonly sort: string
+  readonly descending: boolean
+  readonly limit: number
+  readonly offset: number
+}
+
+type Row = Record<string, any>
+
+/** Each entity's view: what its rows select (from `e`, the entity) and how they read. */
+const views: Record<ShopEntity, { readonly select: string; readonly read: (r: Row) => Record<string, unknown> }> = {
+  categories: {
+    select: `e.name, e.level, (select p.external_id from shop_categories p where p.id = e.parent_id) as parent_external_id`,
+    read: (r) => ({ name: r.name, level: r.level, parent_id: r.parent_external_id })
+  },
+  shops: {
+    select: `e.name, e.shop_type, e.rating::float8 as rating, e.followers::float8 as followers,
+             (select json_build_object('id', c.external_id, 'name', c.name) from shop_categories c where c.id = e.main_category_id) as main_category`,
+    read: (r) => ({ name: r.name, shop_type: r.shop_type, rating: r.rating, followers: r.followers, main_category: r.main_category })
+  },
+  creators: {
+    select: `e.handle, e.nickname, e.followers::float8 as followers, e.engagement_rate::float8 as engagement_rate`,
+    read: (r) => ({ handle: r.handle, nickname: r.nickname, followers: r.followers, engagement_rate: r.engagement_rate })
+  },
+  videos: {
+    select: `e.description, e.duration_seconds, e.is_ad,
+             to_char(e.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as published_at,
+             (select json_build_object('id', c.external_id, 'handle', c.handle) from shop_creators c where c.id = e.creator_id) as creator`,
+    read: (r) => ({
+      description: r.description,
+      creator: r.creator,
+      duration_seconds: r.duration_seconds,
+      published_at: r.published_at,
+      is_ad: r.is_ad
+    })
+  },
+  products: {
+    select: `e.title, e.price_min::float8 as price_min, e.price_max::float8 as price_max, e.currency,
+             e.commission_rate::float8 as commission_rate, e.rating::float8 as rating, e.reviews,
+             e.launched_on::text as launched_on, e.images,
+             (select json_build_object('id', s.external_id, 'name', s.name) from shop_shops s where s.id = e.shop_id) as shop,
+             (select json_build_object('id', c.external_id, 'name', c.name) from shop_categories c where c.id = e.category_id) as category`,
+    read: (r) => ({
+      title: r.title,
+      shop: r.shop,
+      category: r.category,
+      price_min: r.price_min,
+      price_max: r.price_max,
+      currency: r.currency,
+      commission_rate: r.commission_rate,
+      rating: r.rating,
+      reviews: r.reviews,
+      launched_on: r.launched_on,
+      images: r.images
+    })
+  }
+}
+
+const growth = (current: number | null, previous: number | null) =>
+  current === null || previous === null || previous === 0 ? null : Math.round(((current - previous) / previous) * 10_000) / 10_000
+
+export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Every metric of the entity over `from`..`to`, in one pass over its daily rows. */
+    const metricsOver = (spec: EntitySpec, from: string, to: string) => {
+      const columns = Object.entries(spec.metrics).map(([name, metric]) =>
+        metric.kind === "sum"
+          ? sql`sum(d.${sql(metric.column)})::float8 as ${sql(name)}`
+          : sql`((array_agg(d.${sql(metric.column)} order by d.day desc) filter (where d.${sql(metric.column)} is not null))[1]
+                 - (array_agg(d.${sql(metric.column)} order by d.day) filter (where d.${sql(metric.column)} is not null))[1])::float8 as ${sql(name)}`
+      )
+      return sql`(select ${sql.csv(columns)} from ${sql(spec.daily.table)} d
+                   where d.${sql(spec.daily.key)} = e.id and d.day between ${from}::date and ${to}::date)`
+    }
+
+    /** A category and every category below it (three levels). */
+    const subtree = (region: string, externalId: string) => sql`(
+      with recursive tree as (
+        select id from shop_categories where region = ${region} and external_id = ${externalId}
+        union all
+        select c.id from shop_categories c join tree t on c.parent_id = t.id)
+      select id from tree)`
+
+    /** The entity's own filters: every clause parameterised; column names come from the declaration. */
+    const filters = (plan: ExplorePlan): Fragment => {
+      const spec = entities[plan.entity]
+      const p = plan.params
+      const clauses: Array<Fragment> = [sql`e.region = ${plan.region}`]
+      const column = (name: string) => sql.literal(name)
+      for (const [name, filter] of Object.entries(spec.filters)) {
+        const c = filter.constraint
+        switch (c.kind) {
+          case "range": {
+            const [min, max] = [p[`min_${name}`], p[`max_${name}`]] as Array<number | undefined>
+            if (min !== undefined) clauses.push(sql`${column(c.column)} >= ${min}`)
+            if (max !== undefined) clauses.push(sql`${column(c.column)} <= ${max}`)
+            break
+          }
+          case "days": {
+            const [from, to] = [p[`${name}_from`], p[`${name}_to`]] as Array<string | undefined>
+            if (from !== undefined) clauses.push(sql`${column(c.column)} >= (${from}::date::timestamp at time zone 'UTC')`)
+            if (to !== undefined) clauses.push(sql`${column(c.column)} < ((${to}::date + 1)::timestamp at time zone 'UTC')`)
+            break
+          }
+          default: {
+            const value = p[name]
+            if (value === undefined) break
+            if (c.kind === "choice") clauses.push(sql`${column(c.column)}::text = any(${value as ReadonlyArray<string>}::text[])`)
+            if (c.kind === "bool") clauses.push(sql`${column(c.column)} = ${value as boolean}`)
+            if (c.kind === "ref") {
+              clauses.push(sql`${column(c.column)} = (select id from ${sql(c.table)} where region = ${plan.region} and external_id = ${value as string})`)
+            }
+            if (c.kind === "category") {
+              clauses.push(
+                c.many
+                  ? sql`${column(c.column)} && array${subtree(plan.region, value as string)}`
+                  : sql`${column(c.column)} in ${subtree(plan.region, value as string)}`
+              )
+            }
+            if (c.kind === "keyword") {
+              const pattern = `%${(value as string).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+              clauses.push(sql.or(c.columns.map((col) => sql`${column(col)} ilike ${pattern}`)))
+            }
+            if (c.kind === "videoProduct") {
+              clauses.push(sql`e.id in (select vp.video_id from shop_video_products vp join shop_products pr on pr.id = vp.product_id
+                                         where pr.region = ${plan.region} and pr.external_id = ${value as string})`)
+            }
+          }
+        }
+      }
+      return sql.and(clauses)
+    }
+
+    /** The matching rows with their metrics over the period and the period before. */
+    const matching = (plan: ExplorePlan) => {
+      const spec = entities[plan.entity]
+      const names = Object.keys(spec.metrics)
+      const metricBounds = names.flatMap((name) => {
+        const [min, max] = [plan.params[`min_${name}`], plan.params[`max_${name}`]] as Array<number | undefined>
+        const bounds: Array<Fragment | null> = [
+          min === undefined ? null : sql`cur.${sql(name)} >= ${min}`,
+          max === undefined ? null : sql`cur.${sql(name)} <= ${max}`
+        ]
+        return bounds.filter((c): c is Fragment => c !== null)
+      })
+      return sql`
+        select e.id, to_jsonb(cur) as current, to_jsonb(prev) as previous,
+               ${sql.csv(names.map((name) => sql`cur.${sql(name)} as ${sql(`cur_${name}`)}, prev.${sql(name)} as ${sql(`prev_${name}`)}`))}
+          from ${sql(spec.table)} e
+          left join lateral ${metricsOver(spec, plan.period.from, plan.period.to)} cur on true
+          left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true
+         where ${filters(plan)} and ${sql.and(metricBounds)}`
+    }
+
+    /** A sort as SQL: a metric, a metric's growth, or a column; nulls last either way. */
+    const orderOf = (plan: PagePlan) => {
+      const spec = entities[plan.entity]
+      const direction = sql.literal(plan.descending ? "desc" : "asc")
+      const metric = plan.sort.endsWith("_growth") ? plan.sort.slice(0, -"_growth".length) : undefined
+      const value = metric !== undefined && metric in spec.metrics
+        ? sql`(m.${sql(`cur_${metric}`)} - m.${sql(`prev_${metric}`)}) / nullif(m.${sql(`prev_${metric}`)}, 0)`
+        : plan.sort in spec.metrics
+        ? sql`m.${sql(`cur_${plan.sort}`)}`
+        : sql.literal(spec.sorts[plan.sort]!)
+      return sql`${value} ${direction} nulls last, e.id ${direction}`
+    }
+
+    return {
+      count: (plan: ExplorePlan) =>
+        sql<{ total: number }>`select count(*)::int as total from (${matching(plan)}) m`.pipe(
+          Effect.map((rows) => rows[0]?.total ?? 0),
+          Effect.orDie
+        ),
+
+      /** One P2 page in the sort's order, the total, and each row's view. */
+      page: (plan: PagePlan): Effect.Effect<{ readonly rows: ReadonlyArray<EntityView>; readonly total: number }> => {
+        const spec = entities[plan.entity]
+        const names = Object.keys(spec.metrics)
+        return sql<Row>`
+          with m as (${matching(plan)}),
+          page as (
+            select m.id, m.current, m.previous, count(*) over () as total,
+                   row_number() over (order by ${orderOf(plan)}) as position
+              from m join ${sql(spec.table)} e on e.id = m.id
+             order by position
+             limit ${plan.limit} offset ${plan.offset})
+          select page.total::int as total, page.current, page.previous, e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
+            from page join ${sql(spec.table)} e on e.id = page.id
+           order by page.position`.pipe(
+          Effect.map((rows) => ({
+            total: rows[0]?.total ?? 0,
+            rows: rows.map((r) => {
+              const current: Row = r.current ?? {}
+              const previous: Row = r.previous ?? {}
+              const metrics: Record<string, number | null> = {}
+              for (const name of names) metrics[name] = current[name] ?? null
+              for (const name of names) metrics[`${name}_growth`] = growth(current[name] ?? null, previous[name] ?? null)
+              return {
+                id: r.external_id,
+                region: r.region,
+                ...views[plan.entity].read(r),
+                period: { date_from: plan.period.from, date_to: plan.period.to, metrics }
+              } as EntityView
+            })
+          })),
+          Effect.orDie
+        )
+      }
+    }
+  })
+}) {}
