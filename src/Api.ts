@@ -8,6 +8,7 @@ import { withKeySchemes } from "./gateway/Api.js"
 import { alias, legacy } from "./Mirror.js"
 import { SessionApi, sessionCookieName } from "./session/Api.js"
 import { ShopApi, shopPrefix } from "./shop/Api.js"
+import { ShopDetailApi } from "./shopDetail/Api.js"
 import { ShopExploreApi } from "./shopExplore/Api.js"
 import { ShopFavoritesApi } from "./shopFavorites/Api.js"
 import { StoreAdsApi } from "./storeAds/Api.js"
@@ -89,6 +90,8 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopExploreApi)
   .add(legacy(ShopExploreApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(ShopDetailApi)
+  .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopFavoritesApi)
   .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(SessionApi)

@@ -33,6 +33,8 @@ import { MeteredLive } from "./gateway/Http.js"
 import { SessionAuthLive, SessionLive } from "./session/Http.js"
 import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
+import { ShopDetailLive } from "./shopDetail/Http.js"
+import { ShopDetail } from "./shopDetail/ShopDetail.js"
 import { ShopExploreLive } from "./shopExplore/Http.js"
 import { ShopExplore } from "./shopExplore/ShopExplore.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
@@ -110,6 +112,7 @@ export const ServicesLive = Layer.mergeAll(
   StoreAds.Default,
   ShopFavorites.Default,
   ShopExplore.Default.pipe(Layer.provide(SearchQuota.Default)),
+  ShopDetail.Default.pipe(Layer.provide([ShopExplore.Default, ShopCountry.Default]), Layer.provide(SearchQuota.Default)),
   ShopCountry.Default
 ).pipe(
   // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
@@ -118,7 +121,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -163,7 +166,7 @@ export interface LayerOptions extends ServeOptions {
     HttpApi.Api,
     never,
     Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | AdSimilarity
-    | ShopCountry | ShopExplore | AppConfig
+    | ShopCountry | ShopExplore | ShopDetail | AppConfig
   >
 }
 

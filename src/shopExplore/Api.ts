@@ -67,7 +67,7 @@ export const entityViews = {
 
 export type EntityView = Schema.Schema.Type<(typeof entityViews)[ShopEntity]>
 
-const explorePage = (entity: ShopEntity) =>
+export const explorePage = (entity: ShopEntity) =>
   Schema.Struct({
     success: Schema.Literal(true),
     data: Schema.Array(entityViews[entity]),

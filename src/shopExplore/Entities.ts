@@ -13,6 +13,9 @@ import { type Param, param } from "../QueryParams.js"
 export const shopEntities = ["categories", "shops", "creators", "videos", "products"] as const
 export type ShopEntity = (typeof shopEntities)[number]
 
+/** How two entities relate through the products videos show (`shop_video_products`). */
+export type Link = "videoProduct" | "videoShop" | "creatorProduct" | "creatorShop" | "productCreator" | "shopCreator"
+
 /** How a filter constrains its entity. */
 export type Constraint =
   /** `min_<name>`/`max_<name>` on a column */
@@ -28,8 +31,11 @@ export type Constraint =
   | { readonly kind: "bool"; readonly column: string }
   /** a few words in any of the columns (case-insensitive) */
   | { readonly kind: "keyword"; readonly columns: ReadonlyArray<string> }
-  /** a video showing the product: through the video-product links */
-  | { readonly kind: "videoProduct" }
+  /**
+   * related through what videos show: a video showing a product (or any of a shop's), a
+   * creator whose videos show it, a product or shop shown in a creator's videos
+   */
+  | { readonly kind: "linked"; readonly through: Link }
 
 export interface FilterSpec {
   readonly constraint: Constraint
@@ -78,6 +84,11 @@ const category = (column: string, many: boolean): FilterSpec => ({
   description: "A category's id: it and every category below it",
   param: param.same(ExternalId.annotations({ description: "A category's id: it and every category below it" }))
 })
+const linked = (through: Link, description: string): FilterSpec => ({
+  constraint: { kind: "linked", through },
+  description,
+  param: param.same(ExternalId.annotations({ description }))
+})
 const days = (column: string, description: string): FilterSpec => ({ constraint: { kind: "days", column }, description })
 const sum = (column: string, integer = true): MetricSpec => ({ column, kind: "sum", integer })
 
@@ -111,6 +122,7 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
         description: "Any of these shop types",
         param: param.list(Choice("brand", "retailer", "cross-border"), "Any of these shop types")
       },
+      creator_id: linked("shopCreator", "Shops whose products this creator's videos show (its id)"),
       rating: range("e.rating", "Rating, 0 to 5", 5, false),
       followers: range("e.followers", "Followers now")
     },
@@ -125,6 +137,8 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
     filters: {
       keyword: keyword("Words in the creator's handle or nickname", "e.handle", "e.nickname"),
       category_id: category("e.category_ids", true),
+      shop_id: linked("creatorShop", "Creators whose videos show a product of this shop (its id)"),
+      product_id: linked("creatorProduct", "Creators whose videos show this product (its id)"),
       followers: range("e.followers", "Followers now"),
       engagement_rate: range("e.engagement_rate", "Interactions per view, 0 to 1", 1, false)
     },
@@ -144,7 +158,8 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
     filters: {
       keyword: keyword("Words in the video's description", "e.description"),
       creator_id: ref("e.creator_id", "shop_creators", "The creator's id"),
-      product_id: { constraint: { kind: "videoProduct" }, description: "Videos showing this product (its id)", param: param.same(ExternalId) },
+      product_id: linked("videoProduct", "Videos showing this product (its id)"),
+      shop_id: linked("videoShop", "Videos showing a product of this shop (its id)"),
       is_ad: { constraint: { kind: "bool", column: "e.is_ad" }, description: "Paid ads only (true) or organic only (false)", param: param.bool("Paid ads only (true) or organic only (false)") },
       duration: range("e.duration_seconds", "Length in seconds", 86_400),
       published: days("e.published_at", "Published")
@@ -161,6 +176,7 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
       keyword: keyword("Words in the product's title", "e.title"),
       category_id: category("e.category_id", false),
       shop_id: ref("e.shop_id", "shop_shops", "The shop's id"),
+      creator_id: linked("productCreator", "Products shown in this creator's videos (its id)"),
       price: range("e.price_min", "Price (the lowest of the product's variants)", Big, false),
       commission_rate: range("e.commission_rate", "Affiliate commission, 0 to 1", 1, false),
       rating: range("e.rating", "Rating, 0 to 5", 5, false),

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
 import type { EntityView } from "./Api.js"
-import { entities, type EntitySpec, type ExploreParams, type ShopEntity } from "./Entities.js"
+import { entities, type EntitySpec, type ExploreParams, type Link, type ShopEntity } from "./Entities.js"
 
 /** The days period metrics are computed over, and the period just before, of the same length. */
 export interface Period {
@@ -17,6 +17,8 @@ export interface ExplorePlan {
   readonly region: string
   readonly params: ExploreParams
   readonly period: Period
+  /** One record only, by its id (a detail page's totals). */
+  readonly only?: string
 }
 
 export interface PagePlan extends ExplorePlan {
@@ -104,11 +106,39 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         select c.id from shop_categories c join tree t on c.parent_id = t.id)
       select id from tree)`
 
+    /** The row id of a record of another entity, by its id in the region. */
+    const idOf = (table: string, region: string, externalId: string) =>
+      sql`(select id from ${sql(table)} where region = ${region} and external_id = ${externalId})`
+
+    /** Relations through the products videos show. */
+    const linked = (through: Link, region: string, id: string): Fragment => {
+      switch (through) {
+        case "videoProduct":
+          return sql`e.id in (select vp.video_id from shop_video_products vp where vp.product_id = ${idOf("shop_products", region, id)})`
+        case "videoShop":
+          return sql`e.id in (select vp.video_id from shop_video_products vp join shop_products p on p.id = vp.product_id
+                               where p.shop_id = ${idOf("shop_shops", region, id)})`
+        case "creatorProduct":
+          return sql`e.id in (select v.creator_id from shop_videos v join shop_video_products vp on vp.video_id = v.id
+                               where vp.product_id = ${idOf("shop_products", region, id)})`
+        case "creatorShop":
+          return sql`e.id in (select v.creator_id from shop_videos v join shop_video_products vp on vp.video_id = v.id
+                               join shop_products p on p.id = vp.product_id where p.shop_id = ${idOf("shop_shops", region, id)})`
+        case "productCreator":
+          return sql`e.id in (select vp.product_id from shop_video_products vp join shop_videos v on v.id = vp.video_id
+                               where v.creator_id = ${idOf("shop_creators", region, id)})`
+        case "shopCreator":
+          return sql`e.id in (select p.shop_id from shop_products p join shop_video_products vp on vp.product_id = p.id
+                               join shop_videos v on v.id = vp.video_id where v.creator_id = ${idOf("shop_creators", region, id)})`
+      }
+    }
+
     /** The entity's own filters: every clause parameterised; column names come from the declaration. */
     const filters = (plan: ExplorePlan): Fragment => {
       const spec = entities[plan.entity]
       const p = plan.params
       const clauses: Array<Fragment> = [sql`e.region = ${plan.region}`]
+      if (plan.only !== undefined) clauses.push(sql`e.external_id = ${plan.only}`)
       const column = (name: string) => sql.literal(name)
       for (const [name, filter] of Object.entries(spec.filters)) {
         const c = filter.constraint
@@ -131,7 +161,7 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
             if (c.kind === "choice") clauses.push(sql`${column(c.column)}::text = any(${value as ReadonlyArray<string>}::text[])`)
             if (c.kind === "bool") clauses.push(sql`${column(c.column)} = ${value as boolean}`)
             if (c.kind === "ref") {
-              clauses.push(sql`${column(c.column)} = (select id from ${sql(c.table)} where region = ${plan.region} and external_id = ${value as string})`)
+              clauses.push(sql`${column(c.column)} = ${idOf(c.table, plan.region, value as string)}`)
             }
             if (c.kind === "category") {
               clauses.push(
@@ -144,10 +174,7 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
               const pattern = `%${(value as string).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
               clauses.push(sql.or(c.columns.map((col) => sql`${column(col)} ilike ${pattern}`)))
             }
-            if (c.kind === "videoProduct") {
-              clauses.push(sql`e.id in (select vp.video_id from shop_video_products vp join shop_products pr on pr.id = vp.product_id
-                                         where pr.region = ${plan.region} and pr.external_id = ${value as string})`)
-            }
+            if (c.kind === "linked") clauses.push(linked(c.through, plan.region, value as string))
           }
         }
       }
@@ -189,6 +216,28 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
     }
 
     return {
+      /** Whether a record exists in the region. */
+      exists: (entity: ShopEntity, region: string, externalId: string) =>
+        sql`select 1 from ${sql(entities[entity].table)} where region = ${region} and external_id = ${externalId}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
+      /**
+       * A record's daily series over `from`..`to`: every day of the range, each metric column of
+       * its daily table (null where the source has nothing).
+       */
+      series: (entity: ShopEntity, region: string, externalId: string, from: string, to: string) => {
+        const spec = entities[entity]
+        const columns = [...new Set(Object.values(spec.metrics).map((m) => m.column))]
+        return sql<Row>`
+          select g.day::date::text as day, ${sql.csv(columns.map((c) => sql`d.${sql(c)}::float8 as ${sql(c)}`))}
+            from generate_series(${from}::date, ${to}::date, interval '1 day') as g(day)
+            left join ${sql(spec.daily.table)} d
+              on d.day = g.day::date and d.${sql(spec.daily.key)} = ${idOf(spec.table, region, externalId)}
+           order by g.day`.pipe(Effect.orDie)
+      },
+
       count: (plan: ExplorePlan) =>
         sql<{ total: number }>`select count(*)::int as total from (${matching(plan)}) m`.pipe(
           Effect.map((rows) => rows[0]?.total ?? 0),

@@ -30,7 +30,7 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
     const countries = yield* ShopCountry
 
     /** The period of the metrics: `date_from`..`date_to`, by default the 30 days up to yesterday. */
-    const periodOf = (params: ExploreParams): Effect.Effect<Period, InvalidRequest> =>
+    const periodOf = (params: { readonly date_from?: string; readonly date_to?: string }): Effect.Effect<Period, InvalidRequest> =>
       Effect.gen(function*() {
         const today = msOf(dayOf(yield* Clock.currentTimeMillis))
         const to = params.date_to === undefined ? today - DAY : msOf(params.date_to)
@@ -53,10 +53,18 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
     /** P3: the query string's parameters, then the body's over them. */
     const merged = (query: ExploreParams, body: ExploreParams | undefined): ExploreParams => ({ ...query, ...body })
 
-    return {
-      explore: (entity: ShopEntity, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
+    /**
+     * One P2 page of an entity. `quota`: whether it is an explore search (G7) or a detail page's
+     * list, which takes none; `fixed`: parameters the route sets over the caller's.
+     */
+    const page = (
+      entity: ShopEntity,
+      caller: CallerInfo,
+      given: ExploreParams,
+      options: { readonly quota: boolean; readonly fixed?: ExploreParams }
+    ) =>
         Effect.gen(function*() {
-          const params = merged(query, body)
+          const params = { ...given, ...options.fixed }
           const page = params.page ?? 1
           const pageSize = params.page_size ?? defaultPageSize
           if (page * pageSize > maxPageWindow) {
@@ -65,7 +73,7 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
             }))
           }
           const plan = yield* planOf(entity, caller, params)
-          yield* quota.consume(caller)
+          if (options.quota) yield* quota.consume(caller)
           const { rows, total } = yield* repo.page({
             ...plan,
             sort: params.sort ?? entities[entity].defaultSort,
@@ -74,7 +82,15 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
             offset: (page - 1) * pageSize
           })
           return { success: true as const, data: rows, total, page, page_size: pageSize }
-        }),
+        })
+
+    return {
+      page,
+      periodOf,
+      planOf,
+
+      explore: (entity: ShopEntity, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
+        page(entity, caller, merged(query, body), { quota: true }),
 
       count: (entity: ShopEntity, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
         Effect.gen(function*() {

@@ -1,0 +1,237 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
+import { metered } from "../gateway/Api.js"
+import { Choice, IdPath } from "../Params.js"
+import { List, param, paramFields, strictStruct } from "../QueryParams.js"
+import { shopPrefix } from "../shop/Api.js"
+import { entityViews, explorePage } from "../shopExplore/Api.js"
+import { exploreParams, type ShopEntity } from "../shopExplore/Entities.js"
+
+/**
+ * The detail pages of a shop, a creator and a product (issue 5, "Detail routes ... share one
+ * pattern"): declared once here, each page is a profile with its period totals, daily series,
+ * and lists that are explore searches of another entity tied to this one. Contract only.
+ */
+
+/** A list of a detail page: an explore of `entity` with `link` set to the page's record. */
+export interface DetailList {
+  readonly entity: ShopEntity
+  readonly link: string
+  readonly summary: string
+  /** Only records launched within the period (a shop's new products). */
+  readonly newInPeriod?: boolean
+}
+
+export interface DetailSpec {
+  readonly entity: ShopEntity
+  readonly lists: Readonly<Record<string, DetailList>>
+  /** Daily-series routes: `history`, and `salesTrend` (with 7-day averages). */
+  readonly series: ReadonlyArray<"history" | "salesTrend">
+}
+
+export const details = {
+  "shop-detail": {
+    entity: "shops",
+    series: ["history"],
+    lists: {
+      "product/queryList": { entity: "products", link: "shop_id", summary: "The shop's products" },
+      searchNewProducts: { entity: "products", link: "shop_id", summary: "The shop's products launched within the period", newInPeriod: true },
+      searchVideos: { entity: "videos", link: "shop_id", summary: "Videos showing the shop's products" },
+      searchCooperativeCreators: { entity: "creators", link: "shop_id", summary: "Creators whose videos show the shop's products" }
+    }
+  },
+  "creator-detail": {
+    entity: "creators",
+    series: ["history"],
+    lists: {
+      "video/queryList": { entity: "videos", link: "creator_id", summary: "The creator's videos" },
+      searchProducts: { entity: "products", link: "creator_id", summary: "Products shown in the creator's videos" },
+      searchShopList: { entity: "shops", link: "creator_id", summary: "Shops whose products the creator's videos show" },
+      searchCooperativeShops: { entity: "shops", link: "creator_id", summary: "Shops cooperating with the creator (as searchShopList)" }
+    }
+  },
+  "product-detail": {
+    entity: "products",
+    series: ["history", "salesTrend"],
+    lists: {
+      "creator/queryList": { entity: "creators", link: "product_id", summary: "Creators whose videos show the product" },
+      searchCreators: { entity: "creators", link: "product_id", summary: "Creators whose videos show the product (as creator/queryList)" },
+      "video/queryList": { entity: "videos", link: "product_id", summary: "Videos showing the product" },
+      searchVideos: { entity: "videos", link: "product_id", summary: "Videos showing the product (as video/queryList)" }
+    }
+  }
+} as const satisfies Record<string, DetailSpec>
+export type DetailPath = keyof typeof details
+
+/** What selects a detail page's record and its period. */
+const selection = {
+  id: param.same(ExternalId.annotations({ description: "The record's id" })),
+  country: param.same(CountryCode.annotations({ description: "Its region; default: the account's country" })),
+  date_from: param.day("First day of the period (UTC); default: 30 days before date_to"),
+  date_to: param.day("Last day of the period (UTC); default: yesterday")
+}
+
+const Selection = Schema.Struct({
+  ...paramFields(selection, "body"),
+  id: selection.id.body
+}).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection, any>
+
+export interface DetailSelection {
+  readonly id: string
+  readonly country?: string
+  readonly date_from?: string
+  readonly date_to?: string
+}
+
+/** A list's body: the record, and the explore parameters of the listed entity but the link. */
+const listBody = (list: DetailList) => {
+  const { [list.link]: _link, country: _country, ...rest } = exploreParams(list.entity, "explore")
+  return Schema.Struct({
+    ...paramFields({ ...rest, ...selection }, "body"),
+    id: selection.id.body
+  }).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection & Record<string, unknown>, any>
+}
+
+export const Totals = Schema.Struct({
+  id: Schema.String,
+  date_from: Schema.String,
+  date_to: Schema.String,
+  metrics: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.Number) })
+})
+
+export const SeriesAnswer = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    series: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Null) })).annotations({
+      description: "One entry per day of the period: `day` and each metric (null: no data)"
+    })
+  })
+})
+
+const tabsOf = (path: DetailPath) => Object.keys(details[path].lists) as Array<string>
+
+const fullAnswer = (path: DetailPath) =>
+  Schema.Struct({
+    success: Schema.Literal(true),
+    data: Schema.Struct({
+      profile: entityViews[details[path].entity],
+      tabs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+        description: "The first page of each list asked for in `tabs`, as its own route answers it"
+      })
+    })
+  })
+
+const FullBody = (path: DetailPath) =>
+  Schema.Struct({
+    ...paramFields(selection, "body"),
+    id: selection.id.body,
+    tabs: Schema.optional(List(Choice(...tabsOf(path))).annotations({ description: `Lists to include: ${tabsOf(path).join(", ")}` }))
+  }).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection & { readonly tabs?: ReadonlyArray<string> }, any>
+
+export const ExtraTotals = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    products: Schema.Int.annotations({ description: "Products the shop sells" }),
+    products_with_sales: Schema.Int.annotations({ description: "Of them, with units sold in the period" }),
+    new_products: Schema.Int.annotations({ description: "Launched in the period" }),
+    videos: Schema.Int.annotations({ description: "Videos published in the period showing its products" }),
+    creators: Schema.Int.annotations({ description: "Creators of those videos" })
+  })
+})
+
+export const Strategy = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    videos: Schema.Int,
+    creators: Schema.Int,
+    views: Schema.Number.annotations({ description: "Views of those videos within the period" }),
+    top_creators: Schema.Array(Schema.Struct({ id: Schema.String, handle: Schema.String, videos: Schema.Int, views: Schema.Number }))
+  })
+})
+
+export const Conversion = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    views: Schema.Number,
+    units: Schema.Number,
+    gmv: Schema.Number,
+    units_per_1000_views: Schema.NullOr(Schema.Number),
+    gmv_per_1000_views: Schema.NullOr(Schema.Number),
+    creators: Schema.Array(Schema.Struct({
+      id: Schema.String,
+      handle: Schema.String,
+      videos: Schema.Int,
+      views: Schema.Number,
+      estimated_units: Schema.NullOr(Schema.Number),
+      estimated_gmv: Schema.NullOr(Schema.Number)
+    })).annotations({ description: "Creators showing the product, most views first (at most 50); units and GMV estimated from their share of views" })
+  })
+})
+
+/** Endpoint names: the path with `/` and `-` turned into camel case (`shopDetailProductQueryList`). */
+export const endpointName = (path: string) => path.replace(/[-/](\w)/g, (_, c: string) => c.toUpperCase())
+
+const post = (path: string) => HttpApiEndpoint.post(endpointName(path), `${shopPrefix}/${path}`)
+
+const endpointsOf = (path: DetailPath) => {
+  const spec: DetailSpec = details[path]
+  const one = spec.entity.slice(0, -1)
+  return [
+    post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
+      .annotate(OpenApi.Summary, `The ${one}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
+    post(`${path}/total`).setPayload(Selection).addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Totals }))
+      .annotate(OpenApi.Summary, `The ${one}'s totals over the period, with growth against the period before`),
+    ...spec.series.map((series) =>
+      post(`${path}/${series}`).setPayload(Selection).addSuccess(SeriesAnswer)
+        .annotate(OpenApi.Summary, series === "history" ? `The ${one}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
+    ),
+    ...Object.entries(spec.lists).map(([sub, list]) =>
+      post(`${path}/${sub}`).setPayload(listBody(list)).addSuccess(explorePage(list.entity))
+        .annotate(OpenApi.Summary, `${list.summary}: paged and sorted like ${list.entity}/explore (no daily search)`)
+    )
+  ]
+}
+
+type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
+type DetailGroup = HttpApiGroup.HttpApiGroup<"shopDetail", AnyEndpoint>
+
+const extras: ReadonlyArray<AnyEndpoint> = [
+  post("shop-detail/extraTotal").setPayload(Selection).addSuccess(ExtraTotals)
+    .annotate(OpenApi.Summary, "The shop's products, new products, videos and creators over the period"),
+  post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addSuccess(Strategy)
+    .annotate(OpenApi.Summary, "Paid (ad) videos showing the shop's products over the period, and their creators"),
+  post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addSuccess(Strategy)
+    .annotate(OpenApi.Summary, "Organic (affiliate) videos showing the shop's products over the period, and their creators"),
+  post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
+    .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
+  HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
+    .setUrlParams(strictStruct(paramFields(selection, "query"), "query") as unknown as Schema.Schema<DetailSelection, any>)
+    .addSuccess(fullAnswer("product-detail"))
+    .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)"),
+  HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
+    .setPath(IdPath)
+    .setUrlParams(strictStruct(paramFields({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }, "query"), "query") as unknown as Schema.Schema<Omit<DetailSelection, "id">, any>)
+    .addSuccess(fullAnswer("product-detail"))
+    .annotate(OpenApi.Summary, "The product's detail by its id in the path")
+]
+
+// Built in loops, so typed as a group of some endpoints; handlers are attached by name.
+export class ShopDetailApi extends metered(
+  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras].reduce(
+    (group: DetailGroup, endpoint) => group.add(endpoint as AnyEndpoint) as DetailGroup,
+    HttpApiGroup.make("shopDetail") as unknown as DetailGroup
+  )
+) {}

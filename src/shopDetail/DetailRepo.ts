@@ -1,0 +1,69 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** What the detail pages add to the explore engine: aggregates over what videos show. */
+export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const utc = (day: string, next = false) =>
+      next ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    /** The videos showing a shop's products, published within the period. */
+    const shopVideos = (region: string, shopId: string, from: string, to: string) => sql`
+      select distinct v.id, v.creator_id, v.is_ad from shop_videos v
+        join shop_video_products vp on vp.video_id = v.id
+        join shop_products p on p.id = vp.product_id
+       where p.shop_id = (select id from shop_shops where region = ${region} and external_id = ${shopId})
+         and v.published_at >= ${utc(from)} and v.published_at < ${utc(to, true)}`
+
+    return {
+      /** A shop's products, those with sales and those launched in the period, its videos and their creators. */
+      shopExtra: (region: string, shopId: string, from: string, to: string) =>
+        sql<{ products: number; products_with_sales: number; new_products: number; videos: number; creators: number }>`
+          with p as (select id, launched_on from shop_products
+                      where shop_id = (select id from shop_shops where region = ${region} and external_id = ${shopId})),
+               v as (${shopVideos(region, shopId, from, to)})
+          select (select count(*) from p)::int as products,
+                 (select count(distinct d.product_id) from shop_product_daily d
+                   where d.product_id in (select id from p) and d.day between ${from}::date and ${to}::date and d.units > 0)::int
+                   as products_with_sales,
+                 (select count(*) from p where launched_on between ${from}::date and ${to}::date)::int as new_products,
+                 (select count(*) from v)::int as videos,
+                 (select count(distinct creator_id) from v)::int as creators`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+
+      /** Paid (`ads`) or organic videos showing a shop's products: counts, views, top creators. */
+      shopStrategy: (region: string, shopId: string, from: string, to: string, ads: boolean) =>
+        sql<{ creator: string; handle: string; videos: number; views: number }>`
+          with v as (select * from (${shopVideos(region, shopId, from, to)}) x where is_ad = ${ads}),
+               views as (select v.id, v.creator_id,
+                                coalesce((select sum(d.views) from shop_video_daily d
+                                           where d.video_id = v.id and d.day between ${from}::date and ${to}::date), 0)::float8 as views
+                           from v)
+          select c.external_id as creator, c.handle, count(*)::int as videos, sum(views.views)::float8 as views
+            from views join shop_creators c on c.id = views.creator_id
+           group by c.id, c.external_id, c.handle
+           order by views desc, c.id desc`.pipe(Effect.orDie),
+
+      /** A product's views, units and GMV over the period, and the creators showing it with their videos' views. */
+      conversion: (region: string, productId: string, from: string, to: string) =>
+        Effect.all({
+          totals: sql<{ views: number; units: number; gmv: number }>`
+            select coalesce(sum(d.views), 0)::float8 as views, coalesce(sum(d.units), 0)::float8 as units,
+                   coalesce(sum(d.gmv), 0)::float8 as gmv
+              from shop_product_daily d
+             where d.product_id = (select id from shop_products where region = ${region} and external_id = ${productId})
+               and d.day between ${from}::date and ${to}::date`.pipe(Effect.map((rows) => rows[0]!)),
+          creators: sql<{ creator: string; handle: string; videos: number; views: number }>`
+            select c.external_id as creator, c.handle, count(distinct v.id)::int as videos,
+                   coalesce(sum((select sum(d.views) from shop_video_daily d
+                                  where d.video_id = v.id and d.day between ${from}::date and ${to}::date)), 0)::float8 as views
+              from shop_video_products vp
+              join shop_videos v on v.id = vp.video_id
+              join shop_creators c on c.id = v.creator_id
+             where vp.product_id = (select id from shop_products where region = ${region} and external_id = ${productId})
+             group by c.id, c.external_id, c.handle
+             order by views desc, c.id desc
+             limit 50`
+        }).pipe(Effect.orDie)
+    }
+  })
+}) {}

@@ -1,0 +1,40 @@
+import type { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { AdIntelApi } from "../Api.js"
+import { Caller } from "../gateway/Api.js"
+import * as Metered from "../gateway/Http.js"
+import { type DetailPath, details, endpointName } from "./Api.js"
+import { ShopDetail } from "./ShopDetail.js"
+
+type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
+/** The same handlers with every endpoint handled. */
+type AllHandled<H> = H extends HttpApiBuilder.Handlers<infer E, infer P, infer R, any> ? HttpApiBuilder.Handlers<E, P, R, never> : never
+
+const withCaller = <A, E, R>(f: (caller: import("../gateway/Api.js").CallerInfo) => Effect.Effect<A, E, R>) => Effect.flatMap(Caller, f)
+
+/** Every detail route, by the declaration's names (the group is built in a loop too). */
+export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers) =>
+  Effect.map(ShopDetail, (detail) => {
+    const each = (Object.keys(details) as Array<DetailPath>).reduce((acc: AnyHandlers, path) => {
+      const spec = details[path]
+      let next = acc
+        .handle(endpointName(path), ({ payload }: any) => withCaller((caller) => detail.full(path, caller, payload)))
+        .handle(endpointName(`${path}/total`), ({ payload }: any) => withCaller((caller) => detail.total(path, caller, payload)))
+      for (const series of spec.series) {
+        next = next.handle(endpointName(`${path}/${series}`), ({ payload }: any) =>
+          withCaller((caller) => detail.series(path, series, caller, payload)))
+      }
+      for (const sub of Object.keys(spec.lists)) {
+        next = next.handle(endpointName(`${path}/${sub}`), ({ payload }: any) => withCaller((caller) => detail.list(path, sub, caller, payload)))
+      }
+      return next
+    }, handlers as AnyHandlers)
+    return each
+      .handle("shopDetailExtraTotal", ({ payload }: any) => withCaller((caller) => detail.shopExtra(caller, payload)))
+      .handle("shopDetailSalesStrategySelfPromotion", ({ payload }: any) => withCaller((caller) => detail.shopStrategy(caller, payload, true)))
+      .handle("shopDetailSalesStrategyAffiliate", ({ payload }: any) => withCaller((caller) => detail.shopStrategy(caller, payload, false)))
+      .handle("productDetailCreatorGetConversionRadio", ({ payload }: any) => withCaller((caller) => detail.conversion(caller, payload)))
+      .handle("productDetails", ({ urlParams }: any) => withCaller((caller) => detail.full("product-detail", caller, urlParams)))
+      .handle("productDetailById", ({ path, urlParams }: any) =>
+        withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id }))) as AllHandled<typeof handlers>
+  }))

@@ -1,0 +1,160 @@
+import { Effect } from "effect"
+import { InvalidRequest, NotFound } from "../Errors.js"
+import type { CallerInfo } from "../gateway/Api.js"
+import { ShopCountry } from "../shop/ShopCountry.js"
+import { entities, type ExploreParams } from "../shopExplore/Entities.js"
+import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
+import { ShopExplore } from "../shopExplore/ShopExplore.js"
+import { type DetailPath, details, type DetailSelection, type DetailSpec } from "./Api.js"
+import { DetailRepo } from "./DetailRepo.js"
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000
+
+/**
+ * The detail pages (issue 5): a record's profile and period totals, its daily series, and its
+ * lists, which are explore searches of another entity tied to it. Details take no daily
+ * search (G7 names explore and count only); an unknown record is a 404 naming its type.
+ */
+export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail", {
+  effect: Effect.gen(function*() {
+    const explore = yield* ShopExplore
+    const repo = yield* ExploreRepo
+    const extra = yield* DetailRepo
+    const countries = yield* ShopCountry
+
+    /** The record a request selects, its region and period; a 404 when it does not exist. */
+    const selected = (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
+      Effect.gen(function*() {
+        const spec: DetailSpec = details[path]
+        const period = yield* explore.periodOf(selection)
+        const region = yield* countries.resolve(caller.accountId, selection.country)
+        if (!(yield* repo.exists(spec.entity, region, selection.id))) {
+          return yield* Effect.fail(new NotFound({ error: `${entities[spec.entity].one} not found` }))
+        }
+        return { spec, period, region, id: selection.id }
+      })
+
+    const profileOf = (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
+      Effect.gen(function*() {
+        const { id, period, region, spec } = yield* selected(path, caller, selection)
+        const { rows } = yield* repo.page({
+          entity: spec.entity,
+          region,
+          params: {},
+          period,
+          only: id,
+          sort: entities[spec.entity].defaultSort,
+          descending: true,
+          limit: 1,
+          offset: 0
+        })
+        return rows[0]!
+      })
+
+    const list = (path: DetailPath, sub: string, caller: CallerInfo, body: DetailSelection & ExploreParams) =>
+      Effect.gen(function*() {
+        const { id, period, region, spec } = yield* selected(path, caller, body)
+        const tab = spec.lists[sub]!
+        const { id: _id, ...params } = body
+        return yield* explore.page(tab.entity, caller, params, {
+          quota: false,
+          fixed: {
+            [tab.link]: id,
+            country: region,
+            ...(tab.newInPeriod ? { launched_from: period.from, launched_to: period.to } : {})
+          }
+        })
+      })
+
+    return {
+      full: (path: DetailPath, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> }) =>
+        Effect.gen(function*() {
+          const profile = yield* profileOf(path, caller, body)
+          const { tabs: wanted = [], ...selection } = body
+          const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, tab, caller, selection), (page) => [tab, page] as const))
+          return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) } }
+        }),
+
+      total: (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
+        Effect.map(profileOf(path, caller, selection), (profile) => ({
+          success: true as const,
+          data: { id: profile.id, date_from: profile.period.date_from, date_to: profile.period.date_to, metrics: profile.period.metrics }
+        })),
+
+      /** Every day of the period; `salesTrend` adds 7-day averages of units and GMV (of the days within the period). */
+      series: (path: DetailPath, kind: "history" | "salesTrend", caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, period, region, spec } = yield* selected(path, caller, selection)
+          const rows = yield* repo.series(spec.entity, region, id, period.from, period.to)
+          const series = kind === "history" ? rows : rows.map((row, i) => {
+            const week = rows.slice(Math.max(0, i - 6), i + 1)
+            const average = (metric: string) => {
+              const known = week.filter((r) => r[metric] !== null).map((r) => r[metric] as number)
+              return known.length === 0 ? null : round(known.reduce((a, b) => a + b, 0) / known.length)
+            }
+            return { day: row.day, units: row.units, gmv: row.gmv, units_7d_avg: average("units"), gmv_7d_avg: average("gmv") }
+          })
+          return { success: true as const, data: { id, date_from: period.from, date_to: period.to, series } }
+        }),
+
+      list,
+
+      shopExtra: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, period, region } = yield* selected("shop-detail", caller, selection)
+          const totals = yield* extra.shopExtra(region, id, period.from, period.to)
+          return { success: true as const, data: { id, date_from: period.from, date_to: period.to, ...totals } }
+        }),
+
+      /** Paid (`selfPromotion`) or organic (`affiliate`) videos showing the shop's products. */
+      shopStrategy: (caller: CallerInfo, selection: DetailSelection, ads: boolean) =>
+        Effect.gen(function*() {
+          const { id, period, region } = yield* selected("shop-detail", caller, selection)
+          const creators = yield* extra.shopStrategy(region, id, period.from, period.to, ads)
+          return {
+            success: true as const,
+            data: {
+              id,
+              date_from: period.from,
+              date_to: period.to,
+              videos: creators.reduce((n, c) => n + c.videos, 0),
+              creators: creators.length,
+              views: creators.reduce((n, c) => n + c.views, 0),
+              top_creators: creators.slice(0, 10).map((c) => ({ id: c.creator, handle: c.handle, videos: c.videos, views: c.views }))
+            }
+          }
+        }),
+
+      /** Views to units for a product; each creator's share estimated from their share of the creators' views. */
+      conversion: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, period, region } = yield* selected("product-detail", caller, selection)
+          const { creators, totals } = yield* extra.conversion(region, id, period.from, period.to)
+          const creatorViews = creators.reduce((n, c) => n + c.views, 0)
+          const per1000 = (value: number) => (totals.views === 0 ? null : round((value / totals.views) * 1000))
+          return {
+            success: true as const,
+            data: {
+              id,
+              date_from: period.from,
+              date_to: period.to,
+              ...totals,
+              units_per_1000_views: per1000(totals.units),
+              gmv_per_1000_views: per1000(totals.gmv),
+              creators: creators.map((c) => ({
+                id: c.creator,
+                handle: c.handle,
+                videos: c.videos,
+                views: c.views,
+                estimated_units: creatorViews === 0 ? null : round((totals.units * c.views) / creatorViews),
+                estimated_gmv: creatorViews === 0 ? null : round((totals.gmv * c.views) / creatorViews)
+              }))
+            }
+          }
+        })
+    }
+  }),
+  dependencies: [DetailRepo.Default, ExploreRepo.Default]
+}) {}
+
+export type { InvalidRequest }

@@ -1,0 +1,155 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Ingest } from "../src/catalog/Ingest.js"
+import { DemoData } from "../src/demo/DemoData.js"
+import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+
+/** The small world (TestClock at 0: the default period is 1969-12-02..1969-12-31), brute-forced. */
+type Rec = Record<string, any>
+const all = (entity: string) => Array.from(smallWorld.records[entity as keyof typeof smallWorld.records]()) as Array<Rec>
+const products = all("shop-products")
+const videos = all("shop-videos")
+const creators = all("shop-creators")
+const series = new Map(all("shop-metrics").map((m) => [`${m.subject}|${m.region}|${m.external_id}`, m.series as Array<Rec>]))
+const [from, to] = ["1969-12-02", "1969-12-31"]
+const sumOver = (subject: string, r: Rec, metric: string, start = from, end = to) => {
+  const points = (series.get(`${subject}|${r.region}|${r.external_id}`) ?? []).filter((p) => p.day >= start && p.day <= end && p[metric] != null)
+  return points.length === 0 ? null : points.reduce((n, p) => n + p[metric], 0)
+}
+const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) < 0.01)
+
+const prefix = "/api/v1/clipapp-shop"
+const post = (key: string, path: string, body: unknown) =>
+  Effect.map(
+    call(`${prefix}/${path}`, { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    (a) => ({ ...a, json: JSON.parse(a.body) })
+  )
+const get = (key: string, path: string) => Effect.map(call(`${prefix}/${path}`, keyHeader(key)), (a) => ({ ...a, json: JSON.parse(a.body) }))
+const idsOf = (json: { data: Array<{ id: string }> }) => json.data.map((r) => r.id).sort()
+
+// A US product shown in videos, its shop, and a creator of one of those videos.
+const product = products.find((p) => p.region === "US" && videos.some((v) => v.product_external_ids.includes(p.external_id)))!
+const shopId = product.shop_external_id as string
+const showing = videos.filter((v) => v.region === "US" && v.product_external_ids.includes(product.external_id))
+const creatorId = showing[0]!.creator_external_id as string
+
+describe("short-video shop detail pages (shop-detail, creator-detail, product-detail)", () => {
+  layer(
+    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(
+      Layer.provideMerge(Ingest.Default),
+      Layer.provideMerge(TestDatabase)
+    )
+  )((it) => {
+    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
+
+    it.effect("product-detail: profile with period totals, the tabs asked for; the GET forms answer the same", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "premium" })
+        const answer = yield* post(api_key, "product-detail", { id: product.external_id, tabs: ["video/queryList", "creator/queryList"] })
+        expect(answer.status).toBe(200)
+        expect(answer.json.data.profile).toMatchObject({ id: product.external_id, title: product.title, shop: { id: shopId } })
+        expect(close(answer.json.data.profile.period.metrics.gmv, sumOver("product", product, "gmv"))).toBe(true)
+        expect(idsOf(answer.json.data.tabs["video/queryList"])).toEqual(showing.map((v) => v.external_id).sort())
+        expect(idsOf(answer.json.data.tabs["creator/queryList"])).toEqual([...new Set(showing.map((v) => v.creator_external_id))].sort())
+        const byGet = yield* get(api_key, `product-details?id=${product.external_id}`)
+        const byPath = yield* get(api_key, `product-detail/${product.external_id}`)
+        expect(byGet.json.data.profile).toEqual(answer.json.data.profile)
+        expect(byPath.json.data.profile).toEqual(answer.json.data.profile)
+        expect(byPath.json.data.tabs).toEqual({})
+      }))
+
+    it.effect("totals and daily series agree with the generated series", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "premium" })
+        const total = yield* post(api_key, "product-detail/total", { id: product.external_id, date_from: "1969-12-20", date_to: "1969-12-31" })
+        expect(total.json.data).toMatchObject({ id: product.external_id, date_from: "1969-12-20", date_to: "1969-12-31" })
+        expect(close(total.json.data.metrics.units, sumOver("product", product, "units", "1969-12-20", "1969-12-31"))).toBe(true)
+        const history = yield* post(api_key, "product-detail/history", { id: product.external_id, date_from: "1969-12-20", date_to: "1969-12-31" })
+        expect(history.status, history.body).toBe(200)
+        expect(history.json.data.series).toHaveLength(12)
+        const points = series.get(`product|US|${product.external_id}`) ?? []
+        for (const day of history.json.data.series) {
+          const point = points.find((p) => p.day === day.day)
+          expect([day.day, day.units]).toEqual([day.day, point?.units ?? null])
+        }
+        const trend = yield* post(api_key, "product-detail/salesTrend", { id: product.external_id })
+        const days = trend.json.data.series as Array<{ units: number | null; units_7d_avg: number | null }>
+        expect(days).toHaveLength(30)
+        const last7 = days.slice(-7).map((d) => d.units).filter((u): u is number => u !== null)
+        expect(days.at(-1)!.units_7d_avg).toBeCloseTo(last7.reduce((a, b) => a + b, 0) / last7.length, 3)
+        const creatorHistory = yield* post(api_key, "creator-detail/history", { id: creatorId })
+        expect(Object.keys(creatorHistory.json.data.series[0]).sort()).toEqual(["day", "followers", "gmv", "likes", "views"])
+      }))
+
+    it.effect("lists are explore searches tied to the record: paged and sorted, no daily search taken", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "basic" })
+        const before = (yield* get(api_key, "credits")).json.credits_remaining
+        const shopProducts = products.filter((p) => p.region === "US" && p.shop_external_id === shopId)
+        const listed = yield* post(api_key, "shop-detail/product/queryList", { id: shopId, page_size: 100, sort: "price", order: "asc" })
+        expect(listed.json.total).toBe(shopProducts.length)
+        const prices = listed.json.data.map((p: { price_min: number }) => p.price_min)
+        expect(prices).toEqual([...prices].sort((a: number, b: number) => a - b))
+        const creatorVideos = yield* post(api_key, "creator-detail/video/queryList", { id: creatorId, page_size: 100 })
+        expect(idsOf(creatorVideos.json)).toEqual(videos.filter((v) => v.region === "US" && v.creator_external_id === creatorId).map((v) => v.external_id).sort())
+        const shopVideos = videos.filter((v) => v.region === "US" && v.product_external_ids.some((p: string) => shopProducts.some((s) => s.external_id === p)))
+        expect((yield* post(api_key, "shop-detail/searchVideos", { id: shopId, page_size: 100 })).json.total).toBe(shopVideos.length)
+        const cooperating = new Set(shopVideos.map((v) => v.creator_external_id))
+        expect((yield* post(api_key, "shop-detail/searchCooperativeCreators", { id: shopId, page_size: 100 })).json.total).toBe(cooperating.size)
+        expect((yield* post(api_key, "creator-detail/searchShopList", { id: creatorId })).json.data.map((s: { id: string }) => s.id)).toContain(shopId)
+        // the link is the route's own: it cannot be sent
+        const sent = yield* post(api_key, "shop-detail/product/queryList", { id: shopId, shop_id: "shop-9" })
+        expect([sent.status, sent.json.error]).toEqual([400, "shop_id: unknown parameter"])
+        expect((yield* get(api_key, "credits")).json.credits_remaining).toBe(before)
+      }))
+
+    it.effect("the shop's extra totals, sales strategy and a product's conversion agree with the records", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "premium" })
+        const shopProducts = products.filter((p) => p.region === "US" && p.shop_external_id === shopId)
+        const inPeriod = (v: Rec) => v.published_at.slice(0, 10) >= from && v.published_at.slice(0, 10) <= to
+        const shopVideos = videos.filter((v) => v.region === "US" && inPeriod(v) && v.product_external_ids.some((p: string) => shopProducts.some((s) => s.external_id === p)))
+        const extra = yield* post(api_key, "shop-detail/extraTotal", { id: shopId })
+        expect(extra.json.data).toMatchObject({
+          id: shopId,
+          products: shopProducts.length,
+          products_with_sales: shopProducts.filter((p) => (sumOver("product", p, "units") ?? 0) > 0).length,
+          new_products: shopProducts.filter((p) => p.launched_on !== null && p.launched_on >= from && p.launched_on <= to).length,
+          videos: shopVideos.length,
+          creators: new Set(shopVideos.map((v) => v.creator_external_id)).size
+        })
+        const paid = yield* post(api_key, "shop-detail/salesStrategy/selfPromotion", { id: shopId })
+        const organic = yield* post(api_key, "shop-detail/salesStrategy/affiliate", { id: shopId })
+        expect(paid.json.data.videos).toBe(shopVideos.filter((v) => v.is_ad).length)
+        expect(organic.json.data.videos).toBe(shopVideos.filter((v) => !v.is_ad).length)
+        const conversion = yield* post(api_key, "product-detail/creator/getConversionRadio", { id: product.external_id })
+        const views = sumOver("product", product, "views") ?? 0
+        expect(close(conversion.json.data.views, views)).toBe(true)
+        expect(conversion.json.data.units_per_1000_views).toBeCloseTo(views === 0 ? 0 : ((sumOver("product", product, "units") ?? 0) / views) * 1000, 3)
+        expect(conversion.json.data.creators.map((c: { id: string }) => c.id).sort()).toEqual([...new Set(showing.map((v) => v.creator_external_id))].sort())
+      }))
+
+    it.effect("unknown records are 404s naming their type; bad input 400; every call 1 credit", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        const cases: Array<[string, unknown, number, string]> = [
+          ["product-detail", { id: "product-nope" }, 404, "Product not found"],
+          ["shop-detail/total", { id: "shop-nope" }, 404, "Shop not found"],
+          ["creator-detail/video/queryList", { id: "creator-nope" }, 404, "Creator not found"],
+          ["product-detail", { id: product.external_id, country: "GB" }, 404, "Product not found"],
+          ["product-detail", {}, 400, "id is missing"],
+          ["product-detail", { id: product.external_id, tabs: ["nope"] }, 400, "tabs.0: must be one of creator/queryList, searchCreators, video/queryList, searchVideos"],
+          ["shop-detail/history", { id: shopId, date_from: "1969-12-31", date_to: "1969-12-01" }, 400, "date_from: must not be after date_to"],
+          ["creator-detail/total", { id: creatorId, colour: "red" }, 400, "colour: unknown parameter"]
+        ]
+        for (const [path, body, status, error] of cases) {
+          const answer = yield* post(api_key, path, body)
+          expect([path, answer.status, answer.body]).toEqual([path, status, JSON.stringify({ success: false, error })])
+        }
+        expect((yield* balanceOf(id)).used).toBe(cases.length)
+        expect(creators.length).toBeGreaterThan(0)
+      }))
+  })
+})
