@@ -131,6 +131,43 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         expect(conversion.json.data.creators.map((c: { id: string }) => c.id).sort()).toEqual([...new Set(showing.map((v) => v.creator_external_id))].sort())
       }))
 
+    it.effect("categories: tree, layers, summary, history, siblings and top lists of a subtree", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "premium" })
+        const categories = all("shop-categories").filter((c) => c.region === "US")
+        const tree = yield* get(api_key, "categories/hierarchy")
+        const count = (nodes: Array<{ children: Array<unknown> }>): number => nodes.reduce((n, c) => n + 1 + count(c.children as any), 0)
+        expect(count(tree.json.data)).toBe(categories.length)
+        expect(tree.json.data.map((c: { id: string }) => c.id).sort()).toEqual(categories.filter((c) => c.level === 1).map((c) => c.external_id).sort())
+        const layers = yield* get(api_key, "categories/layers?country=GB")
+        expect(layers.json.data.map((l: { level: number; categories: Array<unknown> }) => [l.level, l.categories.length])).toEqual(
+          [1, 2, 3].map((level) => [level, all("shop-categories").filter((c) => c.region === "GB" && c.level === level).length])
+        )
+        const top = categories.find((c) => c.level === 1)!
+        const inside = (id: string): Array<string> => [id, ...categories.filter((c) => c.parent_external_id === id).flatMap((c) => inside(c.external_id))]
+        const subtree = new Set(inside(top.external_id))
+        const summary = yield* get(api_key, `categories/summary?id=${top.external_id}`)
+        expect(summary.json.data.counts).toEqual({
+          products: products.filter((p) => p.region === "US" && subtree.has(p.category_external_id)).length,
+          shops: all("shop-shops").filter((s) => s.region === "US" && subtree.has(s.main_category_external_id)).length,
+          creators: creators.filter((c) => c.region === "US" && c.category_external_ids.some((id: string) => subtree.has(id))).length,
+          subcategories: subtree.size - 1
+        })
+        const history = yield* get(api_key, `categories/history?id=${top.external_id}&date_from=1969-12-30`)
+        expect(history.json.data.series.map((d: { day: string }) => d.day)).toEqual(["1969-12-30", "1969-12-31"])
+        const siblings = yield* get(api_key, `categories/siblings?id=${top.external_id}`)
+        expect(siblings.json.data.map((c: { id: string }) => c.id).sort()).toEqual(
+          categories.filter((c) => c.level === 1 && c.external_id !== top.external_id).map((c) => c.external_id).sort()
+        )
+        const ranked = yield* post(api_key, "categories/top-products", { id: top.external_id, page_size: 5 })
+        expect(ranked.json.total).toBe(products.filter((p) => p.region === "US" && subtree.has(p.category_external_id)).length)
+        const gmv = ranked.json.data.map((p: { period: { metrics: { gmv: number | null } } }) => p.period.metrics.gmv ?? -1)
+        expect(gmv).toEqual([...gmv].sort((a: number, b: number) => b - a))
+        expect((yield* post(api_key, "categories/top-shops", { id: top.external_id })).status).toBe(200)
+        expect((yield* post(api_key, "categories/top-creators", { id: top.external_id })).status).toBe(200)
+        expect((yield* get(api_key, "categories/summary?id=cat-nope")).body).toBe(`{"success":false,"error":"Category not found"}`)
+      }))
+
     it.effect("unknown records are 404s naming their type; bad input 400; every call 1 credit", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()

@@ -26,13 +26,16 @@ export interface DetailList {
 export interface DetailSpec {
   readonly entity: ShopEntity
   readonly lists: Readonly<Record<string, DetailList>>
-  /** Daily-series routes: `history`, and `salesTrend` (with 7-day averages). */
+  /** Daily-series routes (POST): `history`, and `salesTrend` (with 7-day averages). */
   readonly series: ReadonlyArray<"history" | "salesTrend">
+  /** Whether the page itself and its `/total` are POST routes (categories have GET forms instead). */
+  readonly page: boolean
 }
 
 export const details = {
   "shop-detail": {
     entity: "shops",
+    page: true,
     series: ["history"],
     lists: {
       "product/queryList": { entity: "products", link: "shop_id", summary: "The shop's products" },
@@ -43,6 +46,7 @@ export const details = {
   },
   "creator-detail": {
     entity: "creators",
+    page: true,
     series: ["history"],
     lists: {
       "video/queryList": { entity: "videos", link: "creator_id", summary: "The creator's videos" },
@@ -53,12 +57,24 @@ export const details = {
   },
   "product-detail": {
     entity: "products",
+    page: true,
     series: ["history", "salesTrend"],
     lists: {
       "creator/queryList": { entity: "creators", link: "product_id", summary: "Creators whose videos show the product" },
       searchCreators: { entity: "creators", link: "product_id", summary: "Creators whose videos show the product (as creator/queryList)" },
       "video/queryList": { entity: "videos", link: "product_id", summary: "Videos showing the product" },
       searchVideos: { entity: "videos", link: "product_id", summary: "Videos showing the product (as video/queryList)" }
+    }
+  },
+  // Categories: the ranking lists are POST like the others; summary and history are GETs (categories/Api.ts).
+  categories: {
+    entity: "categories",
+    page: false,
+    series: [],
+    lists: {
+      "top-products": { entity: "products", link: "category_id", summary: "Products of the category and those below it, ranked" },
+      "top-shops": { entity: "shops", link: "category_id", summary: "Shops whose main category is the category or one below it, ranked" },
+      "top-creators": { entity: "creators", link: "category_id", summary: "Creators of the category or one below it, ranked" }
     }
   }
 } as const satisfies Record<string, DetailSpec>
@@ -189,11 +205,16 @@ const post = (path: string) => HttpApiEndpoint.post(endpointName(path), `${shopP
 const endpointsOf = (path: DetailPath) => {
   const spec: DetailSpec = details[path]
   const one = spec.entity.slice(0, -1)
+  const page = spec.page
+    ? [
+      post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
+        .annotate(OpenApi.Summary, `The ${one}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
+      post(`${path}/total`).setPayload(Selection).addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Totals }))
+        .annotate(OpenApi.Summary, `The ${one}'s totals over the period, with growth against the period before`)
+    ]
+    : []
   return [
-    post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
-      .annotate(OpenApi.Summary, `The ${one}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
-    post(`${path}/total`).setPayload(Selection).addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Totals }))
-      .annotate(OpenApi.Summary, `The ${one}'s totals over the period, with growth against the period before`),
+    ...page,
     ...spec.series.map((series) =>
       post(`${path}/${series}`).setPayload(Selection).addSuccess(SeriesAnswer)
         .annotate(OpenApi.Summary, series === "history" ? `The ${one}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
@@ -205,10 +226,60 @@ const endpointsOf = (path: DetailPath) => {
   ]
 }
 
+interface CategoryNode {
+  readonly id: string
+  readonly name: string
+  readonly level: number
+  readonly children: ReadonlyArray<CategoryNode>
+}
+const CategoryNode: Schema.Schema<CategoryNode> = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  level: Schema.Number,
+  children: Schema.Array(Schema.suspend(() => CategoryNode))
+}).annotations({ identifier: "CategoryNode" })
+
+const CategoryRow = Schema.Struct({ id: Schema.String, name: Schema.String, level: Schema.Number, parent_id: Schema.NullOr(Schema.String) })
+
+const byQuery = (params: Record<string, typeof selection[keyof typeof selection]>) =>
+  strictStruct(paramFields(params, "query"), "query") as unknown as Schema.Schema<DetailSelection, any>
+const countryOnly = strictStruct(paramFields({ country: selection.country }, "query"), "query") as unknown as Schema.Schema<
+  { readonly country?: string },
+  any
+>
+const get = (path: string) => HttpApiEndpoint.get(endpointName(path), `${shopPrefix}/${path}`)
+
+/** The category routes that read rather than rank: GETs with the record in the query string. */
+const categoryReads: ReadonlyArray<AnyEndpoint> = [
+  get("categories/hierarchy").setUrlParams(countryOnly)
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(CategoryNode) }))
+    .annotate(OpenApi.Summary, "The category tree of a country"),
+  get("categories/layers").setUrlParams(countryOnly)
+    .addSuccess(Schema.Struct({
+      success: Schema.Literal(true),
+      data: Schema.Array(Schema.Struct({ level: Schema.Number, categories: Schema.Array(CategoryRow) }))
+    }))
+    .annotate(OpenApi.Summary, "The categories of a country grouped by level"),
+  get("categories/summary").setUrlParams(byQuery(selection))
+    .addSuccess(Schema.Struct({
+      success: Schema.Literal(true),
+      data: Schema.Struct({
+        profile: entityViews.categories,
+        counts: Schema.Struct({ products: Schema.Int, shops: Schema.Int, creators: Schema.Int, subcategories: Schema.Int })
+      })
+    }))
+    .annotate(OpenApi.Summary, "A category with its period metrics and what it holds (it and those below it)"),
+  get("categories/history").setUrlParams(byQuery(selection)).addSuccess(SeriesAnswer)
+    .annotate(OpenApi.Summary, "A category's daily metrics over the period"),
+  get("categories/siblings").setUrlParams(byQuery(selection))
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(entityViews.categories) }))
+    .annotate(OpenApi.Summary, "The other categories under the same parent (the other top categories for a top one), by period GMV")
+]
+
 type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
 type DetailGroup = HttpApiGroup.HttpApiGroup<"shopDetail", AnyEndpoint>
 
-const extras: ReadonlyArray<AnyEndpoint> = [
+const extras: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> = [
   post("shop-detail/extraTotal").setPayload(Selection).addSuccess(ExtraTotals)
     .annotate(OpenApi.Summary, "The shop's products, new products, videos and creators over the period"),
   post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addSuccess(Strategy)
@@ -230,7 +301,7 @@ const extras: ReadonlyArray<AnyEndpoint> = [
 
 // Built in loops, so typed as a group of some endpoints; handlers are attached by name.
 export class ShopDetailApi extends metered(
-  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras].reduce(
+  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads].reduce(
     (group: DetailGroup, endpoint) => group.add(endpoint as AnyEndpoint) as DetailGroup,
     HttpApiGroup.make("shopDetail") as unknown as DetailGroup
   )

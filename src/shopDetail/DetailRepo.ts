@@ -15,7 +15,34 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
        where p.shop_id = (select id from shop_shops where region = ${region} and external_id = ${shopId})
          and v.published_at >= ${utc(from)} and v.published_at < ${utc(to, true)}`
 
+    /** A category and every category below it, as row ids. */
+    const subtree = (region: string, id: string) => sql`(
+      with recursive tree as (
+        select id from shop_categories where region = ${region} and external_id = ${id}
+        union all
+        select c.id from shop_categories c join tree t on c.parent_id = t.id)
+      select id from tree)`
+
     return {
+      /** Every category of a region, parents before children. */
+      categories: (region: string) =>
+        sql<{ id: string; name: string; level: number; parent_id: string | null }>`
+          select c.external_id as id, c.name, c.level, p.external_id as parent_id
+            from shop_categories c left join shop_categories p on p.id = c.parent_id
+           where c.region = ${region}
+           order by c.level, c.name, c.id`.pipe(Effect.orDie),
+
+      /** How many products, shops (by main category) and creators a category and those below it hold. */
+      categoryCounts: (region: string, id: string) =>
+        sql<{ products: number; shops: number; creators: number; subcategories: number }>`
+          select (select count(*) from shop_products where category_id in ${subtree(region, id)})::int as products,
+                 (select count(*) from shop_shops where main_category_id in ${subtree(region, id)})::int as shops,
+                 (select count(*) from shop_creators where category_ids && array${subtree(region, id)})::int as creators,
+                 ((select count(*) from ${subtree(region, id)} t) - 1)::int as subcategories`.pipe(
+          Effect.map((rows) => rows[0]!),
+          Effect.orDie
+        ),
+
       /** A shop's products, those with sales and those launched in the period, its videos and their creators. */
       shopExtra: (region: string, shopId: string, from: string, to: string) =>
         sql<{ products: number; products_with_sales: number; new_products: number; videos: number; creators: number }>`

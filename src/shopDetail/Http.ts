@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { AdIntelApi } from "../Api.js"
 import { Caller } from "../gateway/Api.js"
 import * as Metered from "../gateway/Http.js"
-import { type DetailPath, details, endpointName } from "./Api.js"
+import { type DetailPath, details, type DetailSpec, endpointName } from "./Api.js"
 import { ShopDetail } from "./ShopDetail.js"
 
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
@@ -16,10 +16,12 @@ const withCaller = <A, E, R>(f: (caller: import("../gateway/Api.js").CallerInfo)
 export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers) =>
   Effect.map(ShopDetail, (detail) => {
     const each = (Object.keys(details) as Array<DetailPath>).reduce((acc: AnyHandlers, path) => {
-      const spec = details[path]
-      let next = acc
-        .handle(endpointName(path), ({ payload }: any) => withCaller((caller) => detail.full(path, caller, payload)))
-        .handle(endpointName(`${path}/total`), ({ payload }: any) => withCaller((caller) => detail.total(path, caller, payload)))
+      const spec: DetailSpec = details[path]
+      let next = spec.page
+        ? acc
+          .handle(endpointName(path), ({ payload }: any) => withCaller((caller) => detail.full(path, caller, payload)))
+          .handle(endpointName(`${path}/total`), ({ payload }: any) => withCaller((caller) => detail.total(path, caller, payload)))
+        : acc
       for (const series of spec.series) {
         next = next.handle(endpointName(`${path}/${series}`), ({ payload }: any) =>
           withCaller((caller) => detail.series(path, series, caller, payload)))
@@ -35,6 +37,11 @@ export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers)
       .handle("shopDetailSalesStrategyAffiliate", ({ payload }: any) => withCaller((caller) => detail.shopStrategy(caller, payload, false)))
       .handle("productDetailCreatorGetConversionRadio", ({ payload }: any) => withCaller((caller) => detail.conversion(caller, payload)))
       .handle("productDetails", ({ urlParams }: any) => withCaller((caller) => detail.full("product-detail", caller, urlParams)))
+      .handle("categoriesHierarchy", ({ urlParams }: any) => withCaller((caller) => detail.hierarchy(caller, urlParams.country)))
+      .handle("categoriesLayers", ({ urlParams }: any) => withCaller((caller) => detail.layers(caller, urlParams.country)))
+      .handle("categoriesSummary", ({ urlParams }: any) => withCaller((caller) => detail.categorySummary(caller, urlParams)))
+      .handle("categoriesHistory", ({ urlParams }: any) => withCaller((caller) => detail.series("categories", "history", caller, urlParams)))
+      .handle("categoriesSiblings", ({ urlParams }: any) => withCaller((caller) => detail.siblings(caller, urlParams)))
       .handle("productDetailById", ({ path, urlParams }: any) =>
         withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id }))) as AllHandled<typeof handlers>
   }))

@@ -1,11 +1,18 @@
 import { Effect } from "effect"
-import { InvalidRequest, NotFound } from "../Errors.js"
+import { NotFound } from "../Errors.js"
 import type { CallerInfo } from "../gateway/Api.js"
 import { ShopCountry } from "../shop/ShopCountry.js"
 import { entities, type ExploreParams } from "../shopExplore/Entities.js"
 import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
 import { ShopExplore } from "../shopExplore/ShopExplore.js"
 import { type DetailPath, details, type DetailSelection, type DetailSpec } from "./Api.js"
+
+interface CategoryNode {
+  readonly id: string
+  readonly name: string
+  readonly level: number
+  readonly children: ReadonlyArray<CategoryNode>
+}
 import { DetailRepo } from "./DetailRepo.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
@@ -66,7 +73,51 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
         })
       })
 
+    /** The region's categories as a tree, children in name order. */
+    const tree = (rows: ReadonlyArray<{ id: string; name: string; level: number; parent_id: string | null }>) => {
+      const node = (row: (typeof rows)[number]): CategoryNode => ({
+        id: row.id,
+        name: row.name,
+        level: row.level,
+        children: rows.filter((r) => r.parent_id === row.id).map(node)
+      })
+      return rows.filter((r) => r.parent_id === null).map(node)
+    }
+
     return {
+      hierarchy: (caller: CallerInfo, country: string | undefined) =>
+        Effect.gen(function*() {
+          const region = yield* countries.resolve(caller.accountId, country)
+          return { success: true as const, data: tree(yield* extra.categories(region)) }
+        }),
+
+      layers: (caller: CallerInfo, country: string | undefined) =>
+        Effect.gen(function*() {
+          const rows = yield* extra.categories(yield* countries.resolve(caller.accountId, country))
+          const levels = [...new Set(rows.map((r) => r.level))].sort()
+          return { success: true as const, data: levels.map((level) => ({ level, categories: rows.filter((r) => r.level === level) })) }
+        }),
+
+      categorySummary: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const profile = yield* profileOf("categories", caller, selection)
+          const counts = yield* extra.categoryCounts(profile.region, selection.id)
+          return { success: true as const, data: { profile, counts } }
+        }),
+
+      /** The categories under the same parent (or the other top ones), by period GMV. */
+      siblings: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, region } = yield* selected("categories", caller, selection)
+          const all = yield* extra.categories(region)
+          const parent = all.find((c) => c.id === id)?.parent_id ?? null
+          const page = yield* explore.page("categories", caller, { date_from: selection.date_from, date_to: selection.date_to }, {
+            quota: false,
+            fixed: { country: region, page_size: 100, ...(parent === null ? { level: ["1"] } : { parent_id: parent }) }
+          })
+          return { success: true as const, data: page.data.filter((c) => c.id !== id) }
+        }),
+
       full: (path: DetailPath, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> }) =>
         Effect.gen(function*() {
           const profile = yield* profileOf(path, caller, body)
@@ -156,5 +207,3 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
   }),
   dependencies: [DetailRepo.Default, ExploreRepo.Default]
 }) {}
-
-export type { InvalidRequest }
