@@ -11,6 +11,7 @@ import { ShopApi, shopPrefix } from "./shop/Api.js"
 import { ShopDetailApi } from "./shopDetail/Api.js"
 import { ShopExploreApi } from "./shopExplore/Api.js"
 import { ShopFavoritesApi } from "./shopFavorites/Api.js"
+import { ShopPresetsApi } from "./shopPresets/Api.js"
 import { StoreAdsApi } from "./storeAds/Api.js"
 import { SystemApi } from "./system/Api.js"
 
@@ -94,6 +95,8 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopFavoritesApi)
   .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(ShopPresetsApi)
+  .add(legacy(ShopPresetsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(SessionApi)
   .add(AdminApi)
   .add(CatalogAdminApi)

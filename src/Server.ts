@@ -41,6 +41,8 @@ import { SearchQuota } from "./shop/SearchQuota.js"
 import { ShopCountry } from "./shop/ShopCountry.js"
 import { ShopFavoritesLive } from "./shopFavorites/Http.js"
 import { ShopFavorites } from "./shopFavorites/ShopFavorites.js"
+import { ShopPresetsLive } from "./shopPresets/Http.js"
+import { ShopPresets } from "./shopPresets/ShopPresets.js"
 import { StoreAdsLive } from "./storeAds/Http.js"
 import { StoreAds } from "./storeAds/StoreAds.js"
 import { SystemLive } from "./system/Http.js"
@@ -111,6 +113,7 @@ export const ServicesLive = Layer.mergeAll(
   AdSearch.Default,
   StoreAds.Default,
   ShopFavorites.Default,
+  ShopPresets.Default,
   ShopExplore.Default.pipe(Layer.provide(SearchQuota.Default)),
   ShopDetail.Default.pipe(Layer.provide([ShopExplore.Default, ShopCountry.Default]), Layer.provide(SearchQuota.Default)),
   ShopCountry.Default
@@ -121,7 +124,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopFavoritesLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -165,7 +168,7 @@ export interface LayerOptions extends ServeOptions {
   readonly api?: Layer.Layer<
     HttpApi.Api,
     never,
-    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | AdSimilarity
+    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | ShopPresets | AdSimilarity
     | ShopCountry | ShopExplore | ShopDetail | AppConfig
   >
 }

@@ -10,6 +10,7 @@ import m0006 from "./0006_creative_failures.js"
 import m0007 from "./0007_ad_search_indexes.js"
 import m0008 from "./0008_shop_favorites.js"
 import m0009 from "./0009_shop_country.js"
+import m0010 from "./0010_shop_presets.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -21,7 +22,8 @@ export const migrations = {
   "0006_creative_failures": m0006,
   "0007_ad_search_indexes": m0007,
   "0008_shop_favorites": m0008,
-  "0009_shop_country": m0009
+  "0009_shop_country": m0009,
+  "0010_shop_presets": m0010
 }
 
 /**
