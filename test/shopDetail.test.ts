@@ -168,6 +168,38 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         expect((yield* get(api_key, "categories/summary?id=cat-nope")).body).toBe(`{"success":false,"error":"Category not found"}`)
       }))
 
+    it.effect("records by id: shops summary and details, products list, a video's metrics, products and similar videos, histories", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "basic" })
+        const before = (yield* get(api_key, "credits")).json.credits_remaining
+        const summary = yield* get(api_key, `shops/summary?id=${shopId}`)
+        expect(summary.json.data.profile.id).toBe(shopId)
+        expect(summary.json.data.totals.products).toBe(products.filter((p) => p.region === "US" && p.shop_external_id === shopId).length)
+        const details = yield* get(api_key, `shops/details?id=${shopId}`)
+        expect((yield* get(api_key, `shop-details?id=${shopId}`)).json).toEqual(details.json)
+        expect(details.json.data).toEqual(summary.json.data.profile)
+        const listed = yield* get(api_key, "products?country=GB&page_size=100")
+        expect(listed.json.total).toBe(products.filter((p) => p.region === "GB").length)
+        const video = showing[0]!
+        const metrics = yield* get(api_key, `videos/${video.external_id}/metrics`)
+        const views = sumOver("video", video, "views")
+        expect(close(metrics.json.data.metrics.views, views)).toBe(true)
+        const engagement = ["likes", "comments", "shares"].reduce((n, m) => n + (sumOver("video", video, m) ?? 0), 0)
+        expect(metrics.json.data.engagement_rate).toBeCloseTo(views ? engagement / views : 0, 3)
+        expect((yield* get(api_key, `videos/${video.external_id}`)).json.data.creator.id).toBe(video.creator_external_id)
+        expect(idsOf((yield* get(api_key, `videos/${video.external_id}/products`)).json)).toEqual([...video.product_external_ids].sort())
+        const similar = videos.filter((v) => v.region === "US" && v.external_id !== video.external_id && v.product_external_ids.some((p: string) => video.product_external_ids.includes(p)))
+        expect((yield* get(api_key, `videos/${video.external_id}/similar`)).json.data.length).toBe(Math.min(20, similar.length))
+        expect((yield* get(api_key, `videos/${video.external_id}/history?date_from=1969-12-25`)).json.data.series).toHaveLength(7)
+        expect((yield* get(api_key, `creators/${creatorId}/history`)).json.data.series).toHaveLength(30)
+        const channels = yield* get(api_key, `products/${product.external_id}/sales-channel`)
+        expect(channels.json.data.channels.map((c: { channel: string }) => c.channel)).toEqual(["ads", "creator_videos"])
+        expect(close(channels.json.data.units, sumOver("product", product, "units") ?? 0)).toBe(true)
+        expect((yield* get(api_key, "videos/video-nope")).body).toBe(`{"success":false,"error":"Video not found"}`)
+        expect((yield* get(api_key, "videos/bad.id")).body).toBe(`{"success":false,"error":"Invalid id"}`)
+        expect((yield* get(api_key, "credits")).json.credits_remaining).toBe(before)
+      }))
+
     it.effect("unknown records are 404s naming their type; bad input 400; every call 1 credit", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()

@@ -66,6 +66,13 @@ export const details = {
       searchVideos: { entity: "videos", link: "product_id", summary: "Videos showing the product (as video/queryList)" }
     }
   },
+  // A shop's products also at shops/products.
+  shops: {
+    entity: "shops",
+    page: false,
+    series: [],
+    lists: { products: { entity: "products", link: "shop_id", summary: "The shop's products" } }
+  },
   // Categories: the ranking lists are POST like the others; summary and history are GETs (categories/Api.ts).
   categories: {
     entity: "categories",
@@ -276,6 +283,69 @@ const categoryReads: ReadonlyArray<AnyEndpoint> = [
     .annotate(OpenApi.Summary, "The other categories under the same parent (the other top categories for a top one), by period GMV")
 ]
 
+/** A record named in the path, with its period in the query string. */
+const inPath = (name: string, path: string) =>
+  HttpApiEndpoint.get(name, `${shopPrefix}/${path}`)
+    .setPath(IdPath)
+    .setUrlParams(byQuery({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }))
+
+const Profile = (entity: ShopEntity) => Schema.Struct({ success: Schema.Literal(true), data: entityViews[entity] })
+
+export const VideoMetrics = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    metrics: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.Number) }),
+    engagement_rate: Schema.NullOr(Schema.Number).annotations({ description: "(likes + comments + shares) / views over the period" })
+  })
+})
+
+export const SalesChannels = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    units: Schema.Number,
+    gmv: Schema.Number,
+    channels: Schema.Array(Schema.Struct({
+      channel: Schema.Literal("ads", "creator_videos"),
+      videos: Schema.Int,
+      creators: Schema.Int,
+      views: Schema.Number
+    }))
+  })
+})
+
+/** Reads of one record: the shop's summary and profile, products, and the records named in the path. */
+const recordReads: ReadonlyArray<AnyEndpoint> = [
+  get("shops/summary").setUrlParams(byQuery(selection))
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({ profile: entityViews.shops, totals: ExtraTotals.fields.data }) }))
+    .annotate(OpenApi.Summary, "A shop with its period metrics and its products, videos and creators over the period"),
+  get("shops/details").setUrlParams(byQuery(selection)).addSuccess(Profile("shops"))
+    .annotate(OpenApi.Summary, "A shop's profile with its period metrics"),
+  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(byQuery(selection)).addSuccess(Profile("shops"))
+    .annotate(OpenApi.Summary, "Alias of shops/details"),
+  get("products").setUrlParams(strictStruct(paramFields(exploreParams("products", "explore"), "query"), "query") as unknown as Schema.Schema<Record<string, unknown>, any>)
+    .addSuccess(explorePage("products"))
+    .annotate(OpenApi.Summary, "A simple product list: products/explore's parameters and answer, no daily search"),
+  inPath("productSalesChannel", "products/:id/sales-channel").addSuccess(SalesChannels)
+    .annotate(OpenApi.Summary, "How a product is promoted over the period: paid videos and creators' organic videos"),
+  inPath("video", "videos/:id").addSuccess(Profile("videos")).annotate(OpenApi.Summary, "A video with its period metrics"),
+  inPath("videoMetrics", "videos/:id/metrics").addSuccess(VideoMetrics)
+    .annotate(OpenApi.Summary, "A video's views, likes, comments and shares over the period, and its engagement rate"),
+  inPath("videoHistory", "videos/:id/history").addSuccess(SeriesAnswer).annotate(OpenApi.Summary, "A video's daily metrics"),
+  inPath("videoProducts", "videos/:id/products")
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(entityViews.products) }))
+    .annotate(OpenApi.Summary, "The products the video shows, with their period metrics"),
+  inPath("videoSimilar", "videos/:id/similar")
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(entityViews.videos) }))
+    .annotate(OpenApi.Summary, "Other videos showing a product this one shows, most period views first; at most 20"),
+  inPath("creatorHistory", "creators/:id/history").addSuccess(SeriesAnswer).annotate(OpenApi.Summary, "A creator's daily metrics")
+]
+
 type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
 type DetailGroup = HttpApiGroup.HttpApiGroup<"shopDetail", AnyEndpoint>
 
@@ -301,7 +371,7 @@ const extras: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> = [
 
 // Built in loops, so typed as a group of some endpoints; handlers are attached by name.
 export class ShopDetailApi extends metered(
-  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads].reduce(
+  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads].reduce(
     (group: DetailGroup, endpoint) => group.add(endpoint as AnyEndpoint) as DetailGroup,
     HttpApiGroup.make("shopDetail") as unknown as DetailGroup
   )

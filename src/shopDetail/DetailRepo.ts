@@ -70,6 +70,18 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
            group by c.id, c.external_id, c.handle
            order by views desc, c.id desc`.pipe(Effect.orDie),
 
+      /** The videos showing a product with views in the period, paid and organic apart. */
+      productChannels: (region: string, productId: string, from: string, to: string) =>
+        sql<{ is_ad: boolean; videos: number; creators: number; views: number }>`
+          with v as (
+            select v.id, v.creator_id, v.is_ad,
+                   (select sum(d.views) from shop_video_daily d
+                     where d.video_id = v.id and d.day between ${from}::date and ${to}::date)::float8 as views
+              from shop_video_products vp join shop_videos v on v.id = vp.video_id
+             where vp.product_id = (select id from shop_products where region = ${region} and external_id = ${productId}))
+          select is_ad, count(*)::int as videos, count(distinct creator_id)::int as creators, coalesce(sum(views), 0)::float8 as views
+            from v where views > 0 group by is_ad`.pipe(Effect.orDie),
+
       /** A product's views, units and GMV over the period, and the creators showing it with their videos' views. */
       conversion: (region: string, productId: string, from: string, to: string) =>
         Effect.all({

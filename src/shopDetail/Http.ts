@@ -24,7 +24,7 @@ export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers)
         : acc
       for (const series of spec.series) {
         next = next.handle(endpointName(`${path}/${series}`), ({ payload }: any) =>
-          withCaller((caller) => detail.series(path, series, caller, payload)))
+          withCaller((caller) => detail.series(spec.entity, series, caller, payload)))
       }
       for (const sub of Object.keys(spec.lists)) {
         next = next.handle(endpointName(`${path}/${sub}`), ({ payload }: any) => withCaller((caller) => detail.list(path, sub, caller, payload)))
@@ -41,6 +41,19 @@ export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers)
       .handle("categoriesLayers", ({ urlParams }: any) => withCaller((caller) => detail.layers(caller, urlParams.country)))
       .handle("categoriesSummary", ({ urlParams }: any) => withCaller((caller) => detail.categorySummary(caller, urlParams)))
       .handle("categoriesHistory", ({ urlParams }: any) => withCaller((caller) => detail.series("categories", "history", caller, urlParams)))
+      .handle("shopsSummary", ({ urlParams }: any) => withCaller((caller) => detail.shopSummary(caller, urlParams)))
+      .handle("shopsDetails", ({ urlParams }: any) => withCaller((caller) => detail.profile("shops", caller, urlParams)))
+      .handle("shopDetails", ({ urlParams }: any) => withCaller((caller) => detail.profile("shops", caller, urlParams)))
+      .handle("products", ({ urlParams }: any) => withCaller((caller) => detail.products(caller, urlParams)))
+      .handle("productSalesChannel", ({ path, urlParams }: any) => withCaller((caller) => detail.salesChannels(caller, { ...urlParams, id: path.id })))
+      .handle("video", ({ path, urlParams }: any) => withCaller((caller) => detail.profile("videos", caller, { ...urlParams, id: path.id })))
+      .handle("videoMetrics", ({ path, urlParams }: any) => withCaller((caller) => detail.videoMetrics(caller, { ...urlParams, id: path.id })))
+      .handle("videoHistory", ({ path, urlParams }: any) =>
+        withCaller((caller) => detail.series("videos", "history", caller, { ...urlParams, id: path.id })))
+      .handle("videoProducts", ({ path, urlParams }: any) => withCaller((caller) => detail.videoList(caller, { ...urlParams, id: path.id }, "products")))
+      .handle("videoSimilar", ({ path, urlParams }: any) => withCaller((caller) => detail.videoList(caller, { ...urlParams, id: path.id }, "similar")))
+      .handle("creatorHistory", ({ path, urlParams }: any) =>
+        withCaller((caller) => detail.series("creators", "history", caller, { ...urlParams, id: path.id })))
       .handle("categoriesSiblings", ({ urlParams }: any) => withCaller((caller) => detail.siblings(caller, urlParams)))
       .handle("productDetailById", ({ path, urlParams }: any) =>
         withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id }))) as AllHandled<typeof handlers>

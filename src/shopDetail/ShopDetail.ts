@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { NotFound } from "../Errors.js"
 import type { CallerInfo } from "../gateway/Api.js"
 import { ShopCountry } from "../shop/ShopCountry.js"
-import { entities, type ExploreParams } from "../shopExplore/Entities.js"
+import { entities, type ExploreParams, type ShopEntity } from "../shopExplore/Entities.js"
 import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
 import { ShopExplore } from "../shopExplore/ShopExplore.js"
 import { type DetailPath, details, type DetailSelection, type DetailSpec } from "./Api.js"
@@ -30,27 +30,26 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
     const countries = yield* ShopCountry
 
     /** The record a request selects, its region and period; a 404 when it does not exist. */
-    const selected = (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
+    const selected = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
       Effect.gen(function*() {
-        const spec: DetailSpec = details[path]
         const period = yield* explore.periodOf(selection)
         const region = yield* countries.resolve(caller.accountId, selection.country)
-        if (!(yield* repo.exists(spec.entity, region, selection.id))) {
-          return yield* Effect.fail(new NotFound({ error: `${entities[spec.entity].one} not found` }))
+        if (!(yield* repo.exists(entity, region, selection.id))) {
+          return yield* Effect.fail(new NotFound({ error: `${entities[entity].one} not found` }))
         }
-        return { spec, period, region, id: selection.id }
+        return { period, region, id: selection.id }
       })
 
-    const profileOf = (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
+    const profileOf = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
       Effect.gen(function*() {
-        const { id, period, region, spec } = yield* selected(path, caller, selection)
+        const { id, period, region } = yield* selected(entity, caller, selection)
         const { rows } = yield* repo.page({
-          entity: spec.entity,
+          entity,
           region,
           params: {},
           period,
           only: id,
-          sort: entities[spec.entity].defaultSort,
+          sort: entities[entity].defaultSort,
           descending: true,
           limit: 1,
           offset: 0
@@ -60,7 +59,8 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
     const list = (path: DetailPath, sub: string, caller: CallerInfo, body: DetailSelection & ExploreParams) =>
       Effect.gen(function*() {
-        const { id, period, region, spec } = yield* selected(path, caller, body)
+        const spec: DetailSpec = details[path]
+        const { id, period, region } = yield* selected(spec.entity, caller, body)
         const tab = spec.lists[sub]!
         const { id: _id, ...params } = body
         return yield* explore.page(tab.entity, caller, params, {
@@ -120,23 +120,23 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
       full: (path: DetailPath, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> }) =>
         Effect.gen(function*() {
-          const profile = yield* profileOf(path, caller, body)
+          const profile = yield* profileOf(details[path].entity, caller, body)
           const { tabs: wanted = [], ...selection } = body
           const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, tab, caller, selection), (page) => [tab, page] as const))
           return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) } }
         }),
 
       total: (path: DetailPath, caller: CallerInfo, selection: DetailSelection) =>
-        Effect.map(profileOf(path, caller, selection), (profile) => ({
+        Effect.map(profileOf(details[path].entity, caller, selection), (profile) => ({
           success: true as const,
           data: { id: profile.id, date_from: profile.period.date_from, date_to: profile.period.date_to, metrics: profile.period.metrics }
         })),
 
       /** Every day of the period; `salesTrend` adds 7-day averages of units and GMV (of the days within the period). */
-      series: (path: DetailPath, kind: "history" | "salesTrend", caller: CallerInfo, selection: DetailSelection) =>
+      series: (entity: ShopEntity, kind: "history" | "salesTrend", caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
-          const { id, period, region, spec } = yield* selected(path, caller, selection)
-          const rows = yield* repo.series(spec.entity, region, id, period.from, period.to)
+          const { id, period, region } = yield* selected(entity, caller, selection)
+          const rows = yield* repo.series(entity, region, id, period.from, period.to)
           const series = kind === "history" ? rows : rows.map((row, i) => {
             const week = rows.slice(Math.max(0, i - 6), i + 1)
             const average = (metric: string) => {
@@ -150,9 +150,72 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
       list,
 
+      profile: (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
+        Effect.map(profileOf(entity, caller, selection), (data) => ({ success: true as const, data })),
+
+      shopSummary: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const profile = yield* profileOf("shops", caller, selection)
+          const { date_from: from, date_to: to } = profile.period
+          const totals = yield* extra.shopExtra(profile.region, profile.id, from, to)
+          return { success: true as const, data: { profile, totals: { id: profile.id, date_from: from, date_to: to, ...totals } } }
+        }),
+
+      /** The simple product list: explore's parameters and answer, without a daily search. */
+      products: (caller: CallerInfo, params: ExploreParams) => explore.page("products", caller, params, { quota: false }),
+
+      salesChannels: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const profile = yield* profileOf("products", caller, selection)
+          const { date_from: from, date_to: to, metrics } = profile.period
+          const channels = yield* extra.productChannels(profile.region, profile.id, from, to)
+          const of = (ads: boolean) => channels.find((c) => c.is_ad === ads) ?? { videos: 0, creators: 0, views: 0 }
+          return {
+            success: true as const,
+            data: {
+              id: profile.id,
+              date_from: from,
+              date_to: to,
+              units: metrics.units ?? 0,
+              gmv: metrics.gmv ?? 0,
+              channels: ([["ads", true], ["creator_videos", false]] as const).map(([channel, ads]) => {
+                const { creators, videos, views } = of(ads)
+                return { channel, videos, creators, views }
+              })
+            }
+          }
+        }),
+
+      videoMetrics: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.map(profileOf("videos", caller, selection), (video) => {
+          const m = video.period.metrics
+          const views = m.views ?? null
+          return {
+            success: true as const,
+            data: {
+              id: video.id,
+              date_from: video.period.date_from,
+              date_to: video.period.date_to,
+              metrics: m,
+              engagement_rate: views === null || views === 0 ? null : round(((m.likes ?? 0) + (m.comments ?? 0) + (m.shares ?? 0)) / views)
+            }
+          }
+        }),
+
+      /** Products a video shows, or videos showing its products: explore lists tied to the video. */
+      videoList: (caller: CallerInfo, selection: DetailSelection, what: "products" | "similar") =>
+        Effect.gen(function*() {
+          const { id, region } = yield* selected("videos", caller, selection)
+          const { id: _id, ...period } = selection
+          const page = what === "products"
+            ? yield* explore.page("products", caller, period, { quota: false, fixed: { video_id: id, country: region, page_size: 100 } })
+            : yield* explore.page("videos", caller, period, { quota: false, fixed: { similar_to: id, country: region, page_size: 20 } })
+          return { success: true as const, data: page.data }
+        }),
+
       shopExtra: (caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
-          const { id, period, region } = yield* selected("shop-detail", caller, selection)
+          const { id, period, region } = yield* selected("shops", caller, selection)
           const totals = yield* extra.shopExtra(region, id, period.from, period.to)
           return { success: true as const, data: { id, date_from: period.from, date_to: period.to, ...totals } }
         }),
@@ -160,7 +223,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
       /** Paid (`selfPromotion`) or organic (`affiliate`) videos showing the shop's products. */
       shopStrategy: (caller: CallerInfo, selection: DetailSelection, ads: boolean) =>
         Effect.gen(function*() {
-          const { id, period, region } = yield* selected("shop-detail", caller, selection)
+          const { id, period, region } = yield* selected("shops", caller, selection)
           const creators = yield* extra.shopStrategy(region, id, period.from, period.to, ads)
           return {
             success: true as const,
@@ -179,7 +242,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
       /** Views to units for a product; each creator's share estimated from their share of the creators' views. */
       conversion: (caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
-          const { id, period, region } = yield* selected("product-detail", caller, selection)
+          const { id, period, region } = yield* selected("products", caller, selection)
           const { creators, totals } = yield* extra.conversion(region, id, period.from, period.to)
           const creatorViews = creators.reduce((n, c) => n + c.views, 0)
           const per1000 = (value: number) => (totals.views === 0 ? null : round((value / totals.views) * 1000))

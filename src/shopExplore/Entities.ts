@@ -14,7 +14,15 @@ export const shopEntities = ["categories", "shops", "creators", "videos", "produ
 export type ShopEntity = (typeof shopEntities)[number]
 
 /** How two entities relate through the products videos show (`shop_video_products`). */
-export type Link = "videoProduct" | "videoShop" | "creatorProduct" | "creatorShop" | "productCreator" | "shopCreator"
+export type Link =
+  | "videoProduct"
+  | "videoShop"
+  | "videoSimilar"
+  | "creatorProduct"
+  | "creatorShop"
+  | "productCreator"
+  | "productVideo"
+  | "shopCreator"
 
 /** How a filter constrains its entity. */
 export type Constraint =
@@ -160,6 +168,7 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
       creator_id: ref("e.creator_id", "shop_creators", "The creator's id"),
       product_id: linked("videoProduct", "Videos showing this product (its id)"),
       shop_id: linked("videoShop", "Videos showing a product of this shop (its id)"),
+      similar_to: linked("videoSimilar", "Other videos showing a product this video (its id) shows"),
       is_ad: { constraint: { kind: "bool", column: "e.is_ad" }, description: "Paid ads only (true) or organic only (false)", param: param.bool("Paid ads only (true) or organic only (false)") },
       duration: range("e.duration_seconds", "Length in seconds", 86_400),
       published: days("e.published_at", "Published")
@@ -177,6 +186,7 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
       category_id: category("e.category_id", false),
       shop_id: ref("e.shop_id", "shop_shops", "The shop's id"),
       creator_id: linked("productCreator", "Products shown in this creator's videos (its id)"),
+      video_id: linked("productVideo", "Products this video (its id) shows"),
       price: range("e.price_min", "Price (the lowest of the product's variants)", Big, false),
       commission_rate: range("e.commission_rate", "Affiliate commission, 0 to 1", 1, false),
       rating: range("e.rating", "Rating, 0 to 5", 5, false),

@@ -118,6 +118,11 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         case "videoShop":
           return sql`e.id in (select vp.video_id from shop_video_products vp join shop_products p on p.id = vp.product_id
                                where p.shop_id = ${idOf("shop_shops", region, id)})`
+        case "videoSimilar":
+          return sql`e.id in (select b.video_id from shop_video_products a join shop_video_products b on b.product_id = a.product_id
+                               where a.video_id = ${idOf("shop_videos", region, id)} and b.video_id <> a.video_id)`
+        case "productVideo":
+          return sql`e.id in (select vp.product_id from shop_video_products vp where vp.video_id = ${idOf("shop_videos", region, id)})`
         case "creatorProduct":
           return sql`e.id in (select v.creator_id from shop_videos v join shop_video_products vp on vp.video_id = v.id
                                where vp.product_id = ${idOf("shop_products", region, id)})`
