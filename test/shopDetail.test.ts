@@ -200,6 +200,38 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         expect((yield* get(api_key, "credits")).json.credits_remaining).toBe(before)
       }))
 
+    it.effect("visits: opening a page counts, per record and day, across accounts; the others its visitors opened", () =>
+      Effect.gen(function*() {
+        const [a, b] = [yield* account({ plan: "premium" }), yield* account({ plan: "premium" })]
+        const other = products.find((p) => p.region === "US" && p.external_id !== product.external_id)!
+        const today = "1970-01-01"
+        const window = `date_from=${today}&date_to=${today}`
+        // earlier tests opened this product too: compare with what they left
+        const earlier = (yield* get(a.api_key, `detail-visit-events?type=product&id=${product.external_id}&${window}`)).json.data
+        const before = earlier.visits as number
+        const visitorsBefore = earlier.series[0].visitors as number
+        yield* post(a.api_key, "product-detail", { id: product.external_id })
+        yield* get(a.api_key, `product-detail/${product.external_id}`)
+        yield* get(b.api_key, `product-details?id=${product.external_id}`)
+        yield* post(a.api_key, "product-detail", { id: other.external_id })
+        // totals and lists are not page openings
+        yield* post(b.api_key, "product-detail/total", { id: product.external_id })
+        const events = yield* get(a.api_key, `detail-visit-events?type=product&id=${product.external_id}&${window}`)
+        expect(events.json.data).toMatchObject({ type: "product", id: product.external_id, visits: before + 3 })
+        expect(events.json.data.series).toEqual([{ day: today, visits: before + 3, visitors: visitorsBefore + 2 }])
+        const others = yield* get(b.api_key, `product-other-visits?id=${product.external_id}&${window}`)
+        expect(others.json.data).toMatchObject({ visits: before + 3, visitors: visitorsBefore + 2 })
+        expect(others.json.data.other_products).toContainEqual({ id: other.external_id, title: other.title, visits: 1, visitors: 1 })
+        const category = all("shop-categories").find((c) => c.region === "US")!
+        yield* get(a.api_key, `categories/summary?id=${category.external_id}`)
+        const categoryEvents = yield* get(a.api_key, `category-visit-events?id=${category.external_id}&${window}`)
+        expect(categoryEvents.json.data.visits).toBeGreaterThanOrEqual(1)
+        const missing = yield* get(a.api_key, `detail-visit-events?id=${product.external_id}`)
+        expect([missing.status, missing.json.error]).toEqual([400, "type is missing"])
+        const noId = yield* get(a.api_key, "categories/summary")
+        expect([noId.status, noId.json.error]).toEqual([400, "id is missing"])
+      }))
+
     it.effect("unknown records are 404s naming their type; bad input 400; every call 1 credit", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()

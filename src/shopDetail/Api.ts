@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
 import { Choice, IdPath } from "../Params.js"
-import { List, param, paramFields, strictStruct } from "../QueryParams.js"
+import { List, type Param, param, paramFields, strictStruct } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
 import { entityViews, explorePage } from "../shopExplore/Api.js"
 import { exploreParams, type ShopEntity } from "../shopExplore/Entities.js"
@@ -248,8 +248,12 @@ const CategoryNode: Schema.Schema<CategoryNode> = Schema.Struct({
 
 const CategoryRow = Schema.Struct({ id: Schema.String, name: Schema.String, level: Schema.Number, parent_id: Schema.NullOr(Schema.String) })
 
-const byQuery = (params: Record<string, typeof selection[keyof typeof selection]>) =>
-  strictStruct(paramFields(params, "query"), "query") as unknown as Schema.Schema<DetailSelection, any>
+/** GET forms: the parameters in the query string; `id` (when taken) and `required` ones must be there. */
+const byQuery = (params: Record<string, Param<any>>, required: ReadonlyArray<string> = []) => {
+  const fields = paramFields(params, "query")
+  for (const name of ["id", ...required]) if (name in params) fields[name] = params[name]!.query
+  return strictStruct(fields, "query") as unknown as Schema.Schema<DetailSelection, any>
+}
 const countryOnly = strictStruct(paramFields({ country: selection.country }, "query"), "query") as unknown as Schema.Schema<
   { readonly country?: string },
   any
@@ -346,6 +350,51 @@ const recordReads: ReadonlyArray<AnyEndpoint> = [
   inPath("creatorHistory", "creators/:id/history").addSuccess(SeriesAnswer).annotate(OpenApi.Summary, "A creator's daily metrics")
 ]
 
+export const visitTypes = ["product", "shop", "creator", "video", "category"] as const
+
+const VisitDay = Schema.Struct({ day: Schema.String, visits: Schema.Int, visitors: Schema.Int })
+export const VisitEvents = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    type: Schema.String,
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    visits: Schema.Int.annotations({ description: "Times the record's page was opened in the period, by all accounts" }),
+    series: Schema.Array(VisitDay).annotations({ description: "Every day of the period: visits, and distinct visiting accounts" })
+  })
+})
+export const OtherVisits = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    id: Schema.String,
+    date_from: Schema.String,
+    date_to: Schema.String,
+    visits: Schema.Int,
+    visitors: Schema.Int.annotations({ description: "Distinct accounts that opened the product in the period" }),
+    other_products: Schema.Array(Schema.Struct({ id: Schema.String, title: Schema.String, visits: Schema.Int, visitors: Schema.Int })).annotations({
+      description: "Products those accounts also opened in the period, most visitors first (at most 10)"
+    })
+  })
+})
+
+const visitTypeParam = param.same(Choice(...visitTypes).annotations({ description: "What kind of record" }))
+
+/** Visit counts: the service counts every opening of a detail page (any account; no account is named). */
+const visitReads: ReadonlyArray<AnyEndpoint> = [
+  get("product-other-visits").setUrlParams(byQuery(selection)).addSuccess(OtherVisits)
+    .annotate(OpenApi.Summary, "A product's visits over the period, and the products its visitors also opened"),
+  get("category-visit-events").setUrlParams(byQuery(selection)).addSuccess(VisitEvents)
+    .annotate(OpenApi.Summary, "A category's page visits per day over the period"),
+  get("detail-visit-events")
+    .setUrlParams(byQuery({ ...selection, type: visitTypeParam }, ["type"]) as unknown as Schema.Schema<
+      DetailSelection & { readonly type: (typeof visitTypes)[number] },
+      any
+    >)
+    .addSuccess(VisitEvents)
+    .annotate(OpenApi.Summary, "Visits per day of any record's detail page (`type`: product, shop, creator, video, category)")
+]
+
 type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
 type DetailGroup = HttpApiGroup.HttpApiGroup<"shopDetail", AnyEndpoint>
 
@@ -359,19 +408,19 @@ const extras: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> = [
   post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
     .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
   HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
-    .setUrlParams(strictStruct(paramFields(selection, "query"), "query") as unknown as Schema.Schema<DetailSelection, any>)
+    .setUrlParams(byQuery(selection))
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)"),
   HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
     .setPath(IdPath)
-    .setUrlParams(strictStruct(paramFields({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }, "query"), "query") as unknown as Schema.Schema<Omit<DetailSelection, "id">, any>)
+    .setUrlParams(byQuery({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }))
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail by its id in the path")
 ]
 
 // Built in loops, so typed as a group of some endpoints; handlers are attached by name.
 export class ShopDetailApi extends metered(
-  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads].reduce(
+  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads, ...visitReads].reduce(
     (group: DetailGroup, endpoint) => group.add(endpoint as AnyEndpoint) as DetailGroup,
     HttpApiGroup.make("shopDetail") as unknown as DetailGroup
   )

@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
+/** The records whose page openings are counted. */
+export type VisitType = "product" | "shop" | "creator" | "video" | "category"
+
 /** What the detail pages add to the explore engine: aggregates over what videos show. */
 export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo", {
   effect: Effect.gen(function*() {
@@ -24,6 +27,51 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
       select id from tree)`
 
     return {
+      /** One more visit of a record's page by an account on a UTC day. */
+      visit: (type: VisitType, table: string, region: string, id: string, accountId: string, day: string) =>
+        sql`
+          insert into shop_visits (entity_type, entity_id, day, account_id, visits)
+          select ${type}, e.id, ${day}::date, ${accountId}::uuid, 1 from ${sql(table)} e
+           where e.region = ${region} and e.external_id = ${id}
+          on conflict (entity_type, entity_id, day, account_id) do update set visits = shop_visits.visits + 1`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      /** A record's visits per day over the period (every day), and its distinct visitors. */
+      visits: (type: VisitType, table: string, region: string, id: string, from: string, to: string) =>
+        sql<{ day: string; visits: number; visitors: number }>`
+          with e as (select id from ${sql(table)} where region = ${region} and external_id = ${id})
+          select g.day::date::text as day, coalesce(sum(v.visits), 0)::int as visits, count(v.account_id)::int as visitors
+            from generate_series(${from}::date, ${to}::date, interval '1 day') as g(day)
+            left join shop_visits v on v.entity_type = ${type} and v.entity_id = (select id from e) and v.day = g.day::date
+           group by g.day order by g.day`.pipe(Effect.orDie),
+
+      /** Distinct accounts that opened a record's page in the period. */
+      visitors: (type: VisitType, table: string, region: string, id: string, from: string, to: string) =>
+        sql<{ n: number }>`
+          select count(distinct account_id)::int as n from shop_visits
+           where entity_type = ${type} and day between ${from}::date and ${to}::date
+             and entity_id = (select id from ${sql(table)} where region = ${region} and external_id = ${id})`.pipe(
+          Effect.map((rows) => rows[0]?.n ?? 0),
+          Effect.orDie
+        ),
+
+      /** The products most opened by the accounts that opened this one, in the period (at most 10). */
+      otherProducts: (region: string, id: string, from: string, to: string) =>
+        sql<{ id: string; title: string; visits: number; visitors: number }>`
+          with me as (select id from shop_products where region = ${region} and external_id = ${id}),
+               visitors as (select distinct account_id from shop_visits
+                             where entity_type = 'product' and entity_id = (select id from me)
+                               and day between ${from}::date and ${to}::date)
+          select p.external_id as id, p.title, sum(v.visits)::int as visits, count(distinct v.account_id)::int as visitors
+            from shop_visits v join shop_products p on p.id = v.entity_id
+           where v.entity_type = 'product' and v.entity_id <> (select id from me)
+             and v.account_id in (select account_id from visitors) and v.day between ${from}::date and ${to}::date
+           group by p.id, p.external_id, p.title
+           order by visitors desc, visits desc, p.id desc
+           limit 10`.pipe(Effect.orDie),
+
       /** Every category of a region, parents before children. */
       categories: (region: string) =>
         sql<{ id: string; name: string; level: number; parent_id: string | null }>`

@@ -4,9 +4,19 @@ import { AdIntelApi } from "../Api.js"
 import { Caller } from "../gateway/Api.js"
 import * as Metered from "../gateway/Http.js"
 import { type DetailPath, details, type DetailSpec, endpointName } from "./Api.js"
+import type { ShopEntity } from "../shopExplore/Entities.js"
+import type { VisitType } from "./DetailRepo.js"
 import { ShopDetail } from "./ShopDetail.js"
 
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
+
+const entityOfVisit: Record<VisitType, ShopEntity> = {
+  product: "products",
+  shop: "shops",
+  creator: "creators",
+  video: "videos",
+  category: "categories"
+}
 /** The same handlers with every endpoint handled. */
 type AllHandled<H> = H extends HttpApiBuilder.Handlers<infer E, infer P, infer R, any> ? HttpApiBuilder.Handlers<E, P, R, never> : never
 
@@ -55,6 +65,10 @@ export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers)
       .handle("creatorHistory", ({ path, urlParams }: any) =>
         withCaller((caller) => detail.series("creators", "history", caller, { ...urlParams, id: path.id })))
       .handle("categoriesSiblings", ({ urlParams }: any) => withCaller((caller) => detail.siblings(caller, urlParams)))
+      .handle("productOtherVisits", ({ urlParams }: any) => withCaller((caller) => detail.otherVisits(caller, urlParams)))
+      .handle("categoryVisitEvents", ({ urlParams }: any) => withCaller((caller) => detail.visitEvents("categories", caller, urlParams)))
+      .handle("detailVisitEvents", ({ urlParams }: any) =>
+        withCaller((caller) => detail.visitEvents(entityOfVisit[urlParams.type as VisitType], caller, urlParams)))
       .handle("productDetailById", ({ path, urlParams }: any) =>
         withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id }))) as AllHandled<typeof handlers>
   }))

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { NotFound } from "../Errors.js"
 import type { CallerInfo } from "../gateway/Api.js"
 import { ShopCountry } from "../shop/ShopCountry.js"
@@ -13,9 +13,17 @@ interface CategoryNode {
   readonly level: number
   readonly children: ReadonlyArray<CategoryNode>
 }
-import { DetailRepo } from "./DetailRepo.js"
+import { DetailRepo, type VisitType } from "./DetailRepo.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
+
+const visitTypeOf: Record<ShopEntity, VisitType> = {
+  products: "product",
+  shops: "shop",
+  creators: "creator",
+  videos: "video",
+  categories: "category"
+}
 
 /**
  * The detail pages (issue 5): a record's profile and period totals, its daily series, and its
@@ -39,6 +47,15 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
         }
         return { period, region, id: selection.id }
       })
+
+    /** Counts an opening of a record's page (issue 5: the visit routes answer these counts). */
+    const visited = (entity: ShopEntity, caller: CallerInfo, region: string, id: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        extra.visit(visitTypeOf[entity], entities[entity].table, region, id, caller.accountId, new Date(now).toISOString().slice(0, 10)))
+
+    /** A page's profile: the record's explore row; opening it counts a visit. */
+    const pageOf = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
+      Effect.tap(profileOf(entity, caller, selection), (profile) => visited(entity, caller, profile.region, profile.id))
 
     const profileOf = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
       Effect.gen(function*() {
@@ -100,7 +117,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
       categorySummary: (caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
-          const profile = yield* profileOf("categories", caller, selection)
+          const profile = yield* pageOf("categories", caller, selection)
           const counts = yield* extra.categoryCounts(profile.region, selection.id)
           return { success: true as const, data: { profile, counts } }
         }),
@@ -120,7 +137,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
       full: (path: DetailPath, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> }) =>
         Effect.gen(function*() {
-          const profile = yield* profileOf(details[path].entity, caller, body)
+          const profile = yield* pageOf(details[path].entity, caller, body)
           const { tabs: wanted = [], ...selection } = body
           const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, tab, caller, selection), (page) => [tab, page] as const))
           return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) } }
@@ -150,12 +167,50 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
       list,
 
+      /** A record's page visits per day over the period. */
+      visitEvents: (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, period, region } = yield* selected(entity, caller, selection)
+          const series = yield* extra.visits(visitTypeOf[entity], entities[entity].table, region, id, period.from, period.to)
+          return {
+            success: true as const,
+            data: {
+              type: visitTypeOf[entity],
+              id,
+              date_from: period.from,
+              date_to: period.to,
+              visits: series.reduce((n, d) => n + d.visits, 0),
+              series
+            }
+          }
+        }),
+
+      /** A product's visits, and what the accounts that opened it also opened. */
+      otherVisits: (caller: CallerInfo, selection: DetailSelection) =>
+        Effect.gen(function*() {
+          const { id, period, region } = yield* selected("products", caller, selection)
+          const series = yield* extra.visits("product", "shop_products", region, id, period.from, period.to)
+          const others = yield* extra.otherProducts(region, id, period.from, period.to)
+          const visitors = yield* extra.visitors("product", "shop_products", region, id, period.from, period.to)
+          return {
+            success: true as const,
+            data: {
+              id,
+              date_from: period.from,
+              date_to: period.to,
+              visits: series.reduce((n, d) => n + d.visits, 0),
+              visitors,
+              other_products: others
+            }
+          }
+        }),
+
       profile: (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
-        Effect.map(profileOf(entity, caller, selection), (data) => ({ success: true as const, data })),
+        Effect.map(pageOf(entity, caller, selection), (data) => ({ success: true as const, data })),
 
       shopSummary: (caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
-          const profile = yield* profileOf("shops", caller, selection)
+          const profile = yield* pageOf("shops", caller, selection)
           const { date_from: from, date_to: to } = profile.period
           const totals = yield* extra.shopExtra(profile.region, profile.id, from, to)
           return { success: true as const, data: { profile, totals: { id: profile.id, date_from: from, date_to: to, ...totals } } }

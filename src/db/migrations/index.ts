@@ -11,6 +11,7 @@ import m0007 from "./0007_ad_search_indexes.js"
 import m0008 from "./0008_shop_favorites.js"
 import m0009 from "./0009_shop_country.js"
 import m0010 from "./0010_shop_presets.js"
+import m0012 from "./0012_shop_visits.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -23,7 +24,8 @@ export const migrations = {
   "0007_ad_search_indexes": m0007,
   "0008_shop_favorites": m0008,
   "0009_shop_country": m0009,
-  "0010_shop_presets": m0010
+  "0010_shop_presets": m0010,
+  "0012_shop_visits": m0012
 }
 
 /**
