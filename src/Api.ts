@@ -8,7 +8,7 @@ import { withKeySchemes } from "./gateway/Api.js"
 import { alias, legacy } from "./Mirror.js"
 import { SessionApi, sessionCookieName } from "./session/Api.js"
 import { ShopApi, shopPrefix } from "./shop/Api.js"
-import { ShopDetailApi } from "./shopDetail/Api.js"
+import { ShopDetailApi, ShopProductDetailApi } from "./shopDetail/Api.js"
 import { ShopExploreApi } from "./shopExplore/Api.js"
 import { ShopFavoritesApi } from "./shopFavorites/Api.js"
 import { ShopPresetsApi } from "./shopPresets/Api.js"
@@ -93,6 +93,9 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(legacy(ShopExploreApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopDetailApi)
   .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(ShopProductDetailApi)
+  .add(legacy(ShopProductDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(legacy(ShopProductDetailApi, { from: `${shopPrefix}/product-detail`, to: "/api/product-detail" }, "product-detail"))
   .add(ShopFavoritesApi)
   .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopPresetsApi)

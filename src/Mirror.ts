@@ -32,10 +32,11 @@ const moved = <Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
     return annotate(copy)
   })
 
-/** The suffix a mirror group's name carries. */
+/** The suffix a mirror group's name carries: `<group>@legacy`, `<group>@alias`, or with a label (`@legacy-product-detail`). */
 export type MirrorKind = "legacy" | "alias"
-export const mirrorKinds: ReadonlyArray<MirrorKind> = ["legacy", "alias"]
-export const mirrorName = <Id extends string, Kind extends MirrorKind>(id: Id, kind: Kind) => `${id}@${kind}` as const
+export const mirrorName = <Id extends string, Kind extends string>(id: Id, kind: Kind) => `${id}@${kind}` as const
+/** Whether a group name is a mirror of `group`. */
+export const isMirrorOf = (name: string, group: string) => name.startsWith(`${group}@`)
 
 const sessionSecurity = [{ SessionCookie: [] }]
 
@@ -43,13 +44,24 @@ const sessionSecurity = [{ SessionCookie: [] }]
  * S4: a metered family at its legacy dashboard path, under the browser session instead of the
  * key: the same handlers, no programmatic credit, quotas still apply, 401 without a session.
  */
-export const legacy = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
   move: Move
-): HttpApiGroup.HttpApiGroup<`${Id}@legacy`, Endpoints, SessionAuthFailure> => {
+): HttpApiGroup.HttpApiGroup<`${Id}@legacy`, Endpoints, SessionAuthFailure>
+/** A family with a second legacy prefix: `label` tells its mirror group from the first one. */
+export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R, const Label extends string>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
+  move: Move,
+  label: Label
+): HttpApiGroup.HttpApiGroup<`${Id}@legacy-${Label}`, Endpoints, SessionAuthFailure>
+export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
+  move: Move,
+  label?: string
+): HttpApiGroup.HttpApiGroup<string, Endpoints, SessionAuthFailure> {
   const endpoints = moved(group.endpoints, move, (endpoint) =>
     (endpoint as any).annotate(OpenApi.Transform, (operation: { readonly [key: string]: unknown }) => ({ ...operation, security: sessionSecurity })))
-  const base = HttpApiGroup.make(mirrorName(group.identifier, "legacy")).annotate(
+  const base = HttpApiGroup.make(mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)).annotate(
     OpenApi.Description,
     `Legacy dashboard paths under ${move.to}: the ${move.from} routes for a signed-in browser session; no API credit is charged, daily quotas apply.`
   )

@@ -33,7 +33,7 @@ import { MeteredLive } from "./gateway/Http.js"
 import { SessionAuthLive, SessionLive } from "./session/Http.js"
 import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
-import { ShopDetailLive } from "./shopDetail/Http.js"
+import { ShopDetailLive, ShopProductDetailLive } from "./shopDetail/Http.js"
 import { ShopDetail } from "./shopDetail/ShopDetail.js"
 import { ShopExploreLive } from "./shopExplore/Http.js"
 import { ShopExplore } from "./shopExplore/ShopExplore.js"
@@ -124,7 +124,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

@@ -4,7 +4,7 @@ import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+import { account, balanceOf, call, keyHeader, signIn, testServer } from "./support/TestServer.js"
 
 /** The small world (TestClock at 0: the default period is 1969-12-02..1969-12-31), brute-forced. */
 type Rec = Record<string, any>
@@ -58,6 +58,21 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         expect(byGet.json.data.profile).toEqual(answer.json.data.profile)
         expect(byPath.json.data.profile).toEqual(answer.json.data.profile)
         expect(byPath.json.data.tabs).toEqual({})
+        // S4: the legacy dashboard paths, under a browser session
+        const email = `detail-${Date.now()}@example.com`
+        yield* account({ email, password: "correct horse battery" })
+        const session = yield* signIn(email, "correct horse battery")
+        for (const path of [`/api/product-detail/${product.external_id}`, `/api/clipapp-shop/product-detail/${product.external_id}`]) {
+          const legacy = yield* call(path, { headers: session })
+          expect([path, legacy.status, JSON.parse(legacy.body).data.profile]).toEqual([path, 200, answer.json.data.profile])
+        }
+        const legacyPost = yield* call("/api/product-detail/total", {
+          method: "POST",
+          headers: { ...session, "content-type": "application/json" },
+          body: JSON.stringify({ id: product.external_id })
+        })
+        expect(legacyPost.status).toBe(200)
+        expect((yield* call(`/api/product-detail/${product.external_id}`)).status).toBe(401)
       }))
 
     it.effect("totals and daily series agree with the generated series", () =>

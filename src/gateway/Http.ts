@@ -9,7 +9,7 @@ import {
 import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../Errors.js"
-import { type MirrorKind, mirrorKinds, mirrorName } from "../Mirror.js"
+import { isMirrorOf } from "../Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
@@ -105,7 +105,7 @@ const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
 /** The mirrors (Mirror.ts) of group `Name` that the API holds. */
 type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = Extract<
   HttpApiGroup.HttpApiGroup.Name<Groups>,
-  `${Name}@${MirrorKind}`
+  `${Name}@${string}`
 >
 
 /**
@@ -137,7 +137,7 @@ export const group = <
   >
   | Gateway
 > => {
-  const names = [groupName, ...mirrorKinds.map((kind) => mirrorName(groupName, kind)).filter((name) => name in api.groups)]
+  const names = [groupName, ...Object.keys(api.groups).filter((name) => isMirrorOf(name, groupName))]
   const [first, ...mirrors] = names.map((name) =>
     HttpApiBuilder.group(api, name as Name, (handlers) =>
       Effect.gen(function*() {

@@ -396,21 +396,26 @@ const visitReads: ReadonlyArray<AnyEndpoint> = [
 ]
 
 type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
-type DetailGroup = HttpApiGroup.HttpApiGroup<"shopDetail", AnyEndpoint>
+type SomeGroup<Name extends string> = HttpApiGroup.HttpApiGroup<Name, AnyEndpoint>
 
-const extras: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> = [
+const extras: ReadonlyArray<AnyEndpoint> = [
   post("shop-detail/extraTotal").setPayload(Selection).addSuccess(ExtraTotals)
     .annotate(OpenApi.Summary, "The shop's products, new products, videos and creators over the period"),
   post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Paid (ad) videos showing the shop's products over the period, and their creators"),
   post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Organic (affiliate) videos showing the shop's products over the period, and their creators"),
-  post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
-    .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
   HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
     .setUrlParams(byQuery(selection))
     .addSuccess(fullAnswer("product-detail"))
-    .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)"),
+    .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)")
+]
+
+/** Everything under `product-detail`: its own family, which also has the legacy `/api/product-detail/*` (S4). */
+const productDetail: ReadonlyArray<AnyEndpoint> = [
+  ...endpointsOf("product-detail"),
+  post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
+    .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
   HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
     .setPath(IdPath)
     .setUrlParams(byQuery({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }))
@@ -418,10 +423,20 @@ const extras: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> = [
     .annotate(OpenApi.Summary, "The product's detail by its id in the path")
 ]
 
-// Built in loops, so typed as a group of some endpoints; handlers are attached by name.
-export class ShopDetailApi extends metered(
-  [...(Object.keys(details) as Array<DetailPath>).flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads, ...visitReads].reduce(
-    (group: DetailGroup, endpoint) => group.add(endpoint as AnyEndpoint) as DetailGroup,
-    HttpApiGroup.make("shopDetail") as unknown as DetailGroup
+/** Endpoints built in loops: the group is typed as holding some endpoints; handlers are attached by name. */
+const groupOf = <const Name extends string>(name: Name, endpoints: ReadonlyArray<AnyEndpoint>) =>
+  endpoints.reduce(
+    (group: SomeGroup<Name>, endpoint) => group.add(endpoint) as SomeGroup<Name>,
+    HttpApiGroup.make(name) as unknown as SomeGroup<Name>
   )
+
+const otherDetails = (Object.keys(details) as Array<DetailPath>).filter((path) => path !== "product-detail")
+
+export class ShopDetailApi extends metered(
+  groupOf("shopDetail", [...otherDetails.flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads, ...visitReads])
 ) {}
+
+export class ShopProductDetailApi extends metered(groupOf("shopProductDetail", productDetail)) {}
+
+/** The endpoint names of a group, for attaching handlers by name. */
+export const endpointNamesOf = (group: { readonly endpoints: Record<string, unknown> }) => Object.keys(group.endpoints)

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { AdIntelApi } from "../Api.js"
 import { Caller } from "../gateway/Api.js"
 import * as Metered from "../gateway/Http.js"
-import { type DetailPath, details, type DetailSpec, endpointName } from "./Api.js"
+import type { CallerInfo } from "../gateway/Api.js"
+import { type DetailPath, details, type DetailSpec, endpointName, endpointNamesOf, ShopDetailApi, ShopProductDetailApi } from "./Api.js"
 import type { ShopEntity } from "../shopExplore/Entities.js"
 import type { VisitType } from "./DetailRepo.js"
 import { ShopDetail } from "./ShopDetail.js"
@@ -20,55 +21,71 @@ const entityOfVisit: Record<VisitType, ShopEntity> = {
 /** The same handlers with every endpoint handled. */
 type AllHandled<H> = H extends HttpApiBuilder.Handlers<infer E, infer P, infer R, any> ? HttpApiBuilder.Handlers<E, P, R, never> : never
 
-const withCaller = <A, E, R>(f: (caller: import("../gateway/Api.js").CallerInfo) => Effect.Effect<A, E, R>) => Effect.flatMap(Caller, f)
+const withCaller = <A, E, R>(f: (caller: CallerInfo) => Effect.Effect<A, E, R>) => Effect.flatMap(Caller, f)
 
-/** Every detail route, by the declaration's names (the group is built in a loop too). */
+type Handler = (request: any) => Effect.Effect<any, any, any>
+
+/** Every detail route's handler, by endpoint name: one table for both groups. */
+const handlersOf = (detail: ShopDetail): Record<string, Handler> => {
+  const table: Record<string, Handler> = {}
+  for (const path of Object.keys(details) as Array<DetailPath>) {
+    const spec: DetailSpec = details[path]
+    if (spec.page) {
+      table[endpointName(path)] = ({ payload }) => withCaller((caller) => detail.full(path, caller, payload))
+      table[endpointName(`${path}/total`)] = ({ payload }) => withCaller((caller) => detail.total(path, caller, payload))
+    }
+    for (const series of spec.series) {
+      table[endpointName(`${path}/${series}`)] = ({ payload }) => withCaller((caller) => detail.series(spec.entity, series, caller, payload))
+    }
+    for (const sub of Object.keys(spec.lists)) {
+      table[endpointName(`${path}/${sub}`)] = ({ payload }) => withCaller((caller) => detail.list(path, sub, caller, payload))
+    }
+  }
+  const byId = (f: (caller: CallerInfo, selection: any) => Effect.Effect<any, any, any>): Handler => ({ path, urlParams }) =>
+    withCaller((caller) => f(caller, { ...urlParams, id: path.id }))
+  const byQuery = (f: (caller: CallerInfo, selection: any) => Effect.Effect<any, any, any>): Handler => ({ urlParams }) =>
+    withCaller((caller) => f(caller, urlParams))
+  return {
+    ...table,
+    shopDetailExtraTotal: ({ payload }) => withCaller((caller) => detail.shopExtra(caller, payload)),
+    shopDetailSalesStrategySelfPromotion: ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, true)),
+    shopDetailSalesStrategyAffiliate: ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, false)),
+    productDetailCreatorGetConversionRadio: ({ payload }) => withCaller((caller) => detail.conversion(caller, payload)),
+    productDetails: byQuery((caller, selection) => detail.full("product-detail", caller, selection)),
+    productDetailById: byId((caller, selection) => detail.full("product-detail", caller, selection)),
+    categoriesHierarchy: ({ urlParams }) => withCaller((caller) => detail.hierarchy(caller, urlParams.country)),
+    categoriesLayers: ({ urlParams }) => withCaller((caller) => detail.layers(caller, urlParams.country)),
+    categoriesSummary: byQuery(detail.categorySummary),
+    categoriesHistory: byQuery((caller, selection) => detail.series("categories", "history", caller, selection)),
+    categoriesSiblings: byQuery(detail.siblings),
+    shopsSummary: byQuery(detail.shopSummary),
+    shopsDetails: byQuery((caller, selection) => detail.profile("shops", caller, selection)),
+    shopDetails: byQuery((caller, selection) => detail.profile("shops", caller, selection)),
+    products: byQuery(detail.products),
+    productSalesChannel: byId(detail.salesChannels),
+    video: byId((caller, selection) => detail.profile("videos", caller, selection)),
+    videoMetrics: byId(detail.videoMetrics),
+    videoHistory: byId((caller, selection) => detail.series("videos", "history", caller, selection)),
+    videoProducts: byId((caller, selection) => detail.videoList(caller, selection, "products")),
+    videoSimilar: byId((caller, selection) => detail.videoList(caller, selection, "similar")),
+    creatorHistory: byId((caller, selection) => detail.series("creators", "history", caller, selection)),
+    productOtherVisits: byQuery(detail.otherVisits),
+    categoryVisitEvents: byQuery((caller, selection) => detail.visitEvents("categories", caller, selection)),
+    detailVisitEvents: byQuery((caller, selection) => detail.visitEvents(entityOfVisit[selection.type as VisitType], caller, selection))
+  }
+}
+
+/** Attaches each endpoint of a group to its handler in the table (a missing one fails at start-up). */
+const attach = (handlers: AnyHandlers, names: ReadonlyArray<string>, table: Record<string, Handler>) =>
+  names.reduce((acc: AnyHandlers, name) => {
+    const handler = table[name]
+    if (handler === undefined) throw new Error(`shopDetail: no handler for endpoint ${name}`)
+    return acc.handle(name, handler)
+  }, handlers)
+
 export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers) =>
-  Effect.map(ShopDetail, (detail) => {
-    const each = (Object.keys(details) as Array<DetailPath>).reduce((acc: AnyHandlers, path) => {
-      const spec: DetailSpec = details[path]
-      let next = spec.page
-        ? acc
-          .handle(endpointName(path), ({ payload }: any) => withCaller((caller) => detail.full(path, caller, payload)))
-          .handle(endpointName(`${path}/total`), ({ payload }: any) => withCaller((caller) => detail.total(path, caller, payload)))
-        : acc
-      for (const series of spec.series) {
-        next = next.handle(endpointName(`${path}/${series}`), ({ payload }: any) =>
-          withCaller((caller) => detail.series(spec.entity, series, caller, payload)))
-      }
-      for (const sub of Object.keys(spec.lists)) {
-        next = next.handle(endpointName(`${path}/${sub}`), ({ payload }: any) => withCaller((caller) => detail.list(path, sub, caller, payload)))
-      }
-      return next
-    }, handlers as AnyHandlers)
-    return each
-      .handle("shopDetailExtraTotal", ({ payload }: any) => withCaller((caller) => detail.shopExtra(caller, payload)))
-      .handle("shopDetailSalesStrategySelfPromotion", ({ payload }: any) => withCaller((caller) => detail.shopStrategy(caller, payload, true)))
-      .handle("shopDetailSalesStrategyAffiliate", ({ payload }: any) => withCaller((caller) => detail.shopStrategy(caller, payload, false)))
-      .handle("productDetailCreatorGetConversionRadio", ({ payload }: any) => withCaller((caller) => detail.conversion(caller, payload)))
-      .handle("productDetails", ({ urlParams }: any) => withCaller((caller) => detail.full("product-detail", caller, urlParams)))
-      .handle("categoriesHierarchy", ({ urlParams }: any) => withCaller((caller) => detail.hierarchy(caller, urlParams.country)))
-      .handle("categoriesLayers", ({ urlParams }: any) => withCaller((caller) => detail.layers(caller, urlParams.country)))
-      .handle("categoriesSummary", ({ urlParams }: any) => withCaller((caller) => detail.categorySummary(caller, urlParams)))
-      .handle("categoriesHistory", ({ urlParams }: any) => withCaller((caller) => detail.series("categories", "history", caller, urlParams)))
-      .handle("shopsSummary", ({ urlParams }: any) => withCaller((caller) => detail.shopSummary(caller, urlParams)))
-      .handle("shopsDetails", ({ urlParams }: any) => withCaller((caller) => detail.profile("shops", caller, urlParams)))
-      .handle("shopDetails", ({ urlParams }: any) => withCaller((caller) => detail.profile("shops", caller, urlParams)))
-      .handle("products", ({ urlParams }: any) => withCaller((caller) => detail.products(caller, urlParams)))
-      .handle("productSalesChannel", ({ path, urlParams }: any) => withCaller((caller) => detail.salesChannels(caller, { ...urlParams, id: path.id })))
-      .handle("video", ({ path, urlParams }: any) => withCaller((caller) => detail.profile("videos", caller, { ...urlParams, id: path.id })))
-      .handle("videoMetrics", ({ path, urlParams }: any) => withCaller((caller) => detail.videoMetrics(caller, { ...urlParams, id: path.id })))
-      .handle("videoHistory", ({ path, urlParams }: any) =>
-        withCaller((caller) => detail.series("videos", "history", caller, { ...urlParams, id: path.id })))
-      .handle("videoProducts", ({ path, urlParams }: any) => withCaller((caller) => detail.videoList(caller, { ...urlParams, id: path.id }, "products")))
-      .handle("videoSimilar", ({ path, urlParams }: any) => withCaller((caller) => detail.videoList(caller, { ...urlParams, id: path.id }, "similar")))
-      .handle("creatorHistory", ({ path, urlParams }: any) =>
-        withCaller((caller) => detail.series("creators", "history", caller, { ...urlParams, id: path.id })))
-      .handle("categoriesSiblings", ({ urlParams }: any) => withCaller((caller) => detail.siblings(caller, urlParams)))
-      .handle("productOtherVisits", ({ urlParams }: any) => withCaller((caller) => detail.otherVisits(caller, urlParams)))
-      .handle("categoryVisitEvents", ({ urlParams }: any) => withCaller((caller) => detail.visitEvents("categories", caller, urlParams)))
-      .handle("detailVisitEvents", ({ urlParams }: any) =>
-        withCaller((caller) => detail.visitEvents(entityOfVisit[urlParams.type as VisitType], caller, urlParams)))
-      .handle("productDetailById", ({ path, urlParams }: any) =>
-        withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id }))) as AllHandled<typeof handlers>
-  }))
+  Effect.map(ShopDetail, (detail) => attach(handlers as AnyHandlers, endpointNamesOf(ShopDetailApi), handlersOf(detail)) as AllHandled<typeof handlers>))
+
+export const ShopProductDetailLive = Metered.group(AdIntelApi, "shopProductDetail", (handlers) =>
+  Effect.map(ShopDetail, (detail) =>
+    attach(handlers as AnyHandlers, endpointNamesOf(ShopProductDetailApi), handlersOf(detail)) as AllHandled<typeof handlers>))
