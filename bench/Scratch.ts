@@ -87,3 +87,28 @@ export const startServer = async (url: string, port: number, logFile: string, en
   }
 }
 
+
+/** One answer of a timed request: how long it took (the body included) and its JSON. */
+export interface Timed {
+  readonly ms: number
+  readonly json: any
+}
+
+/** Requests one at a time to a benchmark server with a key, as an integrator's client would. */
+export const timedClient = (base: string, key: string) => async (route: string, body?: unknown): Promise<Timed> => {
+  const start = performance.now()
+  const response = await fetch(base + route, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const json = await response.json()
+  const ms = performance.now() - start
+  if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
+  return { ms, json }
+}
+
+export const percentile = (values: ReadonlyArray<number>, p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}

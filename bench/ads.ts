@@ -19,7 +19,7 @@ import { Ingest } from "../src/catalog/Ingest.js"
 import * as Database from "../src/db/Database.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, runBench, secret, startServer, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withScratchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -47,15 +47,6 @@ const loadAds = (url: string) =>
       Effect.runPromise
     )
 
-interface Timed {
-  readonly ms: number
-  readonly json: any
-}
-
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
-}
 
 /** A few words of an ad's copy: what a user would type. */
 const keywordsOf = (headline: string) =>
@@ -81,18 +72,7 @@ const measure = async (url: string, dir: string) => {
     const port = await freePort()
     const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
     const base = `http://127.0.0.1:${port}`
-    const request = async (route: string, body?: unknown): Promise<Timed> => {
-      const start = performance.now()
-      const response = await fetch(base + route, {
-        method: body === undefined ? "GET" : "POST",
-        headers: { "x-api-key": key!, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      })
-      const json = await response.json()
-      const ms = performance.now() - start
-      if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
-      return { ms, json }
-    }
+    const request = timedClient(base, key!)
     try {
       // What the queries ask: drawn from the generated ads, so they match like real ones.
       const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })

@@ -1,0 +1,107 @@
+/**
+ * `npm run bench:shop`: the short-video shop's explore and detail routes at the `bench` scale
+ * (200,000 products with 90 days of metrics, 5,000 shops, 20,000 creators, 150,000 videos;
+ * BENCH_SCALE=demo for a quick look). Loads the shop entities of the generated world (or uses
+ * BENCH_DATABASE_URL, a database that already holds them), starts the server as its own
+ * process and times requests one at a time over HTTP, interleaved:
+ * - baseline: GET /api/v1/clipapp-shop/credits (the metered path, no search);
+ * - products explore sorted by 30-day GMV with a category and a price filter;
+ * - a product's 365-day history;
+ * - suggestions for a 3-letter prefix (when the route is there).
+ * Prints p50/p95 and the ratio to the baseline's p95: the machine is shared and noisy, so only
+ * figures from one run compare.
+ */
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { AppConfig } from "../src/AppConfig.js"
+import { Ingest } from "../src/catalog/Ingest.js"
+import * as Database from "../src/db/Database.js"
+import { DemoData } from "../src/demo/DemoData.js"
+import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withScratchDatabase } from "./Scratch.js"
+
+const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
+const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
+const existing = process.env["BENCH_DATABASE_URL"]
+const seed = 1
+
+const loadShop = (url: string) =>
+  Effect.flatMap(DemoData, (demo) =>
+    demo.load({
+      scale: scaleName,
+      seed,
+      only: ["shop-categories", "shop-shops", "shop-creators", "shop-products", "shop-videos", "shop-metrics"]
+    })).pipe(
+      Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
+      Effect.provide(AppConfig.layer),
+      Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
+      Effect.orDie,
+      Effect.runPromise
+    )
+
+const measure = async (url: string, dir: string) => {
+  if (existing === undefined) {
+    console.log(`Short-video shop, scale ${scaleName} (${scales[scaleName].products.toLocaleString("en")} products). Loading…`)
+    const started = performance.now()
+    await loadShop(url)
+    console.log(`  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  }
+  const [key] = await createAccounts(url, 1)
+  const port = await freePort()
+  const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+  const request = timedClient(`http://127.0.0.1:${port}`, key!)
+  const prefix = "/api/v1/clipapp-shop"
+  try {
+    const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
+    const categories = (Array.from(generated.records["shop-categories"]()) as Array<{ region: string; external_id: string; level: number }>)
+      .filter((c) => c.region === "US" && c.level === 2)
+    const products: Array<{ external_id: string; title: string }> = []
+    let i = 0
+    for (const p of generated.records["shop-products"]() as Iterable<{ region: string; external_id: string; title: string }>) {
+      if (i++ % 397 === 0 && p.region === "US") products.push(p)
+      if (products.length >= 200) break
+    }
+    const hasSuggestions = await request(`${prefix}/suggestions?prefix=abc`).then(() => true, () => false)
+    const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
+      ["GET clipapp-shop/credits (baseline)", () => [`${prefix}/credits`]],
+      ["products explore, 30-day GMV, category + price", (n) => [
+        `${prefix}/products/explore?category_id=${categories[n % categories.length]!.external_id}&min_price=10&max_price=80&sort=gmv&page_size=20`
+      ]],
+      ["product 365-day history", (n) => {
+        const to = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+        const from = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10)
+        return [`${prefix}/product-detail/history`, { id: products[n % products.length]!.external_id, date_from: from, date_to: to }]
+      }],
+      ...(hasSuggestions
+        ? [["suggestions, 3-letter prefix", (n: number) => [`${prefix}/suggestions?prefix=${encodeURIComponent(products[n % products.length]!.title.slice(0, 3))}`]] as [string, (n: number) => [string, unknown?]]]
+        : [])
+    ]
+    console.log("Warming up…")
+    for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
+    const figures = new Map<string, Array<number>>()
+    for (let n = 0; n < samples; n++) {
+      for (const [name, next] of shapes) figures.set(name, [...(figures.get(name) ?? []), (await request(...next(n + 100))).ms])
+    }
+    const baseline = percentile(figures.get("GET clipapp-shop/credits (baseline)")!, 95)
+    console.log("")
+    console.log(`${"shape".padEnd(48)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
+    for (const [name, values] of figures) {
+      const p95 = percentile(values, 95)
+      console.log(`${name.padEnd(48)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
+    }
+    console.log("")
+    console.log("goals: explore p95 < 100 ms, history < 20 ms, suggestions < 10 ms")
+    if (!hasSuggestions) console.log("(suggestions not measured: the route is not there)")
+  } finally {
+    await server.stop()
+  }
+}
+
+runBench(() =>
+  existing === undefined
+    ? withScratchDatabase("bench-shop", measure)
+    : mkdtemp(path.join(tmpdir(), "adintel-bench-shop-")).then((dir) => measure(existing, dir))
+)
