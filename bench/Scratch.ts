@@ -44,10 +44,12 @@ export const freePort = () =>
 /** Premium accounts made straight in the database (migrating it first); their clear keys. */
 export const createAccounts = (url: string, count: number) =>
   Effect.gen(function*() {
+    // A database may be measured again (BENCH_DATABASE_URL): each run's accounts are its own.
+    const run = Date.now().toString(36)
     const accounts = yield* Accounts
     return yield* Effect.forEach(
       Array.from({ length: count }, (_, i) => i),
-      (i) => Effect.map(accounts.create({ email: `bench-${i}@example.com`, plan: "premium" }), (a) => a.api_key),
+      (i) => Effect.map(accounts.create({ email: `bench-${run}-${i}@example.com`, plan: "premium" }), (a) => a.api_key),
       { concurrency: 8 }
     )
   }).pipe(

@@ -21,8 +21,15 @@ const poolSize = Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10
 export const embeddedUrl = (database: string) =>
   Effect.gen(function*() {
     const dir = yield* dataDir
+    const sharedBuffers = yield* Config.option(Config.string("EMBEDDED_PG_SHARED_BUFFERS")).pipe(
+      Config.map(Option.filter((value) => value.trim() !== "")),
+      Config.validate({
+        message: "EMBEDDED_PG_SHARED_BUFFERS must be a size such as 512MB or 2GB",
+        validation: Option.match({ onNone: () => true, onSome: (value) => /^\d+(kB|MB|GB)$/.test(value) })
+      })
+    )
     const cluster = yield* Effect.acquireRelease(
-      Effect.tryPromise(() => startCluster({ dataDir: dir, persistent: true })),
+      Effect.tryPromise(() => startCluster({ dataDir: dir, persistent: true, sharedBuffers: Option.getOrUndefined(sharedBuffers) })),
       (cluster) => Effect.promise(() => cluster.stop())
     )
     yield* Effect.tryPromise(() => ensureDatabase(cluster.adminUrl, database))

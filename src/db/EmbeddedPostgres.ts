@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 
 /**
@@ -22,10 +23,18 @@ export interface ClusterOptions {
   readonly dataDir: string
   /** Delete the data when stopped (test runs). */
   readonly persistent: boolean
+  /**
+   * PostgreSQL's `shared_buffers` (e.g. `1GB`). Default: a quarter of the machine's memory, at
+   * most 2 GB and at least 128 MB: the embedded server is the service's only store, and its
+   * explore queries read the daily series (a million products' worth at the bench scale).
+   */
+  readonly sharedBuffers?: string
   readonly onLog?: (line: string) => void
 }
 
 const user = "postgres"
+
+const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os.totalmem() / 4 / 1024 / 1024)))}MB`
 
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
   const dataDir = path.resolve(options.dataDir)
@@ -66,7 +75,8 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       "-c", "listen_addresses=127.0.0.1",
       "-c", `unix_socket_directories=${useSocket ? socketDir : ""}`,
       "-c", "unix_socket_permissions=0700",
-      "-c", "TimeZone=UTC"
+      "-c", "TimeZone=UTC",
+      "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers()}`
     ],
     onLog: (line) => {
       logs.push(line)

@@ -187,7 +187,13 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
     }
 
     /** The matching rows with their metrics over the period and the period before. */
-    const matching = (plan: ExplorePlan) => {
+    /**
+     * The matching rows, with their metrics over the period when `current` (always when a
+     * metric bounds them) and over the period before when `previous`. Each costs a pass over
+     * every matching row's days: a count without metric bounds needs neither, a page sorted by
+     * anything but growth computes the previous period for its own rows only.
+     */
+    const matching = (plan: ExplorePlan, needs: { readonly current: boolean; readonly previous: boolean }) => {
       const spec = entities[plan.entity]
       const names = Object.keys(spec.metrics)
       const metricBounds = names.flatMap((name) => {
@@ -198,14 +204,20 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         ]
         return bounds.filter((c): c is Fragment => c !== null)
       })
+      const current = needs.current || metricBounds.length > 0
+      const columns = [
+        ...(current ? [sql`to_jsonb(cur) as current`, ...names.map((name) => sql`cur.${sql(name)} as ${sql(`cur_${name}`)}`)] : []),
+        ...(needs.previous ? [sql`to_jsonb(prev) as previous`, ...names.map((name) => sql`prev.${sql(name)} as ${sql(`prev_${name}`)}`)] : [])
+      ]
       return sql`
-        select e.id, to_jsonb(cur) as current, to_jsonb(prev) as previous,
-               ${sql.csv(names.map((name) => sql`cur.${sql(name)} as ${sql(`cur_${name}`)}, prev.${sql(name)} as ${sql(`prev_${name}`)}`))}
+        select ${sql.csv([sql`e.id`, ...columns])}
           from ${sql(spec.table)} e
-          left join lateral ${metricsOver(spec, plan.period.from, plan.period.to)} cur on true
-          left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true
+          ${current ? sql`left join lateral ${metricsOver(spec, plan.period.from, plan.period.to)} cur on true` : sql``}
+          ${needs.previous ? sql`left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true` : sql``}
          where ${filters(plan)} and ${sql.and(metricBounds)}`
     }
+
+    const isGrowth = (plan: PagePlan) => plan.sort.endsWith("_growth")
 
     /** A sort as SQL: a metric, a metric's growth, or a column; nulls last either way. */
     const orderOf = (plan: PagePlan) => {
@@ -244,7 +256,7 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
       },
 
       count: (plan: ExplorePlan) =>
-        sql<{ total: number }>`select count(*)::int as total from (${matching(plan)}) m`.pipe(
+        sql<{ total: number }>`select count(*)::int as total from (${matching(plan, { current: false, previous: false })}) m`.pipe(
           Effect.map((rows) => rows[0]?.total ?? 0),
           Effect.orDie
         ),
@@ -254,15 +266,18 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         const spec = entities[plan.entity]
         const names = Object.keys(spec.metrics)
         return sql<Row>`
-          with m as (${matching(plan)}),
+          with m as (${matching(plan, { current: true, previous: isGrowth(plan) })}),
           page as (
-            select m.id, m.current, m.previous, count(*) over () as total,
+            select m.id, m.current, ${isGrowth(plan) ? sql`m.previous` : sql`null::jsonb as previous`}, count(*) over () as total,
                    row_number() over (order by ${orderOf(plan)}) as position
               from m join ${sql(spec.table)} e on e.id = m.id
              order by position
              limit ${plan.limit} offset ${plan.offset})
-          select page.total::int as total, page.current, page.previous, e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
+          select page.total::int as total, page.current,
+                 ${isGrowth(plan) ? sql`page.previous` : sql`to_jsonb(prev) as previous`},
+                 e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
             from page join ${sql(spec.table)} e on e.id = page.id
+            ${isGrowth(plan) ? sql`` : sql`left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true`}
            order by page.position`.pipe(
           Effect.map((rows) => ({
             total: rows[0]?.total ?? 0,
