@@ -22,3 +22,11 @@ export const Choice = <const L extends ReadonlyArray<string>>(...values: L) =>
   Schema.Literal(...values).annotations({
     message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
   })
+
+/** INTERPRETATIONS P2: a page of a list, before the envelope's `success`. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly total: number
+  readonly page: number
+  readonly page_size: number
+}

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { categorySubtree } from "../shopExplore/ExploreRepo.js"
 
 /** The records whose page openings are counted. */
 export type VisitType = "product" | "shop" | "creator" | "video" | "category"
@@ -18,13 +19,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
        where p.shop_id = (select id from shop_shops where region = ${region} and external_id = ${shopId})
          and v.published_at >= ${utc(from)} and v.published_at < ${utc(to, true)}`
 
-    /** A category and every category below it, as row ids. */
-    const subtree = (region: string, id: string) => sql`(
-      with recursive tree as (
-        select id from shop_categories where region = ${region} and external_id = ${id}
-        union all
-        select c.id from shop_categories c join tree t on c.parent_id = t.id)
-      select id from tree)`
+    const subtree = (region: string, id: string) => categorySubtree(sql, region, id)
 
     return {
       /** One more visit of a record's page by an account on a UTC day. */

@@ -79,6 +79,14 @@ const views: Record<ShopEntity, { readonly select: string; readonly read: (r: Ro
   }
 }
 
+/** A category and every category below it, as a parenthesised query of row ids (for `in`, `array`). */
+export const categorySubtree = (sql: SqlClient.SqlClient, region: string, externalId: string) => sql`(
+  with recursive tree as (
+    select id from shop_categories where region = ${region} and external_id = ${externalId}
+    union all
+    select c.id from shop_categories c join tree t on c.parent_id = t.id)
+  select id from tree)`
+
 const growth = (current: number | null, previous: number | null) =>
   current === null || previous === null || previous === 0 ? null : Math.round(((current - previous) / previous) * 10_000) / 10_000
 
@@ -98,13 +106,7 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
                    where d.${sql(spec.daily.key)} = e.id and d.day between ${from}::date and ${to}::date)`
     }
 
-    /** A category and every category below it (three levels). */
-    const subtree = (region: string, externalId: string) => sql`(
-      with recursive tree as (
-        select id from shop_categories where region = ${region} and external_id = ${externalId}
-        union all
-        select c.id from shop_categories c join tree t on c.parent_id = t.id)
-      select id from tree)`
+    const subtree = (region: string, externalId: string) => categorySubtree(sql, region, externalId)
 
     /** The row id of a record of another entity, by its id in the region. */
     const idOf = (table: string, region: string, externalId: string) =>

@@ -10,14 +10,8 @@ import {
   maxFavorites
 } from "./Api.js"
 import { type EntityRow, ShopFavoritesRepo } from "./ShopFavoritesRepo.js"
+import type { Page } from "../Params.js"
 
-/** P2's answer, before the envelope's `success`. */
-export interface Page<A> {
-  readonly data: ReadonlyArray<A>
-  readonly total: number
-  readonly page: number
-  readonly page_size: number
-}
 
 const typeNames: Record<FavoriteType, string> = {
   product: "Product",

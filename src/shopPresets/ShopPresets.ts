@@ -14,14 +14,8 @@ import {
   type UpdatePreset
 } from "./Api.js"
 import { type PresetInput, ShopPresetsRepo } from "./ShopPresetsRepo.js"
+import type { Page } from "../Params.js"
 
-/** P2's answer, before the envelope's `success`. */
-export interface Page<A> {
-  readonly data: ReadonlyArray<A>
-  readonly total: number
-  readonly page: number
-  readonly page_size: number
-}
 
 const notFound = new NotFound({ error: "Preset not found" })
 const full = new InvalidRequest({ error: `Presets are limited to ${maxPresets} per account` })

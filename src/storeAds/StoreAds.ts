@@ -14,14 +14,8 @@ import {
   type StoreQuery
 } from "./Api.js"
 import { type Overview, type StoreAdFilters, StoreAdsRepo, type StoreKey, type StoreRow } from "./StoreAdsRepo.js"
+import type { Page } from "../Params.js"
 
-/** P2's answer, before the envelope's `success`. */
-export interface Page<A> {
-  readonly data: ReadonlyArray<A>
-  readonly total: number
-  readonly page: number
-  readonly page_size: number
-}
 
 const storeNotFound = new NotFound({ error: "Store not found" })
 const creativeNotFound = new NotFound({ error: "Creative not found" })
