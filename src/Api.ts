@@ -12,6 +12,7 @@ import { ShopDetailApi, ShopProductDetailApi } from "./shopDetail/Api.js"
 import { ShopExploreApi } from "./shopExplore/Api.js"
 import { ShopFavoritesApi } from "./shopFavorites/Api.js"
 import { ShopPresetsApi } from "./shopPresets/Api.js"
+import { ShopSearchApi } from "./shopSearch/Api.js"
 import { StoreAdsApi } from "./storeAds/Api.js"
 import { SystemApi } from "./system/Api.js"
 
@@ -91,6 +92,8 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopExploreApi)
   .add(legacy(ShopExploreApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(ShopSearchApi)
+  .add(legacy(ShopSearchApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopDetailApi)
   .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopProductDetailApi)

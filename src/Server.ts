@@ -43,6 +43,8 @@ import { ShopFavoritesLive } from "./shopFavorites/Http.js"
 import { ShopFavorites } from "./shopFavorites/ShopFavorites.js"
 import { ShopPresetsLive } from "./shopPresets/Http.js"
 import { ShopPresets } from "./shopPresets/ShopPresets.js"
+import { ShopSearchLive } from "./shopSearch/Http.js"
+import { ShopSearch } from "./shopSearch/ShopSearch.js"
 import { StoreAdsLive } from "./storeAds/Http.js"
 import { StoreAds } from "./storeAds/StoreAds.js"
 import { SystemLive } from "./system/Http.js"
@@ -115,6 +117,7 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopExplore.Default.pipe(Layer.provide(SearchQuota.Default)),
+  ShopSearch.Default,
   ShopDetail.Default.pipe(Layer.provide([ShopExplore.Default, ShopCountry.Default]), Layer.provide(SearchQuota.Default)),
   ShopCountry.Default
 ).pipe(
@@ -124,7 +127,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -169,7 +172,7 @@ export interface LayerOptions extends ServeOptions {
     HttpApi.Api,
     never,
     Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | ShopPresets | AdSimilarity
-    | ShopCountry | ShopExplore | ShopDetail | AppConfig
+    | ShopCountry | ShopExplore | ShopSearch | ShopDetail | AppConfig
   >
 }
 

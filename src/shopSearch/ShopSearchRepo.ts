@@ -1,0 +1,300 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+import { categorySubtree } from "../shopExplore/ExploreRepo.js"
+import type { FoundProduct, Suggestion, SuggestionType, TrendingMetric, TrendingProduct } from "./Api.js"
+
+/** A run of UTC days, both included, and the run of the same length just before it. */
+export interface Window {
+  readonly from: string
+  readonly to: string
+  readonly previousFrom: string
+  readonly previousTo: string
+}
+
+export interface Paging {
+  readonly limit: number
+  readonly offset: number
+}
+
+export interface TrendingPlan extends Paging {
+  readonly region: string
+  readonly metric: TrendingMetric
+  readonly window: Window
+  readonly categoryId: string | undefined
+}
+
+export interface SearchPlan extends Paging {
+  readonly region: string
+  readonly q: string
+  /** The period of each product's metrics. */
+  readonly period: Window
+}
+
+/** What a prefix matches: a string starting with it, or one with a later word starting with it. */
+export interface PrefixPatterns {
+  /** A LIKE pattern, compared with the lowercased string (a `lower(...) text_pattern_ops` index serves it). */
+  readonly start: string
+  /** A regular expression (case-insensitive, `~*`; a trigram index serves it); null: later words are not matched. */
+  readonly later: string | null
+}
+
+type Row = Record<string, any>
+
+/** How far suggestions first read a type's rows in popularity order (see `suggestions`). */
+export interface Reach {
+  /** The type's most popular rows it reads at most... */
+  readonly depth: number
+  /** ...and the matching rows it stops at. */
+  readonly take: number
+}
+
+/** Each type's strings of one class, in order. */
+export type ByType = ReadonlyMap<SuggestionType, ReadonlyArray<Suggestion>>
+
+const growth = (current: number | null, previous: number | null) =>
+  current === null || previous === null || previous === 0 ? null : Math.round(((current - previous) / previous) * 10_000) / 10_000
+
+const productMetrics = ["gmv", "units", "views"] as const
+
+/** The products-explore view of a row (mirrors src/shopExplore's, which it must equal). */
+const productView = (r: Row, period: Window) => {
+  const metrics: Record<string, number | null> = {}
+  for (const name of productMetrics) metrics[name] = r[`cur_${name}`] ?? null
+  for (const name of productMetrics) metrics[`${name}_growth`] = growth(r[`cur_${name}`] ?? null, r[`prev_${name}`] ?? null)
+  return {
+    id: r.external_id as string,
+    region: r.region as string,
+    period: { date_from: period.from, date_to: period.to, metrics },
+    title: r.title as string,
+    shop: r.shop,
+    category: r.category,
+    price_min: r.price_min as number,
+    price_max: r.price_max as number,
+    currency: r.currency as string,
+    commission_rate: r.commission_rate,
+    rating: r.rating,
+    reviews: r.reviews,
+    launched_on: r.launched_on,
+    images: r.images
+  }
+}
+
+/**
+ * The SQL of trending, search and suggestions. Reads the catalog tables of migration 0002
+ * with the indexes of 0011.
+ */
+export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/ShopSearchRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The view's columns of product `e`, and its metrics over the period and the one before. */
+    const viewColumns = sql`
+      e.external_id, e.region, e.title, e.price_min::float8 as price_min, e.price_max::float8 as price_max, e.currency,
+      e.commission_rate::float8 as commission_rate, e.rating::float8 as rating, e.reviews,
+      e.launched_on::text as launched_on, e.images,
+      (select json_build_object('id', s.external_id, 'name', s.name) from shop_shops s where s.id = e.shop_id) as shop,
+      (select json_build_object('id', c.external_id, 'name', c.name) from shop_categories c where c.id = e.category_id) as category,
+      cur.gmv as cur_gmv, cur.units as cur_units, cur.views as cur_views,
+      prev.gmv as prev_gmv, prev.units as prev_units, prev.views as prev_views`
+
+    const metricsOver = (from: string, to: string) =>
+      sql`(select sum(d.gmv)::float8 as gmv, sum(d.units)::float8 as units, sum(d.views)::float8 as views
+             from shop_product_daily d where d.product_id = e.id and d.day between ${from}::date and ${to}::date)`
+
+    const withMetrics = (period: Window) =>
+      sql`left join lateral ${metricsOver(period.from, period.to)} cur on true
+          left join lateral ${metricsOver(period.previousFrom, period.previousTo)} prev on true`
+
+    const subtree = (region: string, externalId: string) => categorySubtree(sql, region, externalId)
+
+    const countOf = (from: Fragment) =>
+      sql<{ total: number }>`select count(*)::int as total from ${from} m`.pipe(Effect.map((rows) => rows[0]?.total ?? 0))
+
+    /**
+     * One page of rows in `position` order with the total: the total comes with the rows, and
+     * from its own count only when the page is past the end.
+     */
+    const paged = <A>(matches: Fragment, page: Effect.Effect<ReadonlyArray<Row>, SqlError>, offset: number, read: (r: Row) => A) =>
+      Effect.flatMap(page, (rows) =>
+        Effect.map(
+          rows.length > 0 || offset === 0 ? Effect.succeed(rows[0]?.total ?? 0) : countOf(sql`(${matches})`),
+          (total) => ({ total: total as number, rows: rows.map(read) })
+        ))
+
+    /** Products with some `metric` in both windows, and the two sums. */
+    const trendingMatches = (plan: TrendingPlan) => {
+      const metric = sql(plan.metric)
+      const { from, previousFrom, to } = plan.window
+      const clauses = [sql`e.region = ${plan.region}`, sql`d.day between ${previousFrom}::date and ${to}::date`]
+      if (plan.categoryId !== undefined) clauses.push(sql`e.category_id in ${subtree(plan.region, plan.categoryId)}`)
+      return sql`
+        select d.product_id as id, e.external_id,
+               (sum(d.${metric}) filter (where d.day >= ${from}::date))::float8 as current,
+               (sum(d.${metric}) filter (where d.day < ${from}::date))::float8 as previous
+          from shop_product_daily d join shop_products e on e.id = d.product_id
+         where ${sql.and(clauses)}
+         group by d.product_id, e.external_id
+        having sum(d.${metric}) filter (where d.day >= ${from}::date) > 0
+           and sum(d.${metric}) filter (where d.day < ${from}::date) > 0`
+    }
+
+    const searchMatches = (plan: SearchPlan) =>
+      sql`
+        select e.id, e.reviews, e.external_id,
+               ((word_similarity(${plan.q}, e.title) + similarity(${plan.q}, e.title)) / 2)::float8 as relevance
+          from shop_products e
+         where e.region = ${plan.region} and ${plan.q} <% e.title`
+
+    /**
+     * Where each type's strings live and what makes them popular: a stored column where there
+     * is one (0011 indexes it in this order), else a category's GMV over the period, computed,
+     * which is cheap for a table of a few hundred rows.
+     */
+    const sources: Record<SuggestionType, {
+      readonly table: string
+      readonly text: string
+      readonly popularity: (period: Window) => Fragment
+      /** Few rows: always read whole, matching rows first. */
+      readonly small?: true
+    }> = {
+      products: { table: "shop_products", text: "title", popularity: () => sql`e.reviews` },
+      shops: { table: "shop_shops", text: "name", popularity: () => sql`e.followers` },
+      creators: { table: "shop_creators", text: "handle", popularity: () => sql`e.followers` },
+      categories: {
+        table: "shop_categories",
+        text: "name",
+        small: true,
+        popularity: (period) =>
+          sql`(select sum(d.gmv) from shop_category_daily d where d.category_id = e.id and d.day between ${period.from}::date and ${period.to}::date)`
+      }
+    }
+
+    /** A type's strings in the region with their popularity (ordered by `popularOrder`, ties by id, byte order). */
+    const strings = (type: SuggestionType, region: string, period: Window) => {
+      const source = sources[type]
+      return sql`
+        select e.${sql(source.text)} as text, e.external_id as id, ${source.popularity(period)} as popularity
+          from ${sql(source.table)} e
+         where e.region = ${region}`
+    }
+    const popularOrder = sql`popularity desc nulls last, id collate "C"`
+
+    /** One class of strings: those starting with the prefix, or (only) a later word of which does. */
+    const classMatch = (patterns: PrefixPatterns, starts: boolean) => {
+      const startsWith = sql`lower(text) like lower(${patterns.start})`
+      return starts || patterns.later === null ? startsWith : sql`text ~* ${patterns.later} and not ${startsWith}`
+    }
+
+    /** Of some rows, the first `limit` strings (case ignored), each as its most popular row, in popularity order. */
+    const firstOfEach = (type: SuggestionType, rows: Fragment, limit: number) =>
+      sql`
+        select ${type}::text as type, text, id, rank from (
+          select text, id, row_number() over (order by ${popularOrder}) as rank
+            from (select distinct on (lower(text)) * from ${rows} r order by lower(text), ${popularOrder}) firsts
+        ) ranked
+         where rank <= ${limit}`
+
+    /** A type's first `limit` strings of the class, of all its rows. */
+    const allOf = (type: SuggestionType, region: string, period: Window, patterns: PrefixPatterns, starts: boolean, limit: number) =>
+      firstOfEach(type, sql`(select * from (${strings(type, region, period)}) typed where ${classMatch(patterns, starts)})`, limit)
+
+    /** One statement for several types: a branch each; the rows back by type, in rank order. */
+    const byType = (types: ReadonlyArray<SuggestionType>, branch: (type: SuggestionType) => Fragment): Effect.Effect<ByType> =>
+      types.length === 0
+        ? Effect.succeed(new Map())
+        : sql<Row>`${sql.join(" union all ", false)(types.map((type) => sql`(${branch(type)})`))} order by type, rank`.pipe(
+          Effect.map((rows) => {
+            const found = new Map<SuggestionType, Array<Suggestion>>(types.map((type) => [type, []]))
+            for (const r of rows) found.get(r.type)!.push({ text: r.text, type: r.type, id: r.id })
+            return found
+          }),
+          Effect.orDie
+        )
+
+    return {
+      /** Trending products: one P2 page by growth (then the larger current value, then id), and the total. */
+      trending: (plan: TrendingPlan): Effect.Effect<{ readonly rows: ReadonlyArray<TrendingProduct>; readonly total: number }> => {
+        const matches = trendingMatches(plan)
+        return paged(
+          matches,
+          sql<Row>`
+            with m as (${matches}),
+            page as (
+              select m.id, m.current, m.previous, (m.current - m.previous) / m.previous as growth, count(*) over () as total,
+                     row_number() over (order by (m.current - m.previous) / m.previous desc, m.current desc, m.external_id collate "C") as position
+                from m
+               order by position
+               limit ${plan.limit} offset ${plan.offset})
+            select page.total::int as total, page.growth, page.current, page.previous, ${viewColumns}
+              from page join shop_products e on e.id = page.id
+              ${withMetrics(plan.window)}
+             order by page.position`,
+          plan.offset,
+          (r): TrendingProduct => ({
+            ...productView(r, plan.window),
+            growth: Math.round(r.growth * 10_000) / 10_000,
+            current: r.current,
+            previous: r.previous
+          })
+        ).pipe(Effect.orDie)
+      },
+
+      /** Product search: one P2 page, best match first (then more reviews), and the total. */
+      search: (plan: SearchPlan): Effect.Effect<{ readonly rows: ReadonlyArray<FoundProduct>; readonly total: number }> => {
+        const matches = searchMatches(plan)
+        return paged(
+          matches,
+          sql<Row>`
+            with m as (${matches}),
+            page as (
+              select m.id, m.relevance, count(*) over () as total,
+                     row_number() over (order by m.relevance desc, m.reviews desc nulls last, m.external_id collate "C") as position
+                from m
+               order by position
+               limit ${plan.limit} offset ${plan.offset})
+            select page.total::int as total, round(page.relevance::numeric, 4)::float8 as relevance, ${viewColumns}
+              from page join shop_products e on e.id = page.id
+              ${withMetrics(plan.period)}
+             order by page.position`,
+          plan.offset,
+          (r): FoundProduct => ({ ...productView(r, plan.period), relevance: r.relevance })
+        ).pipe(Effect.orDie)
+      },
+
+      /**
+       * Suggestions: for each type, its first `limit` strings of the class (distinct, case
+       * ignored, each as its most popular row), in popularity order. One statement; per type:
+       * - first its first `take` rows of the class among its `depth` most popular rows: when
+       *   these hold `limit` strings, they are the type's first `limit` of all (every row read is
+       *   more popular than any row after), and a common prefix is answered from a few rows;
+       * - else every row of the class, found through an index of the type's text (by prefix
+       *   for strings starting with it, trigrams for later words): a rarer prefix has few.
+       * PostgreSQL runs the second only when the first fell short (a one-time filter). A small
+       * type is read whole at once.
+       */
+      suggestions: (
+        types: ReadonlyArray<SuggestionType>,
+        region: string,
+        period: Window,
+        patterns: PrefixPatterns,
+        starts: boolean,
+        limit: number,
+        reach: Reach
+      ): Effect.Effect<ByType> =>
+        byType(types, (type) => {
+          if (sources[type].small) return allOf(type, region, period, patterns, starts, limit)
+          const popularRows = sql`(
+            select * from (select * from (${strings(type, region, period)}) typed order by ${popularOrder} limit ${reach.depth}) top
+             where ${classMatch(patterns, starts)} order by ${popularOrder} limit ${reach.take})`
+          return sql`
+            with popular as materialized (${firstOfEach(type, popularRows, limit)}),
+            enough as materialized (select count(*) >= ${limit} as ok from popular)
+            select * from popular where (select ok from enough)
+            union all
+            select * from (${allOf(type, region, period, patterns, starts, limit)}) every_row where not (select ok from enough)`
+        })
+    }
+  })
+}) {}
