@@ -1,12 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 type DemoAd = {
   external_id: string
@@ -49,7 +47,7 @@ const byOldest = (a: { first_seen: string }, b: { first_seen: string }) => Date.
 
 describe("ad library searches", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () =>
       Effect.gen(function*() {
@@ -142,7 +140,7 @@ describe("ad library searches", () => {
 
 describe("ad library: bad input and tokens", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
 

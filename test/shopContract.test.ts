@@ -1,16 +1,13 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { AdIntelApi } from "../src/Api.js"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { ShopApi } from "../src/shop/Api.js"
 import { ShopDetailApi, ShopProductDetailApi } from "../src/shopDetail/Api.js"
 import { ShopExploreApi } from "../src/shopExplore/Api.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, TestServer, testServer } from "./support/TestServer.js"
+import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { account, TestServer } from "./support/TestServer.js"
 
 /** A record of each kind in the small world's US region. */
 type Rec = Record<string, any>
@@ -48,10 +45,7 @@ type Call = (request: unknown) => Effect.Effect<unknown, unknown>
 
 describe("every short-video shop route through the client derived from the contract", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(
-      Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(TestDatabase)
-    )
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
 

@@ -1,10 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, signIn, testServer } from "./support/TestServer.js"
+import { Effect } from "effect"
+import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /** The small world (TestClock at 0: the default period is 1969-12-02..1969-12-31), brute-forced. */
 type Rec = Record<string, any>
@@ -37,10 +34,7 @@ const creatorId = showing[0]!.creator_external_id as string
 
 describe("short-video shop detail pages (shop-detail, creator-detail, product-detail)", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(
-      Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(TestDatabase)
-    )
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
 

@@ -1,10 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, signIn, testServer } from "./support/TestServer.js"
+import { Effect } from "effect"
+import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /**
  * The small world as the server holds it (TestClock at 0: "today" is 1970-01-01, the default
@@ -41,10 +38,7 @@ const ids = (json: { data: Array<{ id: string }> }) => json.data.map((r) => r.id
 
 describe("short-video shop explore and count (one engine, five entities)", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(
-      Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(TestDatabase)
-    )
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
 

@@ -1,12 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Effect, Layer, Stream, TestClock } from "effect"
+import { Clock, Effect, Stream, TestClock } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { maxFavorites } from "../src/shopFavorites/Api.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, signIn, testServer } from "./support/TestServer.js"
+import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 type Type = "product" | "shop" | "creator" | "video" | "category"
 type Entity = { type: Type; id: string; region: string; name: string | null }
@@ -65,10 +63,7 @@ const dailySearchesLeft = (apiKey: string) =>
 
 describe("short-video shop favorites", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(
-      Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(TestDatabase)
-    )
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () =>
       Effect.gen(function*() {

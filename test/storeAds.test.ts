@@ -1,11 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
-import { advertisers as fixtureAdvertisers, ad as fixtureAd } from "./fixtures/world.js"
-import { ingestAll, loadSmallWorld, smallWorld as demo } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+import { Effect } from "effect"
+import { ad as fixtureAd, advertisers as fixtureAdvertisers } from "./fixtures/world.js"
+import { ingestAll, loadSmallWorld, smallWorld as demo, smallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 type Region = { region: string; impressions: { lower: number; upper: number | null } | null }
 type DemoAd = {
@@ -110,7 +107,7 @@ const error = (status: number, message: string) => [status, JSON.stringify({ suc
 
 describe("store search ads", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
+    smallWorldServer()
   )((it) => {
     it.effect("loads the small demo world", () =>
       Effect.gen(function*() {

@@ -1,9 +1,10 @@
-import { Effect, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { Ingest } from "../../src/catalog/Ingest.js"
 import { DemoData } from "../../src/demo/DemoData.js"
 import { scales, world } from "../../src/demo/World.js"
 import { advertisers, landers, stores } from "../fixtures/world.js"
-import { call } from "./TestServer.js"
+import { TestDatabase } from "./TestDatabase.js"
+import { call, testServer, type TestServerOptions } from "./TestServer.js"
 
 /**
  * The small demo world the ad tests search, as their servers load it: the server's clock is a
@@ -35,4 +36,14 @@ export const magicAi = (key: string, body: unknown) =>
   Effect.map(
     call("/api/v1/magic-ai", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
     (answer) => ({ ...answer, json: JSON.parse(answer.body) })
+  )
+
+/**
+ * A test server that can load the small world: no rate limit in the way of walks and loops,
+ * the demo loader and the ingestion path, on a fresh database.
+ */
+export const smallWorldServer = (options: TestServerOptions = {}) =>
+  Layer.mergeAll(testServer({ ...options, config: { rateLimitPerMinute: 100_000, ...options.config } }), DemoData.Default).pipe(
+    Layer.provideMerge(Ingest.Default),
+    Layer.provideMerge(TestDatabase)
   )
