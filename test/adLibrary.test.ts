@@ -19,6 +19,8 @@ type DemoAd = {
   advertiser_external_id: string
   engagement: { likes: number | null } | null
   cta: { type: string } | null
+  body: string | null
+  variant_group: string | null
 }
 const demoAds = Array.from(smallWorld.records.ads()) as Array<DemoAd>
 
@@ -107,7 +109,7 @@ describe("ad library searches", () => {
         const { api_key } = yield* account({ plan: "premium" })
         const sql = yield* SqlClient.SqlClient
         // a word of some social ad's copy: the longest of its body
-        const body = (demoAds.find((a) => a.library === "social") as unknown as { body: string }).body
+        const body = demoAds.find((a) => a.library === "social" && a.body !== null)!.body!
         const word = body.split(/[^A-Za-z]+/).sort((a, b) => b.length - a.length)[0]!
         const answer = yield* get(api_key, `/api/v1/adlibrary?q=${word}&limit=50`)
         expect(answer.status).toBe(200)
@@ -217,7 +219,7 @@ describe("ad library: bad input and tokens", () => {
           variant_group: grouped!.variant_group,
           lander: { domain: generated.landing!.domain }
         })
-        const siblings = demoAds.filter((a) => (a as unknown as { variant_group: string }).variant_group === grouped!.variant_group && a.library === "clipapp" && a.external_id !== generated.external_id)
+        const siblings = demoAds.filter((a) => a.variant_group === grouped!.variant_group && a.library === "clipapp" && a.external_id !== generated.external_id)
         expect(answer.json.data.variants).toEqual(siblings.sort((a, b) => byOldest(b, a)).map((a) => a.external_id))
 
         const missing = yield* call("/api/v1/clipapp-ads/nope-404", keyHeader(api_key))

@@ -1,20 +1,24 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import {
+  loadSmallWorld,
+  recordsOf,
+  seriesOf,
+  smallWorld,
+  smallWorldServer,
+  sumOver as sumOverDays,
+  type WorldRecord
+} from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /** The small world (TestClock at 0: the default period is 1969-12-02..1969-12-31), brute-forced. */
-type Rec = Record<string, any>
-const all = (entity: string) => Array.from(smallWorld.records[entity as keyof typeof smallWorld.records]()) as Array<Rec>
+type Rec = WorldRecord
+const all = (entity: string) => recordsOf(entity as keyof typeof smallWorld.records)
 const products = all("shop-products")
 const videos = all("shop-videos")
 const creators = all("shop-creators")
-const series = new Map(all("shop-metrics").map((m) => [`${m.subject}|${m.region}|${m.external_id}`, m.series as Array<Rec>]))
 const [from, to] = ["1969-12-02", "1969-12-31"]
-const sumOver = (subject: string, r: Rec, metric: string, start = from, end = to) => {
-  const points = (series.get(`${subject}|${r.region}|${r.external_id}`) ?? []).filter((p) => p.day >= start && p.day <= end && p[metric] != null)
-  return points.length === 0 ? null : points.reduce((n, p) => n + p[metric], 0)
-}
+const sumOver = (subject: string, r: Rec, metric: string, start = from, end = to) => sumOverDays(subject, r, metric, start, end)
 const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) < 0.01)
 
 const prefix = "/api/v1/clipapp-shop"
@@ -78,7 +82,7 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         const history = yield* post(api_key, "product-detail/history", { id: product.external_id, date_from: "1969-12-20", date_to: "1969-12-31" })
         expect(history.status, history.body).toBe(200)
         expect(history.json.data.series).toHaveLength(12)
-        const points = series.get(`product|US|${product.external_id}`) ?? []
+        const points = seriesOf("product", "US", product.external_id)
         for (const day of history.json.data.series) {
           const point = points.find((p) => p.day === day.day)
           expect([day.day, day.units]).toEqual([day.day, point?.units ?? null])

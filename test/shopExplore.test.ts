@@ -1,30 +1,21 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { loadSmallWorld, recordsOf, smallWorld, smallWorldServer, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /**
  * The small world as the server holds it (TestClock at 0: "today" is 1970-01-01, the default
  * period is 1969-12-02..1969-12-31), and brute-force answers computed from its records.
  */
-type Rec = Record<string, any>
-const all = (entity: string) => Array.from(smallWorld.records[entity as keyof typeof smallWorld.records]()) as Array<Rec>
+type Rec = WorldRecord
+const all = (entity: string) => recordsOf(entity as keyof typeof smallWorld.records)
 const categories = all("shop-categories")
 const products = all("shop-products")
 const shops = all("shop-shops")
 const creators = all("shop-creators")
 const videos = all("shop-videos")
-const series = new Map(all("shop-metrics").map((m) => [`${m.subject}|${m.region}|${m.external_id}`, m.series as Array<Rec>]))
 
-const sumOver = (subject: string, r: Rec, metric: string, from: string, to: string) => {
-  const points = (series.get(`${subject}|${r.region}|${r.external_id}`) ?? []).filter((p) => p.day >= from && p.day <= to && p[metric] != null)
-  return points.length === 0 ? null : points.reduce((n, p) => n + p[metric], 0)
-}
-/** A category and all below it, by external id within a region. */
-const subtree = (region: string, id: string): Set<string> => {
-  const below = categories.filter((c) => c.region === region && c.parent_external_id === id).flatMap((c) => [...subtree(region, c.external_id)])
-  return new Set([id, ...below])
-}
+const subtree = subtreeOf
 const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) < 0.01)
 
 const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), (a) => ({ ...a, json: JSON.parse(a.body) }))

@@ -9,7 +9,7 @@ import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { type SuggestionType, suggestionTypes } from "../src/shopSearch/Api.js"
 import { ShopSearch, SuggestionReach } from "../src/shopSearch/ShopSearch.js"
-import { loadSmallWorld, smallWorld } from "./support/AdWorld.js"
+import { loadSmallWorld, recordsOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, signIn, TestServer, testServer } from "./support/TestServer.js"
 
@@ -17,22 +17,14 @@ import { account, balanceOf, call, keyHeader, signIn, TestServer, testServer } f
  * Trending, search and suggestions of the short-video shop against brute-force answers from the
  * small world's records (TestClock at 0: "today" is 1970-01-01, its metrics end 1969-12-31).
  */
-type Rec = Record<string, any>
-const all = (entity: string) => Array.from(smallWorld.records[entity as keyof typeof smallWorld.records]()) as Array<Rec>
+type Rec = WorldRecord
+const all = (entity: string) => recordsOf(entity as keyof typeof smallWorld.records)
 const categories = all("shop-categories")
 const products = all("shop-products")
 const shops = all("shop-shops")
 const creators = all("shop-creators")
-const series = new Map(all("shop-metrics").map((m) => [`${m.subject}|${m.region}|${m.external_id}`, m.series as Array<Rec>]))
 
-const sumOver = (subject: string, r: Rec, metric: string, from: string, to: string) => {
-  const points = (series.get(`${subject}|${r.region}|${r.external_id}`) ?? []).filter((p) => p.day >= from && p.day <= to && p[metric] != null)
-  return points.length === 0 ? null : points.reduce((n, p) => n + p[metric], 0)
-}
-const subtree = (region: string, id: string): Set<string> => {
-  const below = categories.filter((c) => c.region === region && c.parent_external_id === id).flatMap((c) => [...subtree(region, c.external_id)])
-  return new Set([id, ...below])
-}
+const subtree = subtreeOf
 const dayBefore = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10)
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 

@@ -47,3 +47,29 @@ export const smallWorldServer = (options: TestServerOptions = {}) =>
     Layer.provideMerge(Ingest.Default),
     Layer.provideMerge(TestDatabase)
   )
+
+/** A record of the small world, as its generator wrote it. */
+export type WorldRecord = Record<string, any>
+
+/** Every record of one entity of the small world. */
+export const recordsOf = (entity: keyof typeof smallWorld.records) => Array.from(smallWorld.records[entity]()) as Array<WorldRecord>
+
+const series = new Map(recordsOf("shop-metrics").map((m) => [`${m.subject}|${m.region}|${m.external_id}`, m.series as Array<WorldRecord>]))
+
+/** A record's generated daily series (empty without one). */
+export const seriesOf = (subject: string, region: string, externalId: string) => series.get(`${subject}|${region}|${externalId}`) ?? []
+
+/** Brute force: a record's metric summed over `from`..`to` from its generated daily series; null without data. */
+export const sumOver = (subject: string, record: WorldRecord, metric: string, from: string, to: string) => {
+  const points = (series.get(`${subject}|${record.region}|${record.external_id}`) ?? [])
+    .filter((p) => p.day >= from && p.day <= to && p[metric] != null)
+  return points.length === 0 ? null : points.reduce((n, p) => n + p[metric], 0)
+}
+
+/** Brute force: a category and every category below it, by id within a region. */
+export const subtreeOf = (region: string, id: string): Set<string> => {
+  const categories = recordsOf("shop-categories")
+  const walk = (at: string): Array<string> =>
+    [at, ...categories.filter((c) => c.region === region && c.parent_external_id === at).flatMap((c) => walk(c.external_id))]
+  return new Set(walk(id))
+}
