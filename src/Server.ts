@@ -106,7 +106,6 @@ export const accessLog = HttpMiddleware.make((app) =>
 /** Every service behind the routes; each needs only the database and `AppConfig`. */
 export const ServicesLive = Layer.mergeAll(
   Gateway.Default,
-  SearchQuota.Default,
   Accounts.Default,
   SystemRepo.Default,
   Ingest.Default,
@@ -116,11 +115,12 @@ export const ServicesLive = Layer.mergeAll(
   StoreAds.Default,
   ShopFavorites.Default,
   ShopPresets.Default,
-  ShopExplore.Default.pipe(Layer.provide(SearchQuota.Default)),
   ShopSearch.Default,
-  ShopDetail.Default.pipe(Layer.provide([ShopExplore.Default, ShopCountry.Default]), Layer.provide(SearchQuota.Default)),
-  ShopCountry.Default
+  ShopDetail.Default
 ).pipe(
+  // The short-video shop's detail pages run explore searches; explore takes daily searches.
+  Layer.provideMerge(ShopExplore.Default),
+  Layer.provideMerge(Layer.mergeAll(SearchQuota.Default, ShopCountry.Default)),
   // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
   Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
 )
