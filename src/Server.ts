@@ -37,6 +37,7 @@ import { ShopDetailLive, ShopProductDetailLive } from "./shopDetail/Http.js"
 import { ShopDetail } from "./shopDetail/ShopDetail.js"
 import { ShopExploreLive } from "./shopExplore/Http.js"
 import { ShopExplore } from "./shopExplore/ShopExplore.js"
+import { ShopRollups } from "./shopExplore/ShopRollups.js"
 import { SearchQuota } from "./shop/SearchQuota.js"
 import { ShopCountry } from "./shop/ShopCountry.js"
 import { ShopFavoritesLive } from "./shopFavorites/Http.js"
@@ -116,7 +117,8 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopSearch.Default,
-  ShopDetail.Default
+  ShopDetail.Default,
+  ShopRollups.Default
 ).pipe(
   // The short-video shop's detail pages run explore searches; explore takes daily searches.
   Layer.provideMerge(ShopExplore.Default),
@@ -134,6 +136,11 @@ export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
 /** Refunds charges whose process died (G4), for as long as the server runs. */
 export const SweeperLive = Layer.scopedDiscard(
   Effect.flatMap(Gateway, (gateway) => Effect.forkScoped(gateway.sweeper))
+)
+
+/** Keeps the short-video shop's explore rollups in step with the daily series. */
+export const RollupsLive = Layer.scopedDiscard(
+  Effect.flatMap(ShopRollups, (rollups) => Effect.forkScoped(rollups.keepFresh))
 )
 
 export interface ServeOptions {
@@ -183,7 +190,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     Layer.provide(ServicesLive)
   )

@@ -1,6 +1,9 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { loadSmallWorld, recordsOf, smallWorld, smallWorldServer, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
+import { Effect, Stream } from "effect"
+import { Ingest } from "../src/catalog/Ingest.js"
+import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
+import { loadSmallWorld, recordsOf, seriesOf, smallWorld, smallWorldServer, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /**
@@ -164,6 +167,48 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         ])
         expect((yield* balanceOf(id)).used).toBe(cases.length + 1 + 2 + 1)
       }))
+
+    it.effect("rollups: the standard periods are summed ahead; explore answers alike with them, without them, and after an import", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rollups = yield* ShopRollups
+        const { api_key } = yield* account({ plan: "premium" })
+        const state = yield* sql<{ entity: string; days: number; day_to: string }>`
+          select entity, days, day_to::text as day_to from shop_rollup_state order by entity, days`
+        expect(state.map((r) => [r.entity, r.days, r.day_to])).toEqual(
+          ["categories", "creators", "products", "shops", "videos"].flatMap((e) => [[e, 7, "1969-12-31"], [e, 30, "1969-12-31"]])
+        )
+        const path = `${prefix}/products/explore?page_size=100&sort=gmv`
+        const withRollups = (yield* get(api_key, path)).json
+        // the rollup is what answers: altered, it shows; without its state, the series answer
+        const top = withRollups.data[0]
+        yield* sql`update shop_rollups set gmv = 123456789 where entity = 'products' and days = 30 and not previous
+                     and record_id = (select id from shop_products where region = 'US' and external_id = ${top.id})`
+        expect((yield* get(api_key, path)).json.data[0].period.metrics.gmv).toBe(123456789)
+        yield* sql`delete from shop_rollup_state`
+        expect((yield* get(api_key, path)).json).toEqual(withRollups)
+        expect(yield* rollups.refreshStale).toBe(10)
+        expect((yield* get(api_key, path)).json).toEqual(withRollups)
+        // a metrics import makes them stale at once: explore sums the new series until the next refresh
+        const product = products.find((p) => p.external_id === top.id)!
+        const ingest = yield* Ingest
+        const report = yield* ingest.records("shop-metrics", Stream.make({
+          region: "US",
+          subject: "product",
+          external_id: top.id,
+          currency: "USD",
+          series: [{ day: "1969-12-31", units: 1, gmv: 1, views: 1 }]
+        }))
+        expect(report.rejected).toBe(0)
+        expect((yield* sql`select 1 from shop_rollup_state`).length).toBe(0)
+        const point = (series: Array<Rec>) => series.find((p) => p.day === "1969-12-31")?.gmv ?? 0
+        const expected = (sumOver("product", product, "gmv", "1969-12-02", "1969-12-31") ?? 0) - point(seriesOf("product", "US", top.id)) + 1
+        const after = (yield* get(api_key, `${prefix}/products/explore?page_size=100&sort=gmv&keyword=${encodeURIComponent(product.title)}`)).json
+        expect(after.data.find((p: { id: string }) => p.id === top.id).period.metrics.gmv).toBeCloseTo(expected, 2)
+        expect(yield* rollups.refreshStale).toBe(10)
+        const refreshed = (yield* get(api_key, `${prefix}/products/explore?page_size=100&sort=gmv&keyword=${encodeURIComponent(product.title)}`)).json
+        expect(refreshed).toEqual(after)
+      }).pipe(Effect.provide(ShopRollups.Default)))
 
     it.effect("request-country sets the country later calls use when they name none", () =>
       Effect.gen(function*() {

@@ -331,7 +331,12 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
            join lateral (select id from ${ownerTable} o where o.region = r.region and o.external_id = r.external_id limit 1) o on true
          on conflict (${owner}, day) do update set ${sets} where ${distinct}`,
         [JSON.stringify(points)]
-      ).pipe(Effect.asVoid)
+      ).pipe(
+        // The series changed: the explore rollups (migration 0014) no longer hold; until they are
+        // computed again, explore sums the series itself. In the batch's own transaction.
+        Effect.zipRight(run(`delete from shop_rollup_state`, [])),
+        Effect.asVoid
+      )
     }
 
     /** Lines whose metric subject does not exist. */

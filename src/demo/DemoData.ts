@@ -1,5 +1,6 @@
 import { Chunk, Clock, Effect, Stream } from "effect"
 import { SimilarityRepo } from "../adLibrary/SimilarityRepo.js"
+import { ShopRollups } from "../shopExplore/ShopRollups.js"
 import { Ingest, type IngestReport } from "../catalog/Ingest.js"
 import { type EntityName, entityNames } from "../catalog/records/index.js"
 import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../media/ImageFeatures.js"
@@ -30,6 +31,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const ingest = yield* Ingest
     const repo = yield* DemoRepo
     const creatives = yield* SimilarityRepo
+    const rollups = yield* ShopRollups
     return {
       loaded: repo.loaded,
       load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
@@ -63,6 +65,8 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             Stream.grouped(2_000),
             Stream.runForEach((batch) => creatives.saveHashes(Chunk.toReadonlyArray(batch), now))
           )
+          // Explore's standard periods, summed ahead once the series are in.
+          if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
           yield* onProgress({ entity: "shop-metrics", done: total, total })
           // A partial world (a benchmark's) is not the demo: first start would skip loading the rest.
           if (chosen.length === entityNames.length) yield* repo.markLoaded({ scale, seed, today }, now)
@@ -70,5 +74,5 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
         })
     }
   }),
-  dependencies: [DemoRepo.Default, SimilarityRepo.Default]
+  dependencies: [DemoRepo.Default, SimilarityRepo.Default, ShopRollups.Default]
 }) {}

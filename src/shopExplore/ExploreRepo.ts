@@ -19,6 +19,8 @@ export interface ExplorePlan {
   readonly period: Period
   /** One record only, by its id (a detail page's totals). */
   readonly only?: string
+  /** The rollup window (days) that holds exactly this period, when one is fresh. */
+  readonly rollup?: number
 }
 
 export interface PagePlan extends ExplorePlan {
@@ -94,16 +96,32 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Every metric of the entity over `from`..`to`, in one pass over its daily rows. */
-    const metricsOver = (spec: EntitySpec, from: string, to: string) => {
-      const columns = Object.entries(spec.metrics).map(([name, metric]) =>
+    /** Each period metric of the entity as an aggregate over daily rows `d`. */
+    const aggregates = (spec: EntitySpec) =>
+      Object.entries(spec.metrics).map(([name, metric]) =>
         metric.kind === "sum"
           ? sql`sum(d.${sql(metric.column)})::float8 as ${sql(name)}`
           : sql`((array_agg(d.${sql(metric.column)} order by d.day desc) filter (where d.${sql(metric.column)} is not null))[1]
                  - (array_agg(d.${sql(metric.column)} order by d.day) filter (where d.${sql(metric.column)} is not null))[1])::float8 as ${sql(name)}`
       )
-      return sql`(select ${sql.csv(columns)} from ${sql(spec.daily.table)} d
-                   where d.${sql(spec.daily.key)} = e.id and d.day between ${from}::date and ${to}::date)`
+
+    /** Every metric of the entity over `from`..`to`, in one pass over its daily rows. */
+    const metricsOver = (spec: EntitySpec, from: string, to: string) =>
+      sql`(select ${sql.csv(aggregates(spec))} from ${sql(spec.daily.table)} d
+            where d.${sql(spec.daily.key)} = e.id and d.day between ${from}::date and ${to}::date)`
+
+    /**
+     * The period's (or the previous period's) metrics joined as `alias`: from the rollups when
+     * the plan may use them, else summed from the daily series.
+     */
+    const metricsJoin = (plan: ExplorePlan, previous: boolean, alias: "cur" | "prev") => {
+      const spec = entities[plan.entity]
+      if (plan.rollup !== undefined) {
+        return sql`left join shop_rollups ${sql(alias)} on ${sql(alias)}.entity = ${plan.entity} and ${sql(alias)}.days = ${plan.rollup}
+                     and ${sql(alias)}.previous = ${previous} and ${sql(alias)}.record_id = e.id`
+      }
+      const [from, to] = previous ? [plan.period.previousFrom, plan.period.previousTo] : [plan.period.from, plan.period.to]
+      return sql`left join lateral ${metricsOver(spec, from, to)} ${sql(alias)} on true`
     }
 
     const subtree = (region: string, externalId: string) => categorySubtree(sql, region, externalId)
@@ -174,7 +192,8 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
               clauses.push(
                 c.many
                   ? sql`${column(c.column)} && array${subtree(plan.region, value as string)}`
-                  : sql`${column(c.column)} in ${subtree(plan.region, value as string)}`
+                  : // an array, not `in (query)`: the planner then sees a few ids and uses the column's index
+                  sql`${column(c.column)} = any(array${subtree(plan.region, value as string)})`
               )
             }
             if (c.kind === "keyword") {
@@ -214,8 +233,8 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
       return sql`
         select ${sql.csv([sql`e.id`, ...columns])}
           from ${sql(spec.table)} e
-          ${current ? sql`left join lateral ${metricsOver(spec, plan.period.from, plan.period.to)} cur on true` : sql``}
-          ${needs.previous ? sql`left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true` : sql``}
+          ${current ? metricsJoin(plan, false, "cur") : sql``}
+          ${needs.previous ? metricsJoin(plan, true, "prev") : sql``}
          where ${filters(plan)} and ${sql.and(metricBounds)}`
     }
 
@@ -235,6 +254,38 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
     }
 
     return {
+      /** The last day the rollup of `days` holds for an entity, if it has been computed. */
+      rollupDay: (entity: ShopEntity, days: number) =>
+        sql<{ day_to: string }>`select day_to::text as day_to from shop_rollup_state where entity = ${entity} and days = ${days}`.pipe(
+          Effect.map((rows) => rows[0]?.day_to),
+          Effect.orDie
+        ),
+
+      /**
+       * Computes an entity's rollup of `days` days ending `dayTo` (and the window before), in one
+       * transaction: readers see the old rollup or the new one, never a half.
+       */
+      refreshRollup: (entity: ShopEntity, days: number, dayTo: string, now: Date) => {
+        const spec = entities[entity]
+        const names = Object.keys(spec.metrics)
+        const window = (previous: boolean) => {
+          const last = previous ? sql`(${dayTo}::date - ${days}::int)` : sql`${dayTo}::date`
+          return sql`
+            insert into shop_rollups (entity, days, previous, record_id, ${sql.csv(names.map((n) => sql`${sql(n)}`))})
+            select ${entity}, ${days}, ${previous}, a.${sql(spec.daily.key)}, ${sql.csv(names.map((n) => sql`a.${sql(n)}`))}
+              from (select d.${sql(spec.daily.key)}, ${sql.csv(aggregates(spec))} from ${sql(spec.daily.table)} d
+                     where d.day between ${last} - ${days - 1}::int and ${last}
+                     group by d.${sql(spec.daily.key)}) a`
+        }
+        return sql.withTransaction(Effect.gen(function*() {
+          yield* sql`delete from shop_rollups where entity = ${entity} and days = ${days}`
+          yield* window(false)
+          yield* window(true)
+          yield* sql`insert into shop_rollup_state (entity, days, day_to, refreshed_at) values (${entity}, ${days}, ${dayTo}::date, ${now})
+                     on conflict (entity, days) do update set day_to = excluded.day_to, refreshed_at = excluded.refreshed_at`
+        })).pipe(Effect.asVoid, Effect.orDie)
+      },
+
       /** Whether a record exists in the region. */
       exists: (entity: ShopEntity, region: string, externalId: string) =>
         sql`select 1 from ${sql(entities[entity].table)} where region = ${region} and external_id = ${externalId}`.pipe(
@@ -279,7 +330,7 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
                  ${isGrowth(plan) ? sql`page.previous` : sql`to_jsonb(prev) as previous`},
                  e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
             from page join ${sql(spec.table)} e on e.id = page.id
-            ${isGrowth(plan) ? sql`` : sql`left join lateral ${metricsOver(spec, plan.period.previousFrom, plan.period.previousTo)} prev on true`}
+            ${isGrowth(plan) ? sql`` : metricsJoin(plan, true, "prev")}
            order by page.position`.pipe(
           Effect.map((rows) => ({
             total: rows[0]?.total ?? 0,

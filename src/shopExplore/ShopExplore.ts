@@ -13,6 +13,7 @@ import {
   type ShopEntity
 } from "./Entities.js"
 import { type ExplorePlan, ExploreRepo, type Period } from "./ExploreRepo.js"
+import { rollupWindows } from "./ShopRollups.js"
 
 const DAY = 86_400_000
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -43,11 +44,20 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
         return { from: dayOf(from), to: dayOf(to), previousFrom: dayOf(from - days * DAY), previousTo: dayOf(from - DAY) }
       })
 
+    /** The rollup window that holds exactly this period, if it is computed up to its last day. */
+    const rollupFor = (entity: ShopEntity, period: Period) =>
+      Effect.gen(function*() {
+        const days = Math.round((msOf(period.to) - msOf(period.from)) / DAY) + 1
+        if (!(rollupWindows as ReadonlyArray<number>).includes(days)) return undefined
+        return (yield* repo.rollupDay(entity, days)) === period.to ? days : undefined
+      })
+
     const planOf = (entity: ShopEntity, caller: CallerInfo, params: ExploreParams): Effect.Effect<ExplorePlan, InvalidRequest> =>
       Effect.gen(function*() {
         const period = yield* periodOf(params)
         const region = yield* countries.resolve(caller.accountId, params.country)
-        return { entity, region, params, period }
+        const rollup = yield* rollupFor(entity, period)
+        return { entity, region, params, period, ...(rollup === undefined ? {} : { rollup }) }
       })
 
     /** P3: the query string's parameters, then the body's over them. */

@@ -13,6 +13,7 @@ import m0009 from "./0009_shop_country.js"
 import m0010 from "./0010_shop_presets.js"
 import m0012 from "./0012_shop_visits.js"
 import m0013 from "./0013_shop_search.js"
+import m0014 from "./0014_shop_rollups.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -27,7 +28,8 @@ export const migrations = {
   "0009_shop_country": m0009,
   "0010_shop_presets": m0010,
   "0012_shop_visits": m0012,
-  "0013_shop_search": m0013
+  "0013_shop_search": m0013,
+  "0014_shop_rollups": m0014
 }
 
 /**
