@@ -2,6 +2,8 @@ import { Clock, Context, Effect } from "effect"
 import { InvalidRequest } from "../Errors.js"
 import { ShopCountry } from "../shop/ShopCountry.js"
 import { defaultPageSize, defaultPeriodDays, maxPageWindow } from "../shopExplore/Entities.js"
+import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
+import { rollupWindows } from "../shopExplore/ShopRollups.js"
 import {
   defaultSuggestions,
   defaultTrendingDays,
@@ -80,6 +82,7 @@ export class SuggestionReach extends Context.Reference<SuggestionReach>()("adint
 export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch", {
   effect: Effect.gen(function*() {
     const repo = yield* ShopSearchRepo
+    const explore = yield* ExploreRepo
     const countries = yield* ShopCountry
 
     /** The last `days` days up to yesterday (UTC, by Effect's Clock), and as many days before them. */
@@ -99,13 +102,16 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
         Effect.gen(function*() {
           const { page, pageSize, paging } = yield* pagingOf(params)
           const region = yield* countries.resolve(accountId, params.country)
-          const window = yield* lastDays(params.days ?? defaultTrendingDays)
+          const days = params.days ?? defaultTrendingDays
+          const window = yield* lastDays(days)
+          const rollup = (rollupWindows as ReadonlyArray<number>).includes(days) && (yield* explore.rollupDay("products", days)) === window.to
           const { rows, total } = yield* repo.trending({
             ...paging,
             region,
             metric: params.metric ?? "gmv",
             window,
-            categoryId: params.category_id
+            categoryId: params.category_id,
+            ...(rollup ? { rollup: days } : {})
           })
           return { success: true as const, data: rows, total, page, page_size: pageSize }
         }),
@@ -140,5 +146,5 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
         })
     }
   }),
-  dependencies: [ShopSearchRepo.Default, ShopCountry.Default]
+  dependencies: [ShopSearchRepo.Default, ShopCountry.Default, ExploreRepo.Default]
 }) {}

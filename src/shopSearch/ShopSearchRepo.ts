@@ -23,6 +23,8 @@ export interface TrendingPlan extends Paging {
   readonly metric: TrendingMetric
   readonly window: Window
   readonly categoryId: string | undefined
+  /** The explore rollup (days) that holds exactly this window and the one before, when fresh. */
+  readonly rollup?: number
 }
 
 export interface SearchPlan extends Paging {
@@ -127,8 +129,17 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
     const trendingMatches = (plan: TrendingPlan) => {
       const metric = sql(plan.metric)
       const { from, previousFrom, to } = plan.window
-      const clauses = [sql`e.region = ${plan.region}`, sql`d.day between ${previousFrom}::date and ${to}::date`]
-      if (plan.categoryId !== undefined) clauses.push(sql`e.category_id in ${subtree(plan.region, plan.categoryId)}`)
+      const inCategory = plan.categoryId === undefined ? sql`true` : sql`e.category_id = any(array${subtree(plan.region, plan.categoryId)})`
+      // The window summed ahead (explore's rollups): one row per product and window.
+      if (plan.rollup !== undefined) {
+        return sql`
+          select e.id, e.external_id, cur.${metric} as current, prev.${metric} as previous
+            from shop_products e
+            join shop_rollups cur on cur.entity = 'products' and cur.days = ${plan.rollup} and not cur.previous and cur.record_id = e.id
+            join shop_rollups prev on prev.entity = 'products' and prev.days = ${plan.rollup} and prev.previous and prev.record_id = e.id
+           where e.region = ${plan.region} and ${inCategory} and cur.${metric} > 0 and prev.${metric} > 0`
+      }
+      const clauses = [sql`e.region = ${plan.region}`, sql`d.day between ${previousFrom}::date and ${to}::date`, inCategory]
       return sql`
         select d.product_id as id, e.external_id,
                (sum(d.${metric}) filter (where d.day >= ${from}::date))::float8 as current,
