@@ -134,7 +134,10 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
         Effect.gen(function*() {
           const region = yield* countries.resolve(accountId, params.country)
           const limit = params.limit ?? defaultSuggestions
-          const period = yield* lastDays(defaultPeriodDays)
+          const window = yield* lastDays(defaultPeriodDays)
+          // Categories' popularity is their 30-day GMV: summed ahead when the rollup holds.
+          const fresh = (yield* explore.rollupDay("categories", defaultPeriodDays)) === window.to
+          const period = fresh ? { ...window, rollup: defaultPeriodDays } : window
           const patterns = patternsOf(params.prefix)
           const reach = yield* SuggestionReach
           const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))

@@ -11,6 +11,8 @@ export interface Window {
   readonly to: string
   readonly previousFrom: string
   readonly previousTo: string
+  /** The explore rollup (days) that holds exactly this window, when it is fresh. */
+  readonly rollup?: number
 }
 
 export interface Paging {
@@ -178,7 +180,10 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
         text: "name",
         small: true,
         popularity: (period) =>
-          sql`(select sum(d.gmv) from shop_category_daily d where d.category_id = e.id and d.day between ${period.from}::date and ${period.to}::date)`
+          period.rollup === undefined
+            ? sql`(select sum(d.gmv) from shop_category_daily d where d.category_id = e.id and d.day between ${period.from}::date and ${period.to}::date)`
+            : sql`(select r.gmv from shop_rollups r
+                    where r.entity = 'categories' and r.days = ${period.rollup} and not r.previous and r.record_id = e.id)`
       }
     }
 
