@@ -233,7 +233,8 @@ const endpointsOf = (path: DetailPath) => {
   ]
 }
 
-interface CategoryNode {
+/** A category and those below it (`categories/hierarchy`). */
+export interface CategoryNode {
   readonly id: string
   readonly name: string
   readonly level: number

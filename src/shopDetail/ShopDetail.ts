@@ -5,14 +5,7 @@ import { ShopCountry } from "../shop/ShopCountry.js"
 import { entities, type ExploreParams, type ShopEntity } from "../shopExplore/Entities.js"
 import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
 import { ShopExplore } from "../shopExplore/ShopExplore.js"
-import { type DetailPath, details, type DetailSelection, type DetailSpec } from "./Api.js"
-
-interface CategoryNode {
-  readonly id: string
-  readonly name: string
-  readonly level: number
-  readonly children: ReadonlyArray<CategoryNode>
-}
+import { type CategoryNode, type DetailPath, details, type DetailSelection, type DetailSpec } from "./Api.js"
 import { DetailRepo, type VisitType } from "./DetailRepo.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
