@@ -25,6 +25,17 @@ export const withScratchDatabase = async <A>(name: string, use: (url: string, di
   }
 }
 
+/**
+ * The database a benchmark measures: `BENCH_DATABASE_URL` when set (a world loaded earlier, to
+ * measure again without loading; `loaded` is true), else a fresh scratch one to load.
+ */
+export const withBenchDatabase = <A>(name: string, use: (url: string, dir: string, loaded: boolean) => Promise<A>): Promise<A> => {
+  const existing = process.env["BENCH_DATABASE_URL"]
+  return existing === undefined
+    ? withScratchDatabase(name, (url, dir) => use(url, dir, false))
+    : mkdtemp(path.join(tmpdir(), `adintel-${name}-`)).then((dir) => use(existing, dir, true))
+}
+
 /** Runs a benchmark's main function; a failure prints and exits 1. */
 export const runBench = (main: () => Promise<void>) =>
   main().catch((error) => {

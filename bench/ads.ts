@@ -11,15 +11,13 @@
  * machine is shared and noisy, so only figures from one run compare.
  */
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { AppConfig } from "../src/AppConfig.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import * as Database from "../src/db/Database.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -55,14 +53,9 @@ const keywordsOf = (headline: string) =>
 /** A copy reworded, as a user would paste an ad they saw. */
 const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" ").replace("Meet the", "Say hello to the")
 
-/**
- * BENCH_DATABASE_URL: a database that already holds this world's ads (from an earlier load),
- * to measure again without loading; otherwise a scratch database is loaded.
- */
-const existing = process.env["BENCH_DATABASE_URL"]
 
-const measure = async (url: string, dir: string) => {
-    if (existing === undefined) {
+const measure = async (url: string, dir: string, loaded: boolean) => {
+    if (!loaded) {
       console.log(`Ad searches, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
       const started = performance.now()
       await loadAds(url)
@@ -134,8 +127,4 @@ const measure = async (url: string, dir: string) => {
     }
 }
 
-runBench(() =>
-  existing === undefined
-    ? withScratchDatabase("bench-ads", measure)
-    : mkdtemp(path.join(tmpdir(), "adintel-bench-ads-")).then((dir) => measure(existing, dir))
-)
+runBench(() => withBenchDatabase("bench-ads", measure))

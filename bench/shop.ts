@@ -12,19 +12,16 @@
  * figures from one run compare.
  */
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { AppConfig } from "../src/AppConfig.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import * as Database from "../src/db/Database.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
-const existing = process.env["BENCH_DATABASE_URL"]
 const seed = 1
 
 const loadShop = (url: string) =>
@@ -42,8 +39,8 @@ const loadShop = (url: string) =>
       Effect.runPromise
     )
 
-const measure = async (url: string, dir: string) => {
-  if (existing === undefined) {
+const measure = async (url: string, dir: string, loaded: boolean) => {
+  if (!loaded) {
     console.log(`Short-video shop, scale ${scaleName} (${scales[scaleName].products.toLocaleString("en")} products). Loading…`)
     const started = performance.now()
     await loadShop(url)
@@ -100,8 +97,4 @@ const measure = async (url: string, dir: string) => {
   }
 }
 
-runBench(() =>
-  existing === undefined
-    ? withScratchDatabase("bench-shop", measure)
-    : mkdtemp(path.join(tmpdir(), "adintel-bench-shop-")).then((dir) => measure(existing, dir))
-)
+runBench(() => withBenchDatabase("bench-shop", measure))
