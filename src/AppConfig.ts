@@ -18,6 +18,8 @@ export interface AppSettings {
   /** A charge still open after this long belongs to a request whose process died: refund it. */
   readonly ledgerSweepAfter: Duration.Duration
   readonly ledgerSweepEvery: Duration.Duration
+  /** How often the server looks whether the short-video shop's explore rollups still hold. */
+  readonly rollupRefreshEvery: Duration.Duration
   /** The largest body `POST /admin/ingest/{entity}` reads. */
   readonly maxImportBytes: number
   /** A browser session ends after this long without a request... */
@@ -55,6 +57,7 @@ export const settings: Config.Config<AppSettings> = Config.all({
   ),
   ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.minutes(10))),
   ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1))),
+  rollupRefreshEvery: Config.duration("ROLLUP_REFRESH_EVERY").pipe(Config.withDefault(Duration.minutes(5))),
   maxImportBytes: Config.integer("MAX_IMPORT_BYTES").pipe(
     Config.validate({ message: "MAX_IMPORT_BYTES must be positive", validation: (n) => n > 0 }),
     Config.withDefault(1024 * 1024 * 1024)

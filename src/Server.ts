@@ -140,7 +140,11 @@ export const SweeperLive = Layer.scopedDiscard(
 
 /** Keeps the short-video shop's explore rollups in step with the daily series. */
 export const RollupsLive = Layer.scopedDiscard(
-  Effect.flatMap(ShopRollups, (rollups) => Effect.forkScoped(rollups.keepFresh))
+  Effect.gen(function*() {
+    const rollups = yield* ShopRollups
+    const { rollupRefreshEvery } = yield* AppConfig
+    yield* Effect.forkScoped(rollups.keepFresh(rollupRefreshEvery))
+  })
 )
 
 export interface ServeOptions {

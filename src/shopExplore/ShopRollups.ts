@@ -1,4 +1,4 @@
-import { Clock, Effect, Schedule } from "effect"
+import { Clock, type Duration, Effect, Schedule } from "effect"
 import { shopEntities } from "./Entities.js"
 import { ExploreRepo } from "./ExploreRepo.js"
 
@@ -34,12 +34,13 @@ export class ShopRollups extends Effect.Service<ShopRollups>()("adintel/ShopRoll
 
     return {
       refreshStale,
-      /** For as long as the server runs. */
-      keepFresh: refreshStale.pipe(
-        Effect.tap((n) => (n > 0 ? Effect.logInfo(`Short-video shop rollups computed: ${n}`) : Effect.void)),
-        Effect.catchAllCause((cause) => Effect.logWarning("Short-video shop rollups not computed; explore sums the series", cause)),
-        Effect.repeat(Schedule.spaced("5 minutes"))
-      )
+      /** For as long as the server runs: a look every `every`. */
+      keepFresh: (every: Duration.Duration) =>
+        refreshStale.pipe(
+          Effect.tap((n) => (n > 0 ? Effect.logInfo(`Short-video shop rollups computed: ${n}`) : Effect.void)),
+          Effect.catchAllCause((cause) => Effect.logWarning("Short-video shop rollups not computed; explore sums the series", cause)),
+          Effect.repeat(Schedule.spaced(every))
+        )
     }
   }),
   dependencies: [ExploreRepo.Default]

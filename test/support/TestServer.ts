@@ -42,8 +42,10 @@ export const testServer = (options: TestServerOptions = {}) =>
     Layer.provide(AppConfig.layerWith({
       port: 0,
       host: "127.0.0.1",
-      // TestClock.adjust runs every sweep a jump of months would contain; sweeper tests set their own.
+      // TestClock.adjust runs every sweep (and rollup look) a jump of months would contain;
+      // sweeper tests set their own.
       ledgerSweepEvery: Duration.days(365),
+      rollupRefreshEvery: Duration.days(365),
       ...options.config
     })),
     Layer.provide(testEnvironment(options.env))
