@@ -132,12 +132,15 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
        */
       suggestions: (accountId: string, params: SuggestionsParams) =>
         Effect.gen(function*() {
-          const region = yield* countries.resolve(accountId, params.country)
           const limit = params.limit ?? defaultSuggestions
           const window = yield* lastDays(defaultPeriodDays)
-          // Categories' popularity is their 30-day GMV: summed ahead when the rollup holds.
-          const fresh = (yield* explore.rollupDay("categories", defaultPeriodDays)) === window.to
-          const period = fresh ? { ...window, rollup: defaultPeriodDays } : window
+          // Asked on every keystroke: the two lookups at once. Categories' popularity is their
+          // 30-day GMV, summed ahead when the rollup holds.
+          const [region, rolledUpTo] = yield* Effect.all(
+            [countries.resolve(accountId, params.country), explore.rollupDay("categories", defaultPeriodDays)],
+            { concurrency: 2 }
+          )
+          const period = rolledUpTo === window.to ? { ...window, rollup: defaultPeriodDays } : window
           const patterns = patternsOf(params.prefix)
           const reach = yield* SuggestionReach
           const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))
