@@ -115,10 +115,17 @@ export const paramFields = (params: Record<string, Param<any>>, encoding: "query
  * A Struct that refuses what it does not declare (`<name>: unknown parameter`): a misspelt
  * filter would otherwise silently widen a search. A query string may carry the API key.
  */
-export const strictStruct = (fields: Fields, encoding: "query" | "body") =>
-  Schema.Struct({
+export function strictStruct<F extends Schema.Struct.Fields>(fields: F, encoding: "body"): Schema.Struct<F>
+export function strictStruct<F extends Schema.Struct.Fields>(
+  fields: F,
+  encoding: "query"
+): Schema.Struct<F & { readonly api_key: Schema.optional<typeof Schema.String> }>
+export function strictStruct(fields: Schema.Struct.Fields, encoding: "query" | "body"): Schema.Struct<Schema.Struct.Fields> {
+  return Schema.Struct({
     ...fields,
+    // Keys may come in the query string (spec: Authentication); the gateway reads them.
     ...(encoding === "query"
       ? { api_key: Schema.optional(Schema.String).annotations({ description: "The API key, when no header carries it (fallback)" }) }
       : {})
   }).annotations({ parseOptions: { onExcessProperty: "error" } })
+}

@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
-import { Choice, IntRange } from "../Params.js"
+import { Choice } from "../Params.js"
+import { param, strictStruct } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
 
 /**
@@ -23,17 +24,6 @@ export const favoriteTypes = ["product", "shop", "creator", "video", "category"]
 export const FavoriteType = Choice(...favoriteTypes)
 export type FavoriteType = typeof FavoriteType.Type
 
-const QueryInt = (min: number, max: number, description: string) =>
-  Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations({
-    description,
-    message: () => ({ message: `must be an integer from ${min} to ${max}`, override: true }),
-    jsonSchema: { type: "integer", minimum: min, maximum: max, description }
-  })
-
-/** Unknown parameters are refused, not ignored (G11): a misspelt field would change the answer. */
-const strict = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } })
-
 const type = FavoriteType.annotations({ description: `The entity's type: ${favoriteTypes.join(", ")}` })
 const id = ExternalId.annotations({ description: "The entity's id, as imported (`external_id`)" })
 const region = CountryCode.annotations({
@@ -41,13 +31,13 @@ const region = CountryCode.annotations({
 })
 
 /** Which entity: toggle, add and remove. */
-export const FavoriteTarget = strict({ type, id, region: Schema.optional(region) })
+export const FavoriteTarget = strictStruct({ type, id, region: Schema.optional(region) }, "body")
 export type FavoriteTarget = typeof FavoriteTarget.Type
 
 const idsMessage = `must have 1 to ${maxCheckIds} items`
 
 /** `check`: one `id`, or up to 100 `ids` of one type (the service wants exactly one of the two). */
-export const FavoriteCheck = strict({
+export const FavoriteCheck = strictStruct({
   type,
   id: Schema.optional(id.annotations({ description: "The entity's id, as imported; send this or `ids`" })),
   ids: Schema.optional(
@@ -58,17 +48,15 @@ export const FavoriteCheck = strict({
     )
   ),
   region: Schema.optional(region)
-})
+}, "body")
 export type FavoriteCheck = typeof FavoriteCheck.Type
 
-export const FavoritesQuery = strict({
+export const FavoritesQuery = strictStruct({
   type: Schema.optional(FavoriteType.annotations({ description: "Only favorites of this type" })),
   // No account holds more than `maxFavorites`: no later page could hold anything, so offsets stay small.
-  page: Schema.optional(QueryInt(1, maxFavorites, "Page number, from 1")),
-  page_size: Schema.optional(QueryInt(1, maxPageSize, `Favorites per page, 1 to ${maxPageSize} (default ${defaultPageSize})`)),
-  // Keys may come in the query string (spec: Authentication); the gateway reads them.
-  api_key: Schema.optional(Schema.String).annotations({ description: "The API key, when no header carries it (fallback)" })
-})
+  page: Schema.optional(param.int(1, maxFavorites, "Page number, from 1").query),
+  page_size: Schema.optional(param.int(1, maxPageSize, `Favorites per page, 1 to ${maxPageSize} (default ${defaultPageSize})`).query),
+}, "query")
 export type FavoritesQuery = typeof FavoritesQuery.Type
 
 export const Favorite = Schema.Struct({

@@ -2,8 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema, Struct } from "effect"
 import { ConflictBody } from "../Errors.js"
 import { metered } from "../gateway/Api.js"
-import { Choice, IntRange } from "../Params.js"
-import { paramFields, strictStruct, Words } from "../QueryParams.js"
+import { Choice } from "../Params.js"
+import { param, paramFields, strictStruct, Words } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
 import { exploreParams, shopEntities, type ShopEntity } from "../shopExplore/Entities.js"
 
@@ -49,17 +49,6 @@ export const presetFilters: Readonly<Record<ShopEntity, Schema.Schema<PresetFilt
   products: filtersOf("products")
 }
 
-/** Unknown fields are refused, not ignored (G11): a misspelt field would change the answer. */
-const strict = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } })
-
-const Query = (min: number, max: number, description: string) =>
-  Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations({
-    description,
-    message: () => ({ message: `must be an integer from ${min} to ${max}`, override: true }),
-    jsonSchema: { type: "integer", minimum: min, maximum: max, description }
-  })
-
 export const PresetId = Schema.UUID.annotations({
   message: () => ({ message: "must be a preset id (a UUID)", override: true }),
   description: "The preset's id, as `save` answered it"
@@ -77,27 +66,25 @@ const Filters = Schema.Record({ key: Schema.String, value: Schema.Unknown }).ann
     "The filters: the scope's explore parameters as the JSON body of `POST /api/v1/clipapp-shop/<scope>/explore` takes them, without `page` and `page_size`"
 })
 
-export const SavePreset = strict({ name, scope, filters: Filters })
+export const SavePreset = strictStruct({ name, scope, filters: Filters }, "body")
 export type SavePreset = typeof SavePreset.Type
 
-export const UpdatePreset = strict({
+export const UpdatePreset = strictStruct({
   id: PresetId,
   name: Schema.optional(name),
   filters: Schema.optional(Filters.annotations({ description: "The new filters; they replace the old ones whole" }))
-})
+}, "body")
 export type UpdatePreset = typeof UpdatePreset.Type
 
-export const DeletePreset = strict({ id: PresetId })
+export const DeletePreset = strictStruct({ id: PresetId }, "body")
 export type DeletePreset = typeof DeletePreset.Type
 
-export const PresetsQuery = strict({
+export const PresetsQuery = strictStruct({
   scope: Schema.optional(PresetScope.annotations({ description: "Only the presets of this explore page" })),
   // No account holds more than `maxPresets`: no later page could hold anything.
-  page: Schema.optional(Query(1, maxPresets, "Page number, from 1")),
-  page_size: Schema.optional(Query(1, maxPageSize, `Presets per page, 1 to ${maxPageSize} (default ${defaultPageSize})`)),
-  // Keys may come in the query string (spec: Authentication); the gateway reads them.
-  api_key: Schema.optional(Schema.String).annotations({ description: "The API key, when no header carries it (fallback)" })
-})
+  page: Schema.optional(param.int(1, maxPresets, "Page number, from 1").query),
+  page_size: Schema.optional(param.int(1, maxPageSize, `Presets per page, 1 to ${maxPageSize} (default ${defaultPageSize})`).query),
+}, "query")
 export type PresetsQuery = typeof PresetsQuery.Type
 
 export const Preset = Schema.Struct({
