@@ -31,13 +31,14 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
     const countries = yield* ShopCountry
 
     /** The record a request selects, its region and period; a 404 when it does not exist. */
-    const selected = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
+    const notFound = (entity: ShopEntity) => new NotFound({ error: `${entities[entity].one} not found` })
+
+    /** The region and period a request selects; `checked`: a 404 first when the record does not exist. */
+    const selected = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection, checked = true) =>
       Effect.gen(function*() {
         const period = yield* explore.periodOf(selection)
         const region = yield* countries.resolve(caller.accountId, selection.country)
-        if (!(yield* repo.exists(entity, region, selection.id))) {
-          return yield* Effect.fail(new NotFound({ error: `${entities[entity].one} not found` }))
-        }
+        if (checked && !(yield* repo.exists(entity, region, selection.id))) return yield* Effect.fail(notFound(entity))
         return { period, region, id: selection.id }
       })
 
@@ -52,7 +53,8 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
 
     const profileOf = (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
       Effect.gen(function*() {
-        const { id, period, region } = yield* selected(entity, caller, selection)
+        // The row itself tells whether the record exists: no separate check.
+        const { id, period, region } = yield* selected(entity, caller, selection, false)
         const { rows } = yield* repo.page({
           entity,
           region,
@@ -64,7 +66,8 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
           limit: 1,
           offset: 0
         })
-        return rows[0]!
+        const [row] = rows
+        return row === undefined ? yield* Effect.fail(notFound(entity)) : row
       })
 
     const list = (path: DetailPath, sub: string, caller: CallerInfo, body: DetailSelection & ExploreParams) =>
@@ -182,9 +185,11 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
       otherVisits: (caller: CallerInfo, selection: DetailSelection) =>
         Effect.gen(function*() {
           const { id, period, region } = yield* selected("products", caller, selection)
-          const series = yield* extra.visits("product", "shop_products", region, id, period.from, period.to)
-          const others = yield* extra.otherProducts(region, id, period.from, period.to)
-          const visitors = yield* extra.visitors("product", "shop_products", region, id, period.from, period.to)
+          const [series, others, visitors] = yield* Effect.all([
+            extra.visits("product", "shop_products", region, id, period.from, period.to),
+            extra.otherProducts(region, id, period.from, period.to),
+            extra.visitors("product", "shop_products", region, id, period.from, period.to)
+          ], { concurrency: "unbounded" })
           return {
             success: true as const,
             data: {
