@@ -7,6 +7,8 @@ import * as path from "node:path"
 import { Accounts } from "../src/accounts/Accounts.js"
 import { AppConfig } from "../src/AppConfig.js"
 import * as Database from "../src/db/Database.js"
+import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
+import { Ingest } from "../src/catalog/Ingest.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
 
 /** What every benchmark server and its accounts share. */
@@ -125,3 +127,14 @@ export const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
+
+/** Loads (some entities of) a generated world into a benchmark database, migrating it first. */
+export const loadWorld = (url: string, options: DemoOptions) =>
+  Effect.flatMap(DemoData, (demo) => demo.load(options)).pipe(
+    Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
+    Effect.provide(AppConfig.layer),
+    Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
+    Effect.orDie,
+    Effect.runPromise
+  )

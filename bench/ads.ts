@@ -10,14 +10,10 @@
  * Prints p50/p95 of each, and ratios against the baseline and page 200 against page 1: the
  * machine is shared and noisy, so only figures from one run compare.
  */
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { Effect } from "effect"
 import * as path from "node:path"
-import { AppConfig } from "../src/AppConfig.js"
-import { Ingest } from "../src/catalog/Ingest.js"
-import * as Database from "../src/db/Database.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -27,23 +23,15 @@ const walks = Number(process.env["BENCH_WALKS"] ?? 6)
 const seed = 1
 
 const loadAds = (url: string) =>
-  Effect.flatMap(DemoData, (demo) =>
-    demo.load({
-      scale: scaleName,
-      seed,
-      only: ["stores", "landers", "advertisers", "ads"],
-      onProgress: ({ done, total }) =>
-        Effect.sync(() => {
-          if (done % 100_000 < 1_000) process.stdout.write(`\r  ${done.toLocaleString("en")} / ${total.toLocaleString("en")} records`)
-        })
-    })).pipe(
-      Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
-      Effect.provide(AppConfig.layer),
-      Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
-      Effect.orDie,
-      Effect.runPromise
-    )
+  loadWorld(url, {
+    scale: scaleName,
+    seed,
+    only: ["stores", "landers", "advertisers", "ads"],
+    onProgress: ({ done, total }) =>
+      Effect.sync(() => {
+        if (done % 100_000 < 1_000) process.stdout.write(`\r  ${done.toLocaleString("en")} / ${total.toLocaleString("en")} records`)
+      })
+  })
 
 
 /** A few words of an ad's copy: what a user would type. */

@@ -11,33 +11,20 @@
  * Prints p50/p95 and the ratio to the baseline's p95: the machine is shared and noisy, so only
  * figures from one run compare.
  */
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import * as path from "node:path"
-import { AppConfig } from "../src/AppConfig.js"
-import { Ingest } from "../src/catalog/Ingest.js"
-import * as Database from "../src/db/Database.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, percentile, runBench, secret, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
 const seed = 1
 
 const loadShop = (url: string) =>
-  Effect.flatMap(DemoData, (demo) =>
-    demo.load({
-      scale: scaleName,
-      seed,
-      only: ["shop-categories", "shop-shops", "shop-creators", "shop-products", "shop-videos", "shop-metrics"]
-    })).pipe(
-      Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
-      Effect.provide(AppConfig.layer),
-      Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),
-      Effect.orDie,
-      Effect.runPromise
-    )
+  loadWorld(url, {
+    scale: scaleName,
+    seed,
+    only: ["shop-categories", "shop-shops", "shop-creators", "shop-products", "shop-videos", "shop-metrics"]
+  })
 
 const measure = async (url: string, dir: string, loaded: boolean) => {
   if (!loaded) {
