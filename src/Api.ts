@@ -15,6 +15,7 @@ import { ShopPresetsApi } from "./shopPresets/Api.js"
 import { ShopSearchApi } from "./shopSearch/Api.js"
 import { StoreAdsApi } from "./storeAds/Api.js"
 import { SystemApi } from "./system/Api.js"
+import { AdTranscriptsApi, VideoTranscriptsApi } from "./transcripts/Api.js"
 
 /**
  * HttpApi documents its own decode error on every 400; this service answers G11's envelope
@@ -103,6 +104,9 @@ export class AdIntelApi extends serviceApi("adintel")
   .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
   .add(ShopPresetsApi)
   .add(legacy(ShopPresetsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(VideoTranscriptsApi)
+  .add(legacy(VideoTranscriptsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(AdTranscriptsApi)
   .add(SessionApi)
   .add(AdminApi)
   .add(CatalogAdminApi)

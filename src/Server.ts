@@ -48,9 +48,17 @@ import { ShopSearchLive } from "./shopSearch/Http.js"
 import { ShopSearch } from "./shopSearch/ShopSearch.js"
 import { StoreAdsLive } from "./storeAds/Http.js"
 import { StoreAds } from "./storeAds/StoreAds.js"
+import { SignedIn } from "./session/SignedIn.js"
 import { SystemLive } from "./system/Http.js"
 import { Readiness } from "./system/Readiness.js"
 import { SystemRepo } from "./system/SystemRepo.js"
+import type { AudioExtractor } from "./transcripts/AudioExtractor.js"
+import { PipelineLive } from "./transcripts/Engines.js"
+import { AdTranscriptsLive, VideoTranscriptsLive } from "./transcripts/Http.js"
+import type { MediaFetcher } from "./transcripts/MediaFetcher.js"
+import type { ScriptWriter } from "./transcripts/ScriptWriter.js"
+import type { Transcriber } from "./transcripts/Transcriber.js"
+import { Transcripts } from "./transcripts/Transcripts.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -129,7 +137,7 @@ export const ServicesLive = Layer.mergeAll(
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -183,19 +191,33 @@ export interface LayerOptions extends ServeOptions {
     HttpApi.Api,
     never,
     Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | ShopPresets | AdSimilarity
-    | ShopCountry | ShopExplore | ShopSearch | ShopDetail | AppConfig
+    | ShopCountry | ShopExplore | ShopSearch | ShopDetail | AppConfig | Transcripts | SignedIn
   >
+  /**
+   * The transcript pipeline's layers (media, audio, speech, script): the configured engines
+   * unless a test swaps them.
+   */
+  readonly pipeline?: Layer.Layer<MediaFetcher | AudioExtractor | Transcriber | ScriptWriter, never, RemoteMedia>
 }
 
 /** The start-up log names the engines configuration chose, as `/ready` does. */
 const EnginesLog = Layer.effectDiscard(
-  Effect.flatMap(AdSimilarity, (similarity) => Effect.logInfo(`Similar ads: ${similarity.engine}`))
+  Effect.gen(function*() {
+    const similarity = yield* AdSimilarity
+    const { engines } = yield* Transcripts
+    yield* Effect.logInfo(`Similar ads: ${similarity.engine}`)
+    yield* Effect.logInfo(`Transcripts: audio ${engines.audio}; speech ${engines.transcription}; scripts ${engines.scripts}`)
+  })
 )
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
   Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
+    Layer.provide(Layer.mergeAll(
+      Transcripts.Default.pipe(Layer.provide(options.pipeline ?? PipelineLive)),
+      SignedIn.Default
+    )),
     Layer.provide(ServicesLive)
   )
 

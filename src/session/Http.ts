@@ -7,6 +7,7 @@ import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
+import { sessionOf, tokenOf } from "./SignedIn.js"
 
 type Request = HttpServerRequest.HttpServerRequest
 
@@ -55,15 +56,6 @@ const sameOrigin = (request: Request, config: AppSettings) => {
 }
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
-
-const tokenOf = (request: Request) => Option.fromNullable(request.cookies[sessionCookieName]).pipe(Option.filter((t) => t.length > 0))
-
-/** The live session the request's cookie names, if any (its idle clock restarts). */
-const sessionOf = (sessions: Sessions, request: Request) =>
-  Option.match(tokenOf(request), {
-    onNone: () => Effect.succeedNone,
-    onSome: (token) => Effect.map(sessions.authenticate(token), Option.map((accountId) => ({ accountId, token })))
-  })
 
 /** Session pages are private and never framed; their one inline script carries a nonce. */
 const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {

@@ -21,7 +21,10 @@ export class SystemApi extends HttpApiGroup.make("system")
       .addSuccess(Schema.Struct({
         status: Schema.Literal("ready"),
         engines: Schema.Struct({
-          similarity: Schema.String.annotations({ description: "What scores similar ads (magic-ai)" })
+          similarity: Schema.String.annotations({ description: "What scores similar ads (magic-ai)" }),
+          audio: Schema.String.annotations({ description: "What extracts a video's audio for transcription" }),
+          transcription: Schema.String.annotations({ description: "What turns speech into text" }),
+          scripts: Schema.String.annotations({ description: "What writes similar scripts" })
         }).annotations({ description: "The engines configuration chose" })
       }))
       .addError(NotReadyBody)

@@ -4,6 +4,7 @@ import { AdSimilarity } from "../adLibrary/AdSimilarity.js"
 import { AdIntelApi } from "../Api.js"
 import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
+import { Transcripts } from "../transcripts/Transcripts.js"
 import { SystemRepo } from "./SystemRepo.js"
 
 export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) =>
@@ -11,6 +12,7 @@ export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) 
     const repo = yield* SystemRepo
     const readiness = yield* Readiness
     const similarity = yield* AdSimilarity
+    const { engines } = yield* Transcripts
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
@@ -21,6 +23,6 @@ export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) 
             return yield* Effect.fail(new NotReady({ error: `${task} (${percent}%)`, progress: percent }))
           }
           if (!(yield* repo.ping)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
-          return { status: "ready" as const, engines: { similarity: similarity.engine } }
+          return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines } }
         }))
   }))

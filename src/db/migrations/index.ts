@@ -14,6 +14,7 @@ import m0010 from "./0010_shop_presets.js"
 import m0012 from "./0012_shop_visits.js"
 import m0013 from "./0013_shop_search.js"
 import m0014 from "./0014_shop_rollups.js"
+import m0015 from "./0015_transcripts.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -29,7 +30,8 @@ export const migrations = {
   "0010_shop_presets": m0010,
   "0012_shop_visits": m0012,
   "0013_shop_search": m0013,
-  "0014_shop_rollups": m0014
+  "0014_shop_rollups": m0014,
+  "0015_transcripts": m0015
 }
 
 /**

@@ -1,0 +1,130 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { scriptPeriodDays } from "../gateway/Meters.js"
+import type { SimilarScript, Subject } from "./Api.js"
+import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./Pipeline.js"
+
+const StoredRow = Schema.Struct({
+  transcript: Schema.NullOr(Schema.String),
+  segments: Schema.Array(Segment),
+  script_analysis: Schema.NullOr(ScriptAnalysis),
+  similar_scripts: Schema.Array(Schema.Struct({
+    type: Schema.Literal("video", "ad"),
+    id: Schema.String,
+    similarity: Schema.Number,
+    transcript: Schema.String,
+    framework_used: Schema.NullOr(Schema.String)
+  }))
+})
+export type StoredTranscript = typeof StoredRow.Type
+
+/** How much of a similar transcript the answer shows. */
+const excerptChars = 280
+
+/**
+ * The SQL of transcripts and similar scripts (migration 0015), the script-generation counter
+ * of `account_meters` (G8), and where a video's or ad's media URL is stored in the catalog.
+ */
+export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/TranscriptsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const decodeStored = Schema.decodeUnknown(StoredRow)
+
+    return {
+      /** The stored record of a video or ad, if any. */
+      find: (subject: Subject, id: string): Effect.Effect<Option.Option<StoredTranscript>> =>
+        sql`select transcript, segments, script_analysis, similar_scripts from transcripts
+             where subject = ${subject} and subject_id = ${id}`.pipe(
+          Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(decodeStored(rows[0]))),
+          Effect.orDie
+        ),
+
+      /**
+       * The media URL the catalog holds (spec: rule 1, "stored video data"): a video's CDN URL,
+       * else its playback URL; an ad's first video asset.
+       */
+      storedMediaUrl: (subject: Subject, id: string): Effect.Effect<string | null> =>
+        (subject === "video"
+          ? sql<{ url: string | null }>`
+              select coalesce(cdn_url, playback_url) as url from shop_videos
+               where external_id = ${id} order by region limit 1`
+          : sql<{ url: string | null }>`
+              select m ->> 'url' as url from ads a, jsonb_array_elements(a.media) m
+               where a.external_id = ${id} and m ->> 'type' = 'video' order by a.library limit 1`).pipe(
+          Effect.map((rows) => rows[0]?.url ?? null),
+          Effect.orDie
+        ),
+
+      /**
+       * Runs `work` in one transaction holding the record's lock: a second generation of the same
+       * record waits for the first and then sees its result (the pipeline runs once), and
+       * nothing `work` wrote stays when it fails. Other records are not held up.
+       */
+      exclusively: <A, E, R>(subject: Subject, id: string, work: Effect.Effect<A, E, R>) =>
+        sql.withTransaction(
+          Effect.zipRight(
+            Effect.orDie(sql`select pg_advisory_xact_lock(hashtextextended(${`transcript:${subject}:${id}`}, 0))`),
+            work
+          )
+        ).pipe(Effect.catchTag("SqlError", Effect.die)),
+
+      /**
+       * Takes one script generation of the account's 30-day period (G8) if one is left: atomic,
+       * so concurrent generations never overshoot. The generations left after it, or none.
+       */
+      takeScriptGeneration: (accountId: string, now: Date): Effect.Effect<Option.Option<number>> =>
+        sql<{ remaining: number }>`
+          with lim as (
+            select coalesce(a.script_generation_limit, p.script_generation_limit) as l
+              from accounts a join plans p on p.name = a.plan where a.id = ${accountId}::uuid),
+          live as (
+            select m.account_id, m.script_period_start is not null
+                   and ${now}::timestamptz < m.script_period_start + make_interval(days => ${scriptPeriodDays}) as current
+              from account_meters m where m.account_id = ${accountId}::uuid)
+          update account_meters m
+             set script_used = case when live.current then m.script_used + 1 else 1 end,
+                 script_period_start = case when live.current then m.script_period_start else ${now}::timestamptz end
+            from lim, live
+           where m.account_id = live.account_id
+             and (case when live.current then m.script_used else 0 end) < lim.l
+          returning (lim.l - m.script_used) as remaining`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.remaining)),
+          Effect.orDie
+        ),
+
+      saveTranscript: (subject: Subject, id: string, transcript: Transcript, media: { readonly url: string; readonly engine: string }, now: Date) =>
+        sql`
+          insert into transcripts (subject, subject_id, transcript, segments, media_url, engine, transcribed_at)
+          values (${subject}, ${id}, ${transcript.text}, ${JSON.stringify(transcript.segments)}::jsonb, ${media.url}, ${media.engine}, ${now})
+          on conflict (subject, subject_id) do update
+             set transcript = excluded.transcript, segments = excluded.segments, media_url = excluded.media_url,
+                 engine = excluded.engine, transcribed_at = excluded.transcribed_at`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Attaches a similar script to the record (spec: "the result is attached to this video"). */
+      saveScript: (subject: Subject, id: string, written: WrittenScript, similar: ReadonlyArray<SimilarScript>, now: Date) =>
+        sql`
+          insert into transcripts (subject, subject_id, script, script_analysis, similar_scripts, scripted_at)
+          values (${subject}, ${id}, ${JSON.stringify(written.script)}::jsonb, ${JSON.stringify(written.script_analysis)}::jsonb,
+                  ${JSON.stringify(similar)}::jsonb, ${now})
+          on conflict (subject, subject_id) do update
+             set script = excluded.script, script_analysis = excluded.script_analysis,
+                 similar_scripts = excluded.similar_scripts, scripted_at = excluded.scripted_at`.pipe(Effect.asVoid, Effect.orDie),
+
+      /**
+       * The stored transcripts most like `text` (pg_trgm distance through the GiST index), the
+       * record itself and those sharing no trigram left out; similarity is 1 - distance, four decimals.
+       */
+      similar: (subject: Subject, id: string, text: string, limit: number): Effect.Effect<ReadonlyArray<SimilarScript>> =>
+        sql<{ type: Subject; id: string; similarity: number; transcript: string; framework_used: string | null }>`
+          select t.subject as type, t.subject_id as id,
+                 round((1 - (t.transcript <-> ${text}))::numeric, 4)::float8 as similarity,
+                 left(t.transcript, ${excerptChars}) as transcript,
+                 t.script ->> 'framework_used' as framework_used
+            from transcripts t
+           where t.transcript is not null and not (t.subject = ${subject} and t.subject_id = ${id})
+             and t.transcript <-> ${text} < 1
+           order by t.transcript <-> ${text}, t.subject, t.subject_id
+           limit ${limit}`.pipe(Effect.orDie)
+    }
+  })
+}) {}
