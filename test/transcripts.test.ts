@@ -1,16 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { readFile } from "node:fs/promises"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
-import { Context, Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import { AudioExtractor } from "../src/transcripts/AudioExtractor.js"
 import { MediaFetcher } from "../src/transcripts/MediaFetcher.js"
 import { AudioUnavailable, type ScriptBrief, type WrittenScript } from "../src/transcripts/Pipeline.js"
 import { ScriptWriter } from "../src/transcripts/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/Transcriber.js"
 import { loadSmallWorld, recordsOf, smallWorldServer } from "./support/AdWorld.js"
-import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
+import { balanceOf, call } from "./support/TestServer.js"
+import { get, MediaOrigin, mediaOrigin, parsed, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
 
 /**
  * Transcript and similar-script routes (issue 6) through real HTTP, PostgreSQL and the real
@@ -21,9 +20,6 @@ import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServe
 /** What the fakes saw: the pipeline must run once per generation, and not at all when refused. */
 const seen = { transcribed: 0, written: [] as Array<ScriptBrief> }
 
-/** The media origin: on 127.0.0.2, the one address the test server may fetch from (MEDIA_FETCH_ALLOW). */
-class MediaOrigin extends Context.Tag("test/MediaOrigin")<MediaOrigin, { readonly base: string; readonly hits: Array<string> }>() {}
-
 const spoken = "Tired of dry skin every winter? Meet Glow Serum. It hydrates in seconds. Get twenty percent off today."
 const files: Record<string, string> = {
   "/ad.mp4": spoken,
@@ -33,24 +29,6 @@ const files: Record<string, string> = {
   "/silent.mp4": "",
   "/unreadable.mp4": "unreadable"
 }
-
-const MediaOriginLive = Layer.scoped(
-  MediaOrigin,
-  Effect.acquireRelease(
-    Effect.async<{ readonly base: string; readonly hits: Array<string>; readonly server: http.Server }>((resume) => {
-      const hits: Array<string> = []
-      const server = http.createServer((req, res) => {
-        hits.push(req.url ?? "")
-        if (req.url === "/to-metadata") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data" }).end()
-        const body = files[req.url ?? ""]
-        if (body === undefined) return res.writeHead(404).end()
-        res.writeHead(200, { "content-type": "video/mp4" }).end(body)
-      })
-      server.listen(0, "127.0.0.2", () => resume(Effect.succeed({ base: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, hits, server })))
-    }),
-    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  )
-)
 
 const FakeAudio = Layer.succeed(AudioExtractor, AudioExtractor.of({
   engine: "fake audio",
@@ -99,47 +77,14 @@ const pipeline = Layer.mergeAll(MediaFetcher.remote, FakeAudio, FakeSpeech, Fake
 const v1 = "/api/v1/clipapp-shop/video"
 const legacy = "/api/clipapp-shop/video"
 
-type Auth = Record<string, string>
-const parsed = (answer: { status: number; body: string }) => ({ status: answer.status, body: answer.body, json: JSON.parse(answer.body) })
-const post = (path: string, auth: Auth, body: unknown) =>
-  Effect.map(
-    call(path, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) }),
-    parsed
-  )
-const get = (path: string, auth: Auth) => Effect.map(call(path, { headers: auth }), parsed)
-
 const refused = (message: string) => JSON.stringify({ success: false, message })
 const empty = JSON.stringify({ success: true, transcript: null, segments: [], script_analysis: null, similar_scripts: [] })
 const segmentsOf = (text: string) =>
   (text.match(/[^.?!]+[.?!]/g) ?? []).map((s, i) => ({ start: i * 2, end: i * 2 + 2, text: s.trim() }))
 
-/** A Basic account with a password, its key, and a signed-in browser (cookie and Origin). */
-const signedInAccount = (patch: { readonly script_generation_limit?: number; readonly plan?: "free" | "basic" } = {}) =>
-  Effect.gen(function*() {
-    const password = "correct horse battery staple"
-    const created = yield* account({
-      plan: patch.plan ?? "basic",
-      password,
-      ...(patch.script_generation_limit === undefined ? {} : { patch: { script_generation_limit: patch.script_generation_limit } })
-    })
-    const browser = yield* signIn(created.email, password)
-    const key = keyHeader(created.api_key).headers
-    return { ...created, key, both: { ...key, cookie: browser.cookie }, browser: { cookie: browser.cookie, origin: browser.origin } }
-  })
-
-/** Script generations used this period, as the account's meters hold them. */
-const scriptsUsed = (accountId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ script_used: number }>`select script_used from account_meters where account_id = ${accountId}::uuid`).pipe(
-    Effect.map((rows) => rows[0]!.script_used),
-    Effect.orDie
-  )
-
-const uniqueId = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`
-
 describe("transcripts and similar scripts", () => {
   layer(
-    Layer.mergeAll(smallWorldServer({ pipeline, env: { MEDIA_FETCH_ALLOW: "127.0.0.2" } }), MediaOriginLive)
+    Layer.mergeAll(smallWorldServer({ pipeline, env: { MEDIA_FETCH_ALLOW: "127.0.0.2" } }), mediaOrigin(files))
   )((it) => {
     it.effect("loads the small demo world", () => Effect.asVoid(loadSmallWorld), { timeout: 60_000 })
 

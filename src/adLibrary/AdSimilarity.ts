@@ -1,10 +1,10 @@
 import { EmbeddingModel } from "@effect/ai"
-import { OpenAiClient, OpenAiEmbeddingModel } from "@effect/ai-openai"
-import { FetchHttpClient } from "@effect/platform"
+import { OpenAiEmbeddingModel } from "@effect/ai-openai"
 import { createHash } from "node:crypto"
-import { Clock, Config, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { CreativeHashes, SimilarPlan, SimilarRow, TextProbe } from "./SimilarityRepo.js"
 import { SimilarityRepo } from "./SimilarityRepo.js"
+import { openAiCompatible } from "../OpenAiCompatible.js"
 
 /** What to find ads like: a copy, a creative's hashes, or both (an ad's own). */
 export interface SimilarityQuery {
@@ -80,21 +80,12 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
    */
   static readonly layerConfig = Layer.unwrapEffect(
     Effect.gen(function*() {
-      // Empty counts as unset (compose files pass `${EMBEDDINGS_URL:-}`).
-      const url = yield* Config.option(Config.string("EMBEDDINGS_URL")).pipe(
-        Config.map(Option.filter((text) => text.trim() !== "")),
-        Config.validate({
-          message: "EMBEDDINGS_URL must be an http(s) URL such as https://api.openai.com/v1",
-          validation: (text) => Option.isNone(text) || (URL.canParse(text.value) && /^https?:$/.test(new URL(text.value).protocol))
-        })
-      )
-      if (Option.isNone(url)) return AdSimilarity.postgres
-      const model = yield* Config.nonEmptyString("EMBEDDINGS_MODEL").pipe(Config.withDefault("text-embedding-3-small"))
-      const apiKey = yield* Config.option(Config.redacted("EMBEDDINGS_API_KEY"))
+      const api = yield* openAiCompatible("EMBEDDINGS", "text-embedding-3-small")
+      if (Option.isNone(api)) return AdSimilarity.postgres
+      const { client, model } = api.value
       return AdSimilarity.embeddings(model).pipe(
         Layer.provide(OpenAiEmbeddingModel.layerBatched({ model, config: { maxBatchSize: 300 } })),
-        Layer.provide(OpenAiClient.layer({ apiUrl: url.value.replace(/\/$/, ""), apiKey: Option.getOrUndefined(apiKey) })),
-        Layer.provide(FetchHttpClient.layer)
+        Layer.provide(client)
       )
     })
   )

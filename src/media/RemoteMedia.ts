@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Transform, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
+import { optionalSetting } from "../AppConfig.js"
 import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 
 /**
@@ -178,10 +179,7 @@ export const settings: Config.Config<RemoteMediaSettings> = Config.all({
     Config.validate({ message: "MEDIA_FETCH_TIMEOUT must be positive", validation: (d) => Duration.toMillis(d) > 0 }),
     Config.withDefault(Duration.seconds(10))
   ),
-  tempDir: Config.option(Config.string("MEDIA_TEMP_DIR")).pipe(
-    Config.map(Option.filter((dir) => dir.trim() !== "")),
-    Config.map(Option.getOrElse(() => tmpdir()))
-  )
+  tempDir: optionalSetting("MEDIA_TEMP_DIR").pipe(Config.map(Option.getOrElse(() => tmpdir())))
 })
 
 // ---------------------------------------------------------------------------------------------
