@@ -21,6 +21,8 @@ const cues: ReadonlyArray<readonly [Beat, RegExp]> = [
   ["solution", /\b(try|introducing|meet|new|our|works?|helps?|made|designed|formula|finally)\b/i]
 ]
 
+const problemCue = cues.find(([beat]) => beat === "problem")![1]
+
 const questionStart = /^(are|do|does|did|is|have|has|ever|what|why|how|who|when|which|can|could|would|tired|want|need|looking)\b/i
 
 /** Lines: sentences when the text is punctuated, else runs of about ten words (speech engines print none). */
@@ -51,7 +53,7 @@ const hookTypeOf = (hook: string) =>
     ? "question"
     : /\b(stop|don't|never|warning|secret|nobody)\b/i.test(hook)
     ? "pattern interrupt"
-    : cues.find(([beat]) => beat === "problem")![1].test(hook)
+    : problemCue.test(hook)
     ? "problem callout"
     : /\b(best|only|#1|number one|fastest|easiest)\b/i.test(hook)
     ? "bold claim"
@@ -75,8 +77,9 @@ const beatNames: Record<Beat, string> = {
   cta: "Call to action"
 }
 
-const frameworkOf = (beats: ReadonlySet<Beat>) =>
-  beats.has("problem") && beats.has("solution")
+/** A problem heard anywhere (the hook included: "Tired of ...?") makes it Problem-Agitate-Solution. */
+const frameworkOf = (beats: ReadonlySet<Beat>, problemHeard: boolean) =>
+  problemHeard
     ? "Problem-Agitate-Solution"
     : beats.has("proof") && beats.has("offer")
     ? "Hook-Proof-Offer"
@@ -185,12 +188,12 @@ export const analyse = (transcript: string): ScriptAnalysis & { readonly beats: 
   const strategies: Array<{ name: string; description: string }> = []
   const strategy = (when: boolean, name: string, description: string) => when && strategies.push({ name, description })
   strategy(hookTypeOf(hook) === "question", "Question hook", "Opens on a question the viewer answers in their head")
-  strategy(present.has("problem"), "Pain point", "Names a problem before showing the product")
+  strategy(present.has("problem") || problemCue.test(hook), "Pain point", "Names a problem before showing the product")
   strategy(present.has("proof"), "Social proof", "Leans on other customers' numbers or love")
   strategy(present.has("offer"), "Offer", "A discount or deal gives a reason to buy now")
   strategy(/\b(today|now|limited|hurry|last chance|ends)\b/i.test(transcript), "Urgency", "Time words push the viewer to act immediately")
   strategy(/\b(you|your)\b/i.test(transcript), "Direct address", "Speaks to the viewer as \"you\"")
-  const framework = frameworkOf(present)
+  const framework = frameworkOf(present, present.has("problem") || problemCue.test(hook))
   return {
     beats,
     framework: {
