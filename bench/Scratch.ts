@@ -1,4 +1,5 @@
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtemp, open, rm } from "node:fs/promises"
 import * as net from "node:net"
@@ -10,6 +11,7 @@ import * as Database from "../src/db/Database.js"
 import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
+import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
 
 /** What every benchmark server and its accounts share. */
 export const secret = "bench-key-encryption-secret-0123456789"
@@ -130,8 +132,21 @@ export const percentile = (values: ReadonlyArray<number>, p: number) => {
 
 /** Loads (some entities of) a generated world into a benchmark database, migrating it first. */
 export const loadWorld = (url: string, options: DemoOptions) =>
-  Effect.flatMap(DemoData, (demo) => demo.load(options)).pipe(
-    Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default))),
+  onDatabase(url, Effect.flatMap(DemoData, (demo) => demo.load(options)).pipe(Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default)))))
+
+/**
+ * What the short-video shop sums ahead (explore rollups, suggestions' strings), computed now
+ * if it no longer holds (a new day since the last run): the server would compute it on start,
+ * while the benchmark measures. How many it computed, and in how many seconds.
+ */
+export const sumAhead = (url: string) =>
+  onDatabase(url, Effect.timed(Effect.flatMap(ShopRollups, (rollups) => rollups.refreshStale)).pipe(Effect.provide(ShopRollups.Default))).then(
+    ([took, computed]) => ({ computed, seconds: Duration.toSeconds(took) })
+  )
+
+/** Runs an effect on the database at `url`, migrated first. */
+const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppConfig | SqlClient.SqlClient>) =>
+  effect.pipe(
     Effect.provide(AppConfig.layer),
     Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", secret]]))),

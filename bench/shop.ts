@@ -13,7 +13,7 @@
  */
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
@@ -33,6 +33,8 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     await loadShop(url)
     console.log(`  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   }
+  const summed = await sumAhead(url)
+  console.log(`  rollups and suggestions summed ahead: ${summed.computed} computed in ${summed.seconds.toFixed(1)} s`)
   const [key] = await createAccounts(url, 1)
   const port = await freePort()
   const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })

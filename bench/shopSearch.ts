@@ -7,7 +7,8 @@
  * statement it ran with the indexes it read, as run (EXPLAIN ANALYZE; BENCH_VERBOSE prints the
  * plans). Suggestions are asked on every keystroke: each should take a few milliseconds and no
  * statement of theirs may read a large table whole. BENCH_ROUTES=suggestions,search,trending
- * picks the routes (default all).
+ * picks the routes (default all). BENCH_DATABASE_URL: a database that already holds the shop
+ * records (as `npm run bench:shop` leaves it), measured as it is.
  */
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
@@ -18,14 +19,14 @@ import * as Database from "../src/db/Database.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { ShopSearch } from "../src/shopSearch/ShopSearch.js"
-import { runBench, withScratchDatabase } from "./Scratch.js"
+import { runBench, sumAhead, withScratchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const runs = Number(process.env["BENCH_RUNS"] ?? 15)
 /** Which routes to measure (BENCH_ROUTES=suggestions,search,trending; default all). */
 const routes = process.env["BENCH_ROUTES"]?.split(",") ?? ["suggestions", "search", "trending"]
 /** The world's today; the service's clock is set to it. */
-const today = "2026-11-22"
+const today = new Date().toISOString().slice(0, 10)
 const shopEntities = ["shop-categories", "shop-shops", "shop-creators", "shop-products", "shop-metrics"] as const
 
 /** The shop records of the world, once per database (`service_state` remembers it). */
@@ -115,7 +116,7 @@ const program = Effect.gen(function*() {
 const suggestions = (search: ShopSearch) =>
   Effect.gen(function*() {
   console.log(`\nSuggestions (types all, limit 10, US; ${runs} runs each):`)
-  const prefixes = ["s", "se", "ser", "serum", "Vitamin C", "vitamin c serum (bl", "z", "zq", "q", "x", "@", "@its", "glow", "premium", "2-pack", "bundle", "mat", "(bl", "zzzz"]
+  const prefixes = (process.env["BENCH_PREFIXES"]?.split("|")) ?? ["s", "se", "ser", "serum", "Vitamin C", "vitamin c serum (bl", "z", "zq", "q", "x", "@", "@its", "glow", "premium", "2-pack", "bundle", "mat", "(bl", "zzzz"]
   let slow = 0
   for (const prefix of prefixes) {
     const r = yield* measure(
@@ -167,6 +168,8 @@ const trending = (search: ShopSearch) =>
   })
 
 const withDatabase = async (use: (url: string) => Promise<void>) => {
+  const existing = process.env["BENCH_DATABASE_URL"]
+  if (existing !== undefined) return use(existing)
   const dir = process.env["BENCH_DATA_DIR"]
   if (dir === undefined) return withScratchDatabase("shopsearch", use)
   const cluster = await startCluster({ dataDir: dir, persistent: true })
@@ -181,14 +184,18 @@ const withDatabase = async (use: (url: string) => Promise<void>) => {
 runBench(() =>
   withDatabase(async (url) => {
     const db = Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((context) => Effect.provide(Database.migrate, context)))
+    const run = <A, E>(effect: Effect.Effect<A, E, Ingest | CatalogRepo | ShopSearch | SqlClient.SqlClient>) =>
+      Effect.runPromise(
+        effect.pipe(
+          Effect.provide(Layer.mergeAll(Ingest.Default, CatalogRepo.Default, ShopSearch.Default).pipe(Layer.provideMerge(db))),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
+          Effect.orDie
+        ) as Effect.Effect<A>
+      )
     console.log(`Scale ${scaleName}: ${JSON.stringify(scales[scaleName])}`)
-    await Effect.runPromise(
-      Effect.zipRight(load, program).pipe(
-        Effect.provide(Layer.mergeAll(Ingest.Default, CatalogRepo.Default, ShopSearch.Default)),
-        Effect.provide(db),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
-        Effect.orDie
-      ) as Effect.Effect<void>
-    )
+    if (process.env["BENCH_DATABASE_URL"] === undefined) await run(load)
+    const summed = await sumAhead(url)
+    console.log(`Rollups and suggestions summed ahead: ${summed.computed} computed in ${summed.seconds.toFixed(1)} s`)
+    await run(program)
   })
 )
