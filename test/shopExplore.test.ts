@@ -176,7 +176,12 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         const state = yield* sql<{ entity: string; days: number; day_to: string }>`
           select entity, days, day_to::text as day_to from shop_rollup_state order by entity, days`
         expect(state.map((r) => [r.entity, r.days, r.day_to])).toEqual(
-          ["categories", "creators", "products", "shops", "videos"].flatMap((e) => [[e, 7, "1969-12-31"], [e, 30, "1969-12-31"]])
+          [
+            ...["categories", "creators", "products", "shops"].flatMap((e) => [[e, 7, "1969-12-31"], [e, 30, "1969-12-31"]]),
+            ["suggestions", 30, "1969-12-31"],
+            ["videos", 7, "1969-12-31"],
+            ["videos", 30, "1969-12-31"]
+          ]
         )
         const path = `${prefix}/products/explore?page_size=100&sort=gmv`
         const withRollups = (yield* get(api_key, path)).json
@@ -187,7 +192,7 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         expect((yield* get(api_key, path)).json.data[0].period.metrics.gmv).toBe(123456789)
         yield* sql`delete from shop_rollup_state`
         expect((yield* get(api_key, path)).json).toEqual(withRollups)
-        expect(yield* rollups.refreshStale).toBe(10)
+        expect(yield* rollups.refreshStale).toBe(11)
         expect((yield* get(api_key, path)).json).toEqual(withRollups)
         // a metrics import makes them stale at once: explore sums the new series until the next refresh
         const product = products.find((p) => p.external_id === top.id)!
@@ -205,7 +210,7 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         const expected = (sumOver("product", product, "gmv", "1969-12-02", "1969-12-31") ?? 0) - point(seriesOf("product", "US", top.id)) + 1
         const after = (yield* get(api_key, `${prefix}/products/explore?page_size=100&sort=gmv&keyword=${encodeURIComponent(product.title)}`)).json
         expect(after.data.find((p: { id: string }) => p.id === top.id).period.metrics.gmv).toBeCloseTo(expected, 2)
-        expect(yield* rollups.refreshStale).toBe(10)
+        expect(yield* rollups.refreshStale).toBe(11)
         const refreshed = (yield* get(api_key, `${prefix}/products/explore?page_size=100&sort=gmv&keyword=${encodeURIComponent(product.title)}`)).json
         expect(refreshed).toEqual(after)
       }).pipe(Effect.provide(ShopRollups.Default)))

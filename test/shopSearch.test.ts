@@ -3,10 +3,11 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { AdIntelApi } from "../src/Api.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
+import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
 import { type SuggestionType, suggestionTypes } from "../src/shopSearch/Api.js"
 import { ShopSearch, SuggestionReach } from "../src/shopSearch/ShopSearch.js"
 import { loadSmallWorld, recordsOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
@@ -82,6 +83,9 @@ const strings: Record<SuggestionType, (region: string) => Array<{ text: string; 
       popularity: sumOver("category", r, "gmv", "1969-12-02", "1969-12-31")
     }))
 }
+/** Most popular first, ties by id in byte order (a missing popularity last). */
+const popularFirst = (a: { popularity: number | null; id: string }, b: { popularity: number | null; id: string }) =>
+  (b.popularity ?? -Infinity) - (a.popularity ?? -Infinity) || byteOrder(a.id, b.id)
 /** Suggestions by brute force: per class, the types take turns, each its next most popular string. */
 const suggestionsOf = (region: string, prefix: string, types: ReadonlyArray<SuggestionType> = suggestionTypes, limit = 10) => {
   const lists = (which: "start" | "later") =>
@@ -89,7 +93,7 @@ const suggestionsOf = (region: string, prefix: string, types: ReadonlyArray<Sugg
       const seen = new Set<string>()
       return strings[type](region)
         .filter((s) => classOf(s.text, prefix) === which)
-        .sort((a, b) => (b.popularity ?? -Infinity) - (a.popularity ?? -Infinity) || byteOrder(a.id, b.id))
+        .sort(popularFirst)
         .filter((s) => !seen.has(s.text.toLowerCase()) && seen.add(s.text.toLowerCase()) !== undefined)
         .slice(0, limit)
         .map((s) => ({ text: s.text, type, id: s.id }))
@@ -115,6 +119,17 @@ const prefix = "/api/v1/clipapp-shop"
 const query = (params: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()
 const ids = (json: { data: Array<{ id: string }> }) => json.data.map((r) => r.id)
+/** Whether a statement reads the catalog's own tables (not the strings summed ahead). */
+const readsCatalog = (text: string) => /\bshop_(products|shops|creators|categories)\b/.test(text)
+/** An effect's answer and the text of each statement it ran. */
+const textsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const statements: Array<string> = []
+    return effect.pipe(
+      Statement.withTransformer((statement) => Effect.sync(() => (statements.push(statement.compile()[0]), statement))),
+      Effect.map((answer) => ({ answer, statements }))
+    )
+  })
 const close = (a: number, b: number) => Math.abs(a - b) < 0.01
 
 describe("short-video shop trending, search and suggestions", () => {
@@ -281,18 +296,54 @@ describe("short-video shop trending, search and suggestions", () => {
         expect((yield* get(api_key, `${prefix}/suggestions?prefix=SE`)).json).toEqual(lower)
       }))
 
-    it.effect("suggestions are the same whether a type's strings come from its most popular rows or from its indexes", () =>
+    it.effect("suggestions are the same from the strings summed ahead as from the catalog, by its most popular rows or by its indexes", () =>
       Effect.gen(function*() {
         const { id } = yield* account({ plan: "premium" })
         const search = yield* ShopSearch
-        for (const typed of ["s", "se", "b", "@its", "(b", creators[3]!.handle.slice(1, 3), products[5]!.title.slice(0, 3), "zzz"]) {
+        const sql = yield* SqlClient.SqlClient
+        const prefixes = ["s", "se", "b", "@its", "(b", "(", creators[3]!.handle.slice(1, 3), products[5]!.title.slice(0, 3), "zzz"]
+        const ask = (typed: string, limit: number) => textsOf(search.suggestions(id, { prefix: typed, country: "US", limit }))
+        // The demo load summed them ahead: one statement reads them.
+        for (const typed of prefixes) {
+          for (const limit of [1, 10, 20]) {
+            const { answer, statements } = yield* ask(typed, limit)
+            expect([typed, limit, answer.data]).toEqual([typed, limit, suggestionsOf("US", typed, suggestionTypes, limit)])
+            expect([typed, limit, statements.filter(readsCatalog)]).toEqual([typed, limit, []])
+            expect([typed, limit, statements.filter((text) => text.includes("shop_suggestion")).length]).toBeOneOf([[typed, limit, 1], [typed, limit, 2]])
+          }
+        }
+        // Until they are computed again, the catalog answers alike, whichever way it is read.
+        yield* sql`delete from shop_rollup_state where entity = 'suggestions'`
+        for (const typed of prefixes) {
           for (const reach of [{ depth: 1, take: 1 }, { depth: 3, take: 2 }, { depth: 10, take: 5 }, { depth: 100, take: 1 }, { depth: 2_000, take: 100 }]) {
             for (const limit of [1, 10, 20]) {
-              const answer = yield* search.suggestions(id, { prefix: typed, country: "US", limit }).pipe(Effect.provideService(SuggestionReach, reach))
+              const { answer, statements } = yield* ask(typed, limit).pipe(Effect.provideService(SuggestionReach, reach))
               expect([typed, reach, limit, answer.data]).toEqual([typed, reach, limit, suggestionsOf("US", typed, suggestionTypes, limit)])
+              expect(statements.filter((text) => text.includes("shop_suggestion"))).toEqual([])
+              expect(statements.filter(readsCatalog).length).toBeGreaterThan(0)
             }
           }
         }
+        expect(yield* Effect.flatMap(ShopRollups, (rollups) => rollups.refreshStale)).toBe(1)
+        expect((yield* ask("se", 10)).statements.filter(readsCatalog)).toEqual([])
+      }).pipe(Effect.provide(ShopRollups.Default)))
+
+    it.effect("the strings summed ahead are each type's distinct strings of a region, each as its most popular record", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* sql<{ region: string; type: string; text: string; external_id: string }>`
+          select region, type, text, external_id from shop_suggestions order by region, type, lower(text)`
+        const expected = ["US", "GB"].flatMap((region) =>
+          suggestionTypes.flatMap((type) => {
+            const firsts = new Map<string, { text: string; id: string; popularity: number | null }>()
+            for (const s of [...strings[type](region)].sort(popularFirst)) if (!firsts.has(s.text.toLowerCase())) firsts.set(s.text.toLowerCase(), s)
+            return [...firsts.values()].map((s) => ({ region, type, text: s.text, external_id: s.id }))
+          })
+        )
+        const key = (r: { region: string; type: string; text: string }) => `${r.region} ${r.type} ${r.text.toLowerCase()}`
+        expect(held.map(key).sort(byteOrder)).toEqual(expected.map(key).sort(byteOrder))
+        expect(new Set(held.map((r) => `${key(r)} ${r.external_id}`))).toEqual(new Set(expected.map((r) => `${key(r)} ${r.external_id}`)))
+        expect(held.length).toBeLessThan(products.length + shops.length + creators.length + categories.length)
       }))
 
     it.effect("bad input is a 400 naming the field, and keeps the credit (G4, G11)", () =>
@@ -359,6 +410,26 @@ describe("short-video shop trending, search and suggestions", () => {
         }
         expect((yield* balanceOf(created.id)).used).toBe(3)
       }))
+
+    it.effect("an import shows in suggestions at once, read from the catalog until the strings are summed ahead again", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "premium" })
+        const sql = yield* SqlClient.SqlClient
+        const ingest = yield* Ingest
+        const model = products.find((p) => p.region === "US")!
+        const added = { ...model, external_id: "prod-quokka-1", title: "Quokka Quilt Deluxe", reviews: 0 }
+        const state = sql`select count(*)::int as n from shop_rollup_state where entity = 'suggestions'`
+        expect((yield* state)[0]!.n).toBe(1)
+        expect((yield* ingest.records("shop-products", Stream.make(added))).accepted).toBe(1)
+        expect((yield* state)[0]!.n).toBe(0)
+        const expected = { success: true, data: [{ text: "Quokka Quilt Deluxe", type: "products", id: "prod-quokka-1" }] }
+        for (const typed of ["quok", "quilt d"]) expect((yield* get(api_key, `${prefix}/suggestions?prefix=${encodeURIComponent(typed)}`)).json).toEqual(expected)
+        expect(yield* Effect.flatMap(ShopRollups, (rollups) => rollups.refreshStale)).toBe(1)
+        expect((yield* state)[0]!.n).toBe(1)
+        for (const typed of ["quok", "quilt d"]) expect((yield* get(api_key, `${prefix}/suggestions?prefix=${encodeURIComponent(typed)}`)).json).toEqual(expected)
+        const held = yield* sql`select region, type, text, external_id, popularity::int from shop_suggestions where external_id = 'prod-quokka-1'`
+        expect(held).toEqual([{ region: "US", type: "products", text: "Quokka Quilt Deluxe", external_id: "prod-quokka-1", popularity: 0 }])
+      }).pipe(Effect.provide(ShopRollups.Default)))
 
     it.effect("the answers decode through the client derived from the contract", () =>
       Effect.gen(function*() {
@@ -438,7 +509,7 @@ describe("suggestions at scale", () => {
           const ran = plan.map((r) => r["QUERY PLAN"]).filter((line) => !line.includes("never executed")).join("\n")
           return {
             indexes: [...new Set([...ran.matchAll(/(?:Index Scan|Index Only Scan) using (\w+)|Bitmap Index Scan on (\w+)/g)].map((m) => (m[1] ?? m[2])!))],
-            whole: [...new Set([...ran.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]!))].filter((t) => t !== "shop_categories")
+            whole: [...new Set([...ran.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]!))].filter((t) => t !== "shop_categories" && t !== "shop_suggestions_categories")
           }
         }))
     }).pipe(Effect.orDie)
@@ -469,5 +540,26 @@ describe("suggestions at scale", () => {
           expect([prefix, types, reads.flatMap((r) => r.whole)]).toEqual([prefix, types, []])
         }
       }))
+
+    it.effect("summed ahead, suggestions read the strings' indexes only: by prefix or popularity, and later words by their keys", () =>
+      Effect.gen(function*() {
+        const search = yield* ShopSearch
+        expect(yield* Effect.flatMap(ShopRollups, (rollups) => rollups.refreshStale)).toBeGreaterThan(0)
+        const cases: Array<[string, ReadonlyArray<string>]> = [
+          ["s", []],
+          ["premium", []],
+          ["@its", []],
+          ["zq", ["shop_suggestion_words_key"]],
+          ["model 1999", ["shop_suggestion_words_key"]],
+          ["creator11999", ["shop_suggestion_words_key"]]
+        ]
+        for (const [prefix, expected] of cases) {
+          const reads = yield* readsOf(search.suggestions("00000000-0000-0000-0000-000000000000", { prefix, country: "US" }))
+          const indexes = [...new Set(reads.flatMap((r) => r.indexes))]
+          expect([prefix, indexes.filter((index) => !index.startsWith("shop_suggestion") && index !== "shop_rollup_state_pkey")]).toEqual([prefix, []])
+          expect([prefix, expected.filter((index) => !indexes.includes(index))]).toEqual([prefix, []])
+          expect([prefix, reads.flatMap((r) => r.whole)]).toEqual([prefix, []])
+        }
+      }).pipe(Effect.provide(ShopRollups.Default)))
   })
 })

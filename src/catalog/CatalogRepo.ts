@@ -195,6 +195,9 @@ export const tables = {
   }
 } satisfies Record<string, TableSpec>
 
+/** The tables the short-video shop's suggestions are computed from. */
+const suggestionSources = new Set(["shop_categories", "shop_shops", "shop_creators", "shop_products"])
+
 /** The ad's full-text document: headline and advertiser name weigh most, then description, then body. */
 function adSearchVector(headline: string, advertiser: string, description: string, body: string) {
   return `setweight(to_tsvector('english', coalesce(${headline}, '') || ' ' || coalesce(${advertiser}, '')), 'A')
@@ -268,6 +271,9 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
         const errors = yield* missingRefs(spec, rows)
         const valid = errors.size === 0 ? rows : rows.filter((row) => !errors.has(row.line))
         if (valid.length > 0) yield* run(statements.get(spec.table)!, [JSON.stringify(valid)])
+        // Names and popularity changed: the suggestions' strings (migration 0016) no longer hold;
+        // until they are computed again, suggestions read the catalog. In the batch's transaction.
+        if (valid.length > 0 && suggestionSources.has(spec.table)) yield* run(`delete from shop_rollup_state where entity = 'suggestions'`, [])
         return { written: valid, errors: Array.from(errors, ([line, error]): LineError => ({ line, error })) }
       })
 

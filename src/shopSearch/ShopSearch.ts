@@ -128,23 +128,27 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
 
       /**
        * Autocomplete strings for `prefix` (see `interleave`): those starting with it, then,
-       * only when these are fewer than `limit`, those with a later word starting with it.
+       * only when these are fewer than `limit`, those with a later word starting with it (a
+       * statement each). Read from the strings summed ahead when they hold the 30 days up to
+       * yesterday, else from the catalog itself: the same strings, found through its indexes.
        */
       suggestions: (accountId: string, params: SuggestionsParams) =>
         Effect.gen(function*() {
           const limit = params.limit ?? defaultSuggestions
           const window = yield* lastDays(defaultPeriodDays)
-          // Asked on every keystroke: the two lookups at once. Categories' popularity is their
-          // 30-day GMV, summed ahead when the rollup holds.
-          const [region, rolledUpTo] = yield* Effect.all(
-            [countries.resolve(accountId, params.country), explore.rollupDay("categories", defaultPeriodDays)],
-            { concurrency: 2 }
-          )
-          const period = rolledUpTo === window.to ? { ...window, rollup: defaultPeriodDays } : window
           const patterns = patternsOf(params.prefix)
-          const reach = yield* SuggestionReach
           const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))
-          const classOf = (starts: boolean) => repo.suggestions(types, region, period, patterns, starts, limit, reach)
+          // Asked on every keystroke: the two lookups at once.
+          const [region, summedTo] = yield* Effect.all([countries.resolve(accountId, params.country), repo.suggestionsDay], { concurrency: 2 })
+          const classOf = summedTo === window.to
+            ? (starts: boolean) => repo.summedAhead(types, region, patterns, starts, limit)
+            : yield* Effect.gen(function*() {
+              // Categories' popularity is their 30-day GMV, summed ahead when the rollup holds.
+              const rolledUpTo = yield* explore.rollupDay("categories", defaultPeriodDays)
+              const period = rolledUpTo === window.to ? { ...window, rollup: defaultPeriodDays } : window
+              const reach = yield* SuggestionReach
+              return (starts: boolean) => repo.suggestions(types, region, period, patterns, starts, limit, reach)
+            })
           const starting = yield* classOf(true)
           const enough = [...starting.values()].reduce((n, strings) => n + strings.length, 0) >= limit
           const later = enough || patterns.later === null ? [] : [yield* classOf(false)]

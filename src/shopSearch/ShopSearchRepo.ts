@@ -2,8 +2,9 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
+import { defaultPeriodDays } from "../shopExplore/Entities.js"
 import { categorySubtree } from "../shopExplore/ExploreRepo.js"
-import type { FoundProduct, Suggestion, SuggestionType, TrendingMetric, TrendingProduct } from "./Api.js"
+import { type FoundProduct, type Suggestion, type SuggestionType, suggestionTypes, type TrendingMetric, type TrendingProduct } from "./Api.js"
 
 /** A run of UTC days, both included, and the run of the same length just before it. */
 export interface Window {
@@ -45,6 +46,11 @@ export interface PrefixPatterns {
 }
 
 type Row = Record<string, any>
+
+/** What a later word starts after: a space or ASCII punctuation (ShopSearch's `patternsOf` matches the same). */
+const wordSeparators = " !\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~-"
+/** A later word's key holds this many characters: more than the longest prefix (50). */
+const wordKeyLength = 64
 
 /** How far suggestions first read a type's rows in popularity order (see `suggestions`). */
 export interface Reach {
@@ -187,13 +193,13 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
       }
     }
 
-    /** A type's strings in the region with their popularity (ordered by `popularOrder`, ties by id, byte order). */
-    const strings = (type: SuggestionType, region: string, period: Window) => {
+    /** A type's strings in the region (all regions: undefined) with their popularity (ordered by `popularOrder`, ties by id, byte order). */
+    const strings = (type: SuggestionType, region: string | undefined, period: Window) => {
       const source = sources[type]
       return sql`
-        select e.${sql(source.text)} as text, e.external_id as id, ${source.popularity(period)} as popularity
+        select e.region, e.${sql(source.text)} as text, e.external_id as id, ${source.popularity(period)} as popularity
           from ${sql(source.table)} e
-         where e.region = ${region}`
+         where ${region === undefined ? sql`true` : sql`e.region = ${region}`}`
     }
     const popularOrder = sql`popularity desc nulls last, id collate "C"`
 
@@ -310,7 +316,66 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
             select * from popular where (select ok from enough)
             union all
             select * from (${allOf(type, region, period, patterns, starts, limit)}) every_row where not (select ok from enough)`
-        })
+        }),
+
+      /** The last day of the 30 days whose popularity `shop_suggestions` holds; undefined: it does not hold. */
+      suggestionsDay: sql<{ day_to: string }>`
+        select day_to::text as day_to from shop_rollup_state where entity = 'suggestions' and days = ${defaultPeriodDays}`.pipe(
+        Effect.map((rows) => rows[0]?.day_to),
+        Effect.orDie
+      ),
+
+      /**
+       * `suggestions`' strings, from those summed ahead (migration 0016): the same answer from
+       * a few thousand rows at most instead of the catalog. A branch per type, each planned for its own rows: strings starting with
+       * the prefix are a range of `shop_suggestions`' prefix index (or its popular strings,
+       * filtered, when the prefix is common), those with a later word starting with it a range
+       * of `shop_suggestion_words`, checked against the class's own pattern and each taken once.
+       */
+      summedAhead: (types: ReadonlyArray<SuggestionType>, region: string, patterns: PrefixPatterns, starts: boolean, limit: number) =>
+        byType(types, (type) => {
+          const startsWith = (alias: string) => sql`lower(${sql(alias)}.text) like lower(${patterns.start})`
+          const rows = starts || patterns.later === null
+            ? sql`select s.text, s.external_id, s.popularity from shop_suggestions s
+                   where s.region = ${region} and s.type = ${type} and ${startsWith("s")}`
+            : sql`select distinct w.text, w.external_id, w.popularity from shop_suggestion_words w
+                   where w.region = ${region} and w.type = ${type} and w.key like lower(${patterns.start})
+                     and w.text ~* ${patterns.later} and not ${startsWith("w")}`
+          return sql`
+            select ${type}::text as type, text, id, row_number() over (order by ${popularOrder}) as rank from (
+              select * from (select m.text, m.external_id as id, m.popularity from (${rows}) m) named order by ${popularOrder} limit ${limit}
+            ) firsts`
+        }),
+
+      /**
+       * Computes `shop_suggestions` and `shop_suggestion_words` for the 30 days `from`..`to`
+       * (categories' popularity is their GMV over them), in one transaction: readers see the old
+       * strings or the new, never a half.
+       */
+      refreshSuggestions: (from: string, to: string, now: Date) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const period: Window = { from, to, previousFrom: from, previousTo: to }
+          // One refresh at a time across replicas: a second one waits, then replaces the first's rows.
+          yield* sql`select pg_advisory_xact_lock(hashtext('adintel.shop_suggestions'))`
+          yield* sql`delete from shop_suggestions`
+          for (const type of suggestionTypes) {
+            yield* sql`
+              insert into shop_suggestions (region, type, text, external_id, popularity)
+              select distinct on (region, lower(text)) region, ${type}, text, id, popularity
+                from (${strings(type, undefined, period)}) typed
+               order by region, lower(text), ${popularOrder}`
+          }
+          yield* sql`delete from shop_suggestion_words`
+          yield* sql`
+            insert into shop_suggestion_words (region, type, key, text, external_id, popularity)
+            select s.region, s.type, left(lower(substr(s.text, i)), ${wordKeyLength}), s.text, s.external_id, s.popularity
+              from shop_suggestions s cross join lateral generate_series(2, char_length(s.text)) i
+             where strpos(${wordSeparators}, substr(s.text, i - 1, 1)) > 0 or substr(s.text, i, 1) !~ '[A-Za-z0-9]'`
+          // The planner's statistics of the new rows, per type: whether a prefix is common there.
+          yield* sql`analyze shop_suggestions, shop_suggestion_words`
+          yield* sql`insert into shop_rollup_state (entity, days, day_to, refreshed_at) values ('suggestions', ${defaultPeriodDays}, ${to}::date, ${now})
+                     on conflict (entity, days) do update set day_to = excluded.day_to, refreshed_at = excluded.refreshed_at`
+        })).pipe(Effect.asVoid, Effect.orDie)
     }
   })
 }) {}

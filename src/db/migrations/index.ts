@@ -15,6 +15,7 @@ import m0012 from "./0012_shop_visits.js"
 import m0013 from "./0013_shop_search.js"
 import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
+import m0016 from "./0016_shop_suggestions.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -31,7 +32,8 @@ export const migrations = {
   "0012_shop_visits": m0012,
   "0013_shop_search": m0013,
   "0014_shop_rollups": m0014,
-  "0015_transcripts": m0015
+  "0015_transcripts": m0015,
+  "0016_shop_suggestions": m0016
 }
 
 /**
