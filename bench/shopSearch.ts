@@ -25,14 +25,17 @@ const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const runs = Number(process.env["BENCH_RUNS"] ?? 15)
 /** Which routes to measure (BENCH_ROUTES=suggestions,search,trending; default all). */
 const routes = process.env["BENCH_ROUTES"]?.split(",") ?? ["suggestions", "search", "trending"]
-/** The world's today; the service's clock is set to it. */
+/**
+ * The world's today; the service's clock is set to it, and what is summed ahead is computed for
+ * it. A world kept in BENCH_DATA_DIR is loaded once and ages: its metrics end on its first day.
+ */
 const today = new Date().toISOString().slice(0, 10)
 const shopEntities = ["shop-categories", "shop-shops", "shop-creators", "shop-products", "shop-metrics"] as const
 
 /** The shop records of the world, once per database (`service_state` remembers it). */
 const load = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const marker = `bench.shopSearch.${scaleName}.${today}`
+  const marker = `bench.shopSearch.${scaleName}`
   if ((yield* sql`select 1 from service_state where key = ${marker}`).length > 0) return
   const ingest = yield* Ingest
   const generated = world({ scale: scales[scaleName], seed: 1, today })
