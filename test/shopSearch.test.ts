@@ -303,7 +303,7 @@ describe("short-video shop trending, search and suggestions", () => {
         const sql = yield* SqlClient.SqlClient
         const prefixes = ["s", "se", "b", "@its", "(b", "(", creators[3]!.handle.slice(1, 3), products[5]!.title.slice(0, 3), "zzz"]
         const ask = (typed: string, limit: number) => textsOf(search.suggestions(id, { prefix: typed, country: "US", limit }))
-        // The demo load summed them ahead: one statement reads them.
+        // The demo load summed them ahead: a statement per class reads them, and nothing else.
         for (const typed of prefixes) {
           for (const limit of [1, 10, 20]) {
             const { answer, statements } = yield* ask(typed, limit)
