@@ -37,7 +37,7 @@ export const withBenchDatabase = <A>(name: string, use: (url: string, dir: strin
   const existing = process.env["BENCH_DATABASE_URL"]
   return existing === undefined
     ? withScratchDatabase(name, (url, dir) => use(url, dir, false))
-    : mkdtemp(path.join(tmpdir(), `adintel-${name}-`)).then((dir) => use(existing, dir, true))
+    : mkdtemp(path.join(tmpdir(), `adintel-${name}-`)).then((dir) => use(existing, dir, true).finally(() => rm(dir, { recursive: true, force: true })))
 }
 
 /** Runs a benchmark's main function; a failure prints and exits 1. */

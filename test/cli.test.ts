@@ -2,11 +2,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "@effect/sql"
 import { execFile } from "node:child_process"
-import { mkdtemp, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import * as World from "./fixtures/world.js"
 import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
+import { tempDir } from "./support/TempDir.js"
 import { call, keyHeader, signIn, testServer } from "./support/TestServer.js"
 
 /** Runs `npm run admin -- <args>` as an operator would, against the test database. */
@@ -65,9 +65,9 @@ describe("admin CLI (npm run admin)", () => {
         expect((yield* call("/api/usage", { headers: yield* signIn("ops@example.com", "second password") })).status).toBe(200)
       }), 120_000)
 
-    it.effect("imports an NDJSON file and loads a demo world, with a report", () =>
+    it.scoped("imports an NDJSON file and loads a demo world, with a report", () =>
       Effect.gen(function*() {
-        const file = path.join(yield* Effect.promise(() => mkdtemp(path.join(tmpdir(), "adintel-cli-"))), "stores.ndjson")
+        const file = path.join(yield* tempDir("cli"), "stores.ndjson")
         yield* Effect.promise(() => writeFile(file, World.ndjson(World.stores) + `{"external_id":"x"}\n`))
         const imported = yield* admin("import", "stores", file)
         expect(imported.code).toBe(1)

@@ -1,9 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { existsSync } from "node:fs"
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises"
+import { readdir, readFile, writeFile } from "node:fs/promises"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { AudioExtractor } from "../src/transcripts/AudioExtractor.js"
@@ -16,6 +15,7 @@ import * as Pocketsphinx from "../src/transcripts/Pocketsphinx.js"
 import { ScriptWriter } from "../src/transcripts/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/Transcriber.js"
 import { smallWorldServer } from "./support/AdWorld.js"
+import { tempDir as testTempDir } from "./support/TempDir.js"
 import { get, MediaOrigin, mediaOrigin, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
 
 /**
@@ -99,16 +99,16 @@ describe("ffmpeg and pocketsphinx", () => {
     }).pipe(Effect.provide(engines)), { timeout: 120_000 })
 
   // Live clock: the time bound is real time.
-  it.live.skipIf(!ffmpeg)("refuses what is not media, media without sound, and a missing ffmpeg, leaving no files", () =>
+  it.scopedLive.skipIf(!ffmpeg)("refuses what is not media, media without sound, and a missing ffmpeg, leaving no files", () =>
     Effect.gen(function*() {
-      const tempDir = yield* Effect.promise(() => mkdtemp(path.join(tmpdir(), "adintel-test-audio-")))
+      const [tempDir, inputs] = [yield* testTempDir("audio"), yield* testTempDir("audio-inputs")]
       const audio = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["ffmpeg"], { tempDir })))
-      const notMedia = path.join(tmpdir(), `adintel-not-media-${process.pid}.mp4`)
+      const notMedia = path.join(inputs, "not-media.mp4")
       yield* Effect.promise(() => writeFile(notMedia, "this is text, not a video"))
       const refused = yield* Effect.flip(Effect.scoped(audio.toWav(notMedia)))
       expect(refused.reason).toBe("ffmpeg could not read the media")
 
-      const mute = path.join(tmpdir(), `adintel-mute-${process.pid}.mp4`)
+      const mute = path.join(inputs, "mute.mp4")
       const made = yield* runChild("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=32x32:r=5", "-t", "1", mute], { timeout: "30 seconds" })
       expect(made.code).toBe(0)
       const silent = yield* Effect.flip(Effect.scoped(audio.toWav(mute)))
