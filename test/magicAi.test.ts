@@ -165,10 +165,15 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
     it.effect("pages by token like the searches, and validates what it is asked", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account()
+        // A family of ads sharing unusual words: more than 50 alike whichever words the text
+        // probe anchors on (the rarest by the planner's statistics, which autovacuum may or may
+        // not have gathered yet).
+        const copy = (n: number) => `Quasarmint kettle ${n} hums softly by the harbour`
+        yield* ingestAll("ads", Array.from({ length: 120 }, (_, n) => fixtureAd(`kettle-${n}`, { headline: "Quasarmint kettle", body: copy(n), description: null, ai_tags: null })))
         const walk = (limit: number) =>
           Effect.gen(function*() {
             const walked: Array<string> = []
-            let answer = yield* magic(api_key, { ad_id: source.external_id, library: "social", limit })
+            let answer = yield* magic(api_key, { ad_id: "kettle-0", library: "social", limit })
             while (true) {
               walked.push(...ids(answer.json))
               if (!answer.json.has_more) return walked
