@@ -48,7 +48,7 @@ const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os
  * cluster's child process keeps the event loop alive anyway: both hooks are removed. The
  * signal hooks (SIGINT, SIGTERM, ...) stay.
  */
-const loadEmbeddedPostgres = async () => {
+export const loadEmbeddedPostgres = async () => {
   const emitter: NodeJS.EventEmitter = process
   const events = ["beforeExit", "exit"]
   const before = new Set(events.flatMap((event) => emitter.listeners(event)))
