@@ -4,9 +4,9 @@ import { Effect } from "effect"
 
 /** Runs a script in a fresh Node process (with tsx, from the repository); its exit code and stderr. */
 const node = (script: string) =>
-  Effect.async<{ readonly code: number | null; readonly stderr: string }>((resume) => {
+  Effect.async<{ readonly code: number; readonly stderr: string }>((resume) => {
     execFile(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: process.cwd(), timeout: 60_000 }, (error, _stdout, stderr) =>
-      resume(Effect.succeed({ code: error === null ? 0 : (error as NodeJS.ErrnoException & { code?: number }).code as number | null, stderr })))
+      resume(Effect.succeed({ code: error === null ? 0 : Number(error.code), stderr })))
   })
 
 describe("embedded PostgreSQL", () => {
