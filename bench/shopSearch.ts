@@ -7,8 +7,9 @@
  * statement it ran with the indexes it read, as run (EXPLAIN ANALYZE; BENCH_VERBOSE prints the
  * plans). Suggestions are asked on every keystroke: each should take a few milliseconds and no
  * statement of theirs may read a large table whole. BENCH_ROUTES=suggestions,search,trending
- * picks the routes (default all). BENCH_DATABASE_URL: a database that already holds the shop
- * records (as `npm run bench:shop` leaves it), measured as it is.
+ * picks the routes (default all), BENCH_PREFIXES=s|ser the suggestions' prefixes. BENCH_DATABASE_URL:
+ * a database that already holds the shop records (as `npm run bench:shop` leaves it), measured
+ * as it is.
  */
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
