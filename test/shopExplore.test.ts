@@ -99,7 +99,7 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         }
       }))
 
-    it.effect("a growth sort compares the period with the one before it", () =>
+    it.effect("growth compares the period with the one before it, as the sort and beside a column sort", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account({ plan: "premium" })
         const [from, to, pFrom, pTo] = ["1969-12-25", "1969-12-31", "1969-12-18", "1969-12-24"]
@@ -115,6 +115,15 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
         const answer = yield* get(api_key, `${prefix}/products/explore?date_from=${from}&date_to=${to}&sort=units_growth&page_size=20`)
         expect(ids(answer.json)).toEqual(expected.slice(0, 20).map((e) => e.id))
         expect(answer.json.data[0].period.metrics.units_growth).toBeCloseTo(expected[0]!.growth!, 4)
+        // sorted by a column, cheapest first, each row still shows its growth
+        const byPrice = yield* get(api_key, `${prefix}/products/explore?date_from=${from}&date_to=${to}&sort=price&order=asc&page_size=100`)
+        const prices = products.filter((p) => p.region === "US").map((p) => p.price_min as number).sort((a, b) => a - b)
+        expect(byPrice.json.data.map((row: { price_min: number }) => row.price_min)).toEqual(prices.slice(0, 100))
+        const growthOf = new Map(expected.map((e) => [e.id, Math.round(e.growth! * 10_000) / 10_000]))
+        const shown = (byPrice.json.data as Array<{ id: string; period: { metrics: Record<string, number | null> } }>)
+          .map((row) => [row.id, row.period.metrics.units_growth])
+        expect(shown.filter(([, growth]) => growth !== null).length).toBeGreaterThan(3)
+        expect(shown).toEqual(shown.map(([id]) => [id, growthOf.get(id as string) ?? null]))
       }))
 
     it.effect("filters of every kind: keyword, choice, reference, days, bool, metric ranges", () =>

@@ -226,9 +226,11 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         return bounds.filter((c): c is Fragment => c !== null)
       })
       const current = needs.current || metricBounds.length > 0
+      // Each metric as a column of its own: a page reads thousands of matching rows to sort them,
+      // and building a whole record per row (`to_jsonb`) once cost as much as finding them.
       const columns = [
-        ...(current ? [sql`to_jsonb(cur) as current`, ...names.map((name) => sql`cur.${sql(name)} as ${sql(`cur_${name}`)}`)] : []),
-        ...(needs.previous ? [sql`to_jsonb(prev) as previous`, ...names.map((name) => sql`prev.${sql(name)} as ${sql(`prev_${name}`)}`)] : [])
+        ...(current ? metricColumns(names, "cur") : []),
+        ...(needs.previous ? metricColumns(names, "prev") : [])
       ]
       return sql`
         select ${sql.csv([sql`e.id`, ...columns])}
@@ -238,19 +240,32 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
          where ${filters(plan)} and ${sql.and(metricBounds)}`
     }
 
+    /**
+     * The period's (`cur`) or the previous period's (`prev`) metrics as columns `cur_gmv`, ...:
+     * read from that metrics join, or passed on from the `page` that read them.
+     */
+    const metricColumns = (names: ReadonlyArray<string>, alias: "cur" | "prev", source: "cur" | "prev" | "page" = alias) =>
+      names.map((name) => {
+        const column = sql(`${alias}_${name}`)
+        return source === "page" ? sql`page.${column}` : sql`${sql(alias)}.${sql(name)} as ${column}`
+      })
+
     const isGrowth = (plan: PagePlan) => plan.sort.endsWith("_growth")
+
+    /** Whether the sort is one of the entity's columns (`e`), not a metric of the period (`m`). */
+    const byColumn = (plan: PagePlan) => plan.sort in entities[plan.entity].sorts && !(plan.sort in entities[plan.entity].metrics)
 
     /** A sort as SQL: a metric, a metric's growth, or a column; nulls last either way. */
     const orderOf = (plan: PagePlan) => {
       const spec = entities[plan.entity]
       const direction = sql.literal(plan.descending ? "desc" : "asc")
       const metric = plan.sort.endsWith("_growth") ? plan.sort.slice(0, -"_growth".length) : undefined
-      const value = metric !== undefined && metric in spec.metrics
+      const value = byColumn(plan)
+        ? sql.literal(spec.sorts[plan.sort]!)
+        : metric !== undefined && metric in spec.metrics
         ? sql`(m.${sql(`cur_${metric}`)} - m.${sql(`prev_${metric}`)}) / nullif(m.${sql(`prev_${metric}`)}, 0)`
-        : plan.sort in spec.metrics
-        ? sql`m.${sql(`cur_${plan.sort}`)}`
-        : sql.literal(spec.sorts[plan.sort]!)
-      return sql`${value} ${direction} nulls last, e.id ${direction}`
+        : sql`m.${sql(`cur_${plan.sort}`)}`
+      return sql`${value} ${direction} nulls last, m.id ${direction}`
     }
 
     return {
@@ -321,13 +336,15 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
         return sql<Row>`
           with m as (${matching(plan, { current: true, previous: isGrowth(plan) })}),
           page as (
-            select m.id, m.current, ${isGrowth(plan) ? sql`m.previous` : sql`null::jsonb as previous`}, count(*) over () as total,
-                   row_number() over (order by ${orderOf(plan)}) as position
-              from m join ${sql(spec.table)} e on e.id = m.id
+            select m.*, count(*) over () as total, row_number() over (order by ${orderOf(plan)}) as position
+              from m ${byColumn(plan) ? sql`join ${sql(spec.table)} e on e.id = m.id` : sql``}
              order by position
              limit ${plan.limit} offset ${plan.offset})
-          select page.total::int as total, page.current,
-                 ${isGrowth(plan) ? sql`page.previous` : sql`to_jsonb(prev) as previous`},
+          select ${sql.csv([
+          sql`page.total::int as total`,
+          ...metricColumns(names, "cur", "page"),
+          ...metricColumns(names, "prev", isGrowth(plan) ? "page" : "prev")
+        ])},
                  e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
             from page join ${sql(spec.table)} e on e.id = page.id
             ${isGrowth(plan) ? sql`` : metricsJoin(plan, true, "prev")}
@@ -335,11 +352,9 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
           Effect.map((rows) => ({
             total: rows[0]?.total ?? 0,
             rows: rows.map((r) => {
-              const current: Row = r.current ?? {}
-              const previous: Row = r.previous ?? {}
               const metrics: Record<string, number | null> = {}
-              for (const name of names) metrics[name] = current[name] ?? null
-              for (const name of names) metrics[`${name}_growth`] = growth(current[name] ?? null, previous[name] ?? null)
+              for (const name of names) metrics[name] = r[`cur_${name}`] ?? null
+              for (const name of names) metrics[`${name}_growth`] = growth(r[`cur_${name}`] ?? null, r[`prev_${name}`] ?? null)
               return {
                 id: r.external_id,
                 region: r.region,
