@@ -341,10 +341,10 @@ export class ExploreRepo extends Effect.Service<ExploreRepo>()("adintel/ExploreR
              order by position
              limit ${plan.limit} offset ${plan.offset})
           select ${sql.csv([
-          sql`page.total::int as total`,
-          ...metricColumns(names, "cur", "page"),
-          ...metricColumns(names, "prev", isGrowth(plan) ? "page" : "prev")
-        ])},
+            sql`page.total::int as total`,
+            ...metricColumns(names, "cur", "page"),
+            ...metricColumns(names, "prev", isGrowth(plan) ? "page" : "prev")
+          ])},
                  e.external_id, e.region, ${sql.literal(views[plan.entity].select)}
             from page join ${sql(spec.table)} e on e.id = page.id
             ${isGrowth(plan) ? sql`` : metricsJoin(plan, true, "prev")}
