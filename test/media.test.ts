@@ -1,9 +1,7 @@
 import { existsSync } from "node:fs"
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
+import { readdir, readFile } from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import { deflateSync } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Fiber } from "effect"
@@ -20,6 +18,7 @@ import {
   toSigned64
 } from "../src/media/ImageFeatures.js"
 import { RemoteMedia, type RemoteMediaSettings, settings } from "../src/media/RemoteMedia.js"
+import { tempDir } from "./support/TempDir.js"
 
 const hashOf = (bytes: Uint8Array) => Effect.flatMap(ImageFeatures, (features) => features.hash(bytes))
 const sharpBytes = (build: () => Promise<Buffer>) => Effect.promise(build).pipe(Effect.map((b) => new Uint8Array(b)))
@@ -176,11 +175,6 @@ const origin = Effect.gen(function*() {
 const mediaWith = (overrides: Partial<RemoteMediaSettings>) => Effect.provide(RemoteMedia, RemoteMedia.layerWith(overrides))
 const loopbackAllowed = { allow: ["127.0.0.1"] }
 
-/** A fresh directory for `download`'s temporary files, so a test can see what is left. */
-const tempDir = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(path.join(tmpdir(), "media-test-"))),
-  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-)
 const leftIn = (dir: string) => Effect.promise(() => readdir(dir))
 
 describe("remote media (SSRF-safe fetching)", () => {
@@ -280,7 +274,7 @@ describe("remote media (SSRF-safe fetching)", () => {
   it.scopedLive("download gives a temporary file that is gone when the scope closes, whatever happened", () =>
     Effect.gen(function*() {
       const { base } = yield* origin
-      const dir = yield* tempDir
+      const dir = yield* tempDir("media")
       const media = yield* mediaWith({ ...loopbackAllowed, tempDir: dir, timeout: Duration.millis(500) })
       const file = yield* Effect.scoped(Effect.gen(function*() {
         const got = yield* media.download(`${base}/hop`, { accept: ["image/"] })
