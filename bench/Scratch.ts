@@ -16,18 +16,27 @@ import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
 /** What every benchmark server and its accounts share. */
 export const secret = "bench-key-encryption-secret-0123456789"
 
-/** A fresh embedded PostgreSQL with one database, removed after `use` whatever happens. */
-export const withScratchDatabase = async <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> => {
+/** A fresh directory under the system's temporary one, removed with everything in it after `use`. */
+const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): Promise<A> => {
   const dir = await mkdtemp(path.join(tmpdir(), `adintel-${name}-`))
-  const cluster = await startCluster({ dataDir: dir, persistent: false })
   try {
-    await ensureDatabase(cluster.adminUrl, name)
-    return await use(cluster.urlFor(name), dir)
+    return await use(dir)
   } finally {
-    await cluster.stop()
     await rm(dir, { recursive: true, force: true })
   }
 }
+
+/** A fresh embedded PostgreSQL with one database, removed after `use` whatever happens. */
+export const withScratchDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> =>
+  withTempDir(name, async (dir) => {
+    const cluster = await startCluster({ dataDir: dir, persistent: false })
+    try {
+      await ensureDatabase(cluster.adminUrl, name)
+      return await use(cluster.urlFor(name), dir)
+    } finally {
+      await cluster.stop()
+    }
+  })
 
 /**
  * The database a benchmark measures: `BENCH_DATABASE_URL` when set (a world loaded earlier, to
@@ -37,7 +46,7 @@ export const withBenchDatabase = <A>(name: string, use: (url: string, dir: strin
   const existing = process.env["BENCH_DATABASE_URL"]
   return existing === undefined
     ? withScratchDatabase(name, (url, dir) => use(url, dir, false))
-    : mkdtemp(path.join(tmpdir(), `adintel-${name}-`)).then((dir) => use(existing, dir, true).finally(() => rm(dir, { recursive: true, force: true })))
+    : withTempDir(name, (dir) => use(existing, dir, true))
 }
 
 /** Runs a benchmark's main function; a failure prints and exits 1. */
