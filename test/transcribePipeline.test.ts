@@ -15,7 +15,7 @@ import * as Pocketsphinx from "../src/transcripts/Pocketsphinx.js"
 import { ScriptWriter } from "../src/transcripts/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/Transcriber.js"
 import { smallWorldServer } from "./support/AdWorld.js"
-import { tempDir as testTempDir } from "./support/TempDir.js"
+import { tempDir } from "./support/TempDir.js"
 import { get, MediaOrigin, mediaOrigin, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
 
 /**
@@ -101,8 +101,8 @@ describe("ffmpeg and pocketsphinx", () => {
   // Live clock: the time bound is real time.
   it.scopedLive.skipIf(!ffmpeg)("refuses what is not media, media without sound, and a missing ffmpeg, leaving no files", () =>
     Effect.gen(function*() {
-      const [tempDir, inputs] = [yield* testTempDir("audio"), yield* testTempDir("audio-inputs")]
-      const audio = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["ffmpeg"], { tempDir })))
+      const [work, inputs] = [yield* tempDir("audio"), yield* tempDir("audio-inputs")]
+      const audio = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["ffmpeg"], { tempDir: work })))
       const notMedia = path.join(inputs, "not-media.mp4")
       yield* Effect.promise(() => writeFile(notMedia, "this is text, not a video"))
       const refused = yield* Effect.flip(Effect.scoped(audio.toWav(notMedia)))
@@ -114,7 +114,7 @@ describe("ffmpeg and pocketsphinx", () => {
       const silent = yield* Effect.flip(Effect.scoped(audio.toWav(mute)))
       expect(silent.reason).toBe("the media has no audio track")
       // A failed conversion removes its temporary directory at once.
-      expect(yield* Effect.promise(() => readdir(tempDir))).toEqual([])
+      expect(yield* Effect.promise(() => readdir(work))).toEqual([])
 
       const missing = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["/nonexistent/ffmpeg"])))
       expect(missing.engine).toBe("ffmpeg not found")
