@@ -3,7 +3,7 @@ import { AdminApi } from "./accounts/Api.js"
 import { AdLibraryApi, AdsApi, MagicAiApi } from "./adLibrary/Api.js"
 import { CatalogAdminApi } from "./catalog/Api.js"
 import { CreditsApi } from "./credits/Api.js"
-import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody } from "./Errors.js"
+import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody, PayloadTooLargeBody } from "./Errors.js"
 import { withKeySchemes } from "./gateway/Api.js"
 import { alias, legacy } from "./Mirror.js"
 import { SessionApi, sessionCookieName } from "./session/Api.js"
@@ -39,7 +39,7 @@ const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
 
 /**
  * An empty API with the service's conventions: any route may answer 400 for bad input
- * (G10/G11) and 500 when it fails unexpectedly, and 404 is what an unknown path gets; the
+ * (G10/G11), 413 for a body larger than it takes, and 500 when it fails unexpectedly, and 404 is what an unknown path gets; the
  * OpenAPI document lists the key schemes. `AdIntelApi` is built on it, and so is any API a
  * test or an extension composes from our groups.
  */
@@ -47,6 +47,7 @@ export const serviceApi = <const Id extends string>(id: Id) =>
   HttpApi.make(id)
     .addError(InvalidRequestBody)
     .addError(NotFoundBody)
+    .addError(PayloadTooLargeBody)
     .addError(InternalServerErrorBody)
     .annotateContext(
       OpenApi.annotations({

@@ -20,6 +20,13 @@ export const optionalHttpUrl = (name: string, example: string): Config.Config<Op
     }))
   )
 
+/** A body size in bytes: from 1 KiB to 1 GiB. */
+const byteLimit = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be from 1024 to 1073741824 bytes`, validation: (n) => n >= 1024 && n <= 1024 ** 3 }),
+    Config.withDefault(fallback)
+  )
+
 export interface AppSettings {
   readonly port: number
   readonly host: string
@@ -38,6 +45,10 @@ export interface AppSettings {
   readonly rollupRefreshEvery: Duration.Duration
   /** The largest body `POST /admin/ingest/{entity}` reads. */
   readonly maxImportBytes: number
+  /** The largest body any other route reads (JSON, forms, multipart): larger is 413. */
+  readonly maxBodyBytes: number
+  /** The largest body sign-in, the key page's forms and the admin API read. */
+  readonly maxFormBytes: number
   /** A browser session ends after this long without a request... */
   readonly sessionIdleTimeout: Duration.Duration
   /** ...and this long after sign-in in any case. */
@@ -78,6 +89,8 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.validate({ message: "MAX_IMPORT_BYTES must be positive", validation: (n) => n > 0 }),
     Config.withDefault(1024 * 1024 * 1024)
   ),
+  maxBodyBytes: byteLimit("MAX_BODY_BYTES", 1024 * 1024),
+  maxFormBytes: byteLimit("MAX_FORM_BYTES", 16 * 1024),
   sessionIdleTimeout: Config.duration("SESSION_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.hours(12))),
   sessionMaxAge: Config.duration("SESSION_MAX_AGE").pipe(Config.withDefault(Duration.days(7))),
   loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(

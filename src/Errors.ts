@@ -30,5 +30,11 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
 }) {}
 export const ConflictBody = envelope(Conflict, 409)
 
+/** A body larger than its route takes (docs/SPEC-NOTES.md, "Bounded input"). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  error: Schema.String
+}) {}
+export const PayloadTooLargeBody = envelope(PayloadTooLarge, 413)
+
 /** spec: INTERPRETATIONS G10: the exact message for a path id outside `[A-Za-z0-9_-]+`. */
 export const InvalidIdMessage = "Invalid id"

@@ -59,6 +59,13 @@ export const Words = (max: number) =>
     Schema.annotations(message(`must be a non-empty text of at most ${max} characters`))
   )
 
+/**
+ * A number as a query string writes it: decimal digits with an optional sign (and fraction),
+ * nothing else: `0x10`, `1e3`, ` 5 ` and `Infinity` are refused, not read as numbers.
+ */
+const DecimalText = (integer: boolean) =>
+  Schema.String.pipe(Schema.pattern(integer ? /^-?\d{1,16}$/ : /^-?\d{1,16}(\.\d{1,16})?$/), Schema.compose(Schema.NumberFromString))
+
 /** A number within bounds, from a query string's text or a body's number. */
 const NumberIn = (min: number, max: number, integer: boolean) => {
   const text = integer ? `must be an integer from ${min} to ${max}` : `must be a number from ${min} to ${max}`
@@ -76,7 +83,7 @@ export const param = {
     const { bounded, text } = NumberIn(min, max, integer)
     const json = { type: integer ? "integer" : "number", minimum: min, maximum: max, description }
     return {
-      query: documented(Schema.compose(Schema.NumberFromString, integer ? IntRange(min, max) : bounded).annotations(message(text)), json),
+      query: documented(Schema.compose(DecimalText(integer), integer ? IntRange(min, max) : bounded).annotations(message(text)), json),
       body: bounded.annotations({ description })
     }
   },

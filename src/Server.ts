@@ -2,7 +2,7 @@ import {
   type HttpApi,
   HttpApiBuilder,
   HttpApiScalar,
-  type HttpApp,
+  HttpApp,
   HttpMiddleware,
   type HttpRouter,
   HttpServer,
@@ -14,6 +14,7 @@ import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, type ConfigError, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
+import type { Duplex } from "node:stream"
 import { Accounts } from "./accounts/Accounts.js"
 import { AdminAuthLive, AdminLive } from "./accounts/Http.js"
 import { AdSearch } from "./adLibrary/AdSearch.js"
@@ -22,14 +23,15 @@ import { AdLibraryLive, AdsLive, MagicAiLive } from "./adLibrary/Http.js"
 import { CatalogAdminLive } from "./catalog/Http.js"
 import { Ingest } from "./catalog/Ingest.js"
 import { AdIntelApi } from "./Api.js"
-import { AppConfig } from "./AppConfig.js"
+import { AppConfig, type AppSettings } from "./AppConfig.js"
 import { CreditsLive } from "./credits/Http.js"
-import { InternalServerError, InvalidRequest, NotFound } from "./Errors.js"
+import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "./Errors.js"
 import { ImageFeatures } from "./media/ImageFeatures.js"
 import { RemoteMedia } from "./media/RemoteMedia.js"
 import { describeIssue } from "./Issues.js"
 import { Gateway } from "./gateway/Gateway.js"
-import { MeteredLive } from "./gateway/Http.js"
+import { MeteredLive, pathOf } from "./gateway/Http.js"
+import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
 import { SessionAuthLive, SessionLive } from "./session/Http.js"
 import { Sessions } from "./session/Sessions.js"
 import { ShopLive } from "./shop/Http.js"
@@ -66,36 +68,63 @@ export const describeDecodeError = (error: HttpApiDecodeError): string => descri
 const isJsonDecodeFailure = (defect: unknown) =>
   HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
 
+/** A body the bounded request refused (RequestBody.ts), as the platform's read failure carries it. */
+const bodyRejection = (defect: unknown): Option.Option<BodyRejected> =>
+  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.cause instanceof BodyRejected
+    ? Option.some(defect.cause)
+    : Option.none()
+
 const isRouteNotFound = (failure: unknown) => HttpServerError.isServerError(failure) && failure._tag === "RouteNotFound"
+
+/**
+ * Sign-in, the key page's forms and the admin API take small bodies; every other route the
+ * general limit (the NDJSON import streams and counts its own, up to `MAX_IMPORT_BYTES`).
+ */
+export const bodyLimitOf = (path: string, config: Pick<AppSettings, "maxBodyBytes" | "maxFormBytes">): number =>
+  path === "/login" || path === "/logout" || path === "/api/regenerate" || path.startsWith("/admin/")
+    ? config.maxFormBytes
+    : config.maxBodyBytes
 
 /**
  * The service's answers for what the routes themselves do not answer, applied inside HttpApi
  * so the contract's error schemas encode them:
- * - bad input is G11's `{ success: false, error }` naming the field, not HttpApi's decode body,
- *   and a body that is not JSON at all is bad input too, not a 500;
+ * - every body is read bounded (RequestBody.ts): too large is 413, malformed (not JSON, nested
+ *   too deep, a broken multipart form) is G11's 400, and a 413 closes the connection rather
+ *   than read the rest;
+ * - bad input is G11's `{ success: false, error }` naming the field, not HttpApi's decode body;
  * - an unknown path is a JSON 404 (HttpApi answers an empty body by default);
  * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent.
  */
-export const ConventionsLive = HttpApiBuilder.middleware((app) =>
+export const ConventionsLive = HttpApiBuilder.middleware(Effect.map(AppConfig, (config) => (app) =>
   // The app's error type is `never` by HttpApi's typing; at run time it fails with the typed
   // errors of the routes, which the API's error schema encodes afterwards.
-  (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
-    Effect.catchAllCause((cause) => {
-      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-      const failure = Cause.failureOption(cause)
-      if (failure._tag === "Some") {
-        const error = failure.value
-        if (error instanceof HttpApiDecodeError) return Effect.fail(new InvalidRequest({ error: describeDecodeError(error) }))
-        if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
-        return Effect.failCause(cause)
-      }
-      if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
-        return Effect.fail(new InvalidRequest({ error: "Malformed request body: expected JSON" }))
-      }
-      return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
-    })
-  ) as typeof app
-)
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, boundedRequest(request, bodyLimitOf(pathOf(request.url), config))),
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        if (failure._tag === "Some") {
+          const error = failure.value
+          if (error instanceof HttpApiDecodeError) return Effect.fail(new InvalidRequest({ error: describeDecodeError(error) }))
+          if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
+          return Effect.failCause(cause)
+        }
+        const rejected = Option.flatMap(Cause.dieOption(cause), bodyRejection)
+        if (Option.isSome(rejected)) {
+          const { status, message } = rejected.value
+          if (status === 400) return Effect.fail(new InvalidRequest({ error: message }))
+          return HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))).pipe(
+            Effect.zipRight(Effect.fail(new PayloadTooLarge({ error: message })))
+          )
+        }
+        if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
+          return Effect.fail(new InvalidRequest({ error: malformedJson }))
+        }
+        return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
+      })
+    )) as typeof app
+))
 
 /** `api_key` values are replaced before a URL is logged (G13). */
 export const redactUrl = (url: string): string => url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]")
@@ -180,9 +209,31 @@ export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeO
     HttpServer.withLogAddress
   )
 
+/**
+ * Node refuses some requests itself, before any route runs: headers over its limit (431), a
+ * request it cannot parse (400), one whose headers never finish (408). Its own answers have
+ * no body; these carry the service's envelope, and close the connection as Node's do.
+ */
+export const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "Request header fields too large"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "Request timeout"]
+    : [400, "Bad Request", "Bad request"]
+  const body = JSON.stringify({ success: false, error: message })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
 /** A Node HTTP server on `HOST`:`PORT` (port 0: any free port). */
 export const NodeServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, ({ host, port }) => NodeHttpServer.layer(() => createServer(), { port, host }))
+  Effect.map(AppConfig, ({ host, port }) =>
+    NodeHttpServer.layer(() => createServer().on("clientError", answerClientError), { port, host }))
 )
 
 export interface LayerOptions extends ServeOptions {

@@ -160,7 +160,7 @@ describe("ad library: bad input and tokens", () => {
           ["/api/v1/adlibrary?min_views=10", "min_views: unknown parameter"],
           ["/api/v1/adlibrary?country=usa", "country.0: must be an ISO 3166-1 alpha-2 country code such as US"],
           ["/api/v1/adlibrary?format=image,hologram", "format.1: must be one of image, video, carousel, text, dpa"],
-          ["/api/v1/adlibrary?first_seen_from=2026-02-30", "first_seen_from: must be a date YYYY-MM-DD"],
+          ["/api/v1/adlibrary?first_seen_from=2026-02-30", "first_seen_from: must be a date YYYY-MM-DD from 1900-01-01 to 2999-12-31"],
           ["/api/v1/adlibrary?min_likes=-1", "min_likes: must be an integer from 0 to 1000000000000"],
           ["/api/v1/adlibrary?q=", "q: must be a non-empty text of at most 500 characters"],
           [`/api/v1/adlibrary?country=${Array.from({ length: 51 }, () => "US").join(",")}`, "country: must list at most 50 values"],

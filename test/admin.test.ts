@@ -45,7 +45,7 @@ describe("admin API", () => {
           [{ email: "a@b.co", plan: "gold" }, "plan: must be one of free, basic, pro, premium"],
           [{ email: "a@b.co" }, "plan is missing"],
           [{ email: "a@b.co", plan: "basic", password: "short" }, "password: must be 8 to 200 characters"],
-          [{ email: `${"x".repeat(250)}@b.co`, plan: "basic" }, `email: Expected a string at most 254 character(s) long, actual "${"x".repeat(250)}@b.co"`]
+          [{ email: `${"x".repeat(250)}@b.co`, plan: "basic" }, `email: Expected a string at most 254 character(s) long, actual "${"x".repeat(30)}…`]
         ]
         for (const [body, error] of cases) {
           const answer = yield* send("POST", "/admin/accounts", body)

@@ -38,7 +38,7 @@ describe("admin data import over HTTP", () => {
           "entity: must be one of stores, landers, advertisers, ads, shop-categories, shop-shops, shop-creators, shop-products, shop-videos, shop-metrics"
         )
         const big = yield* post("/admin/ingest/ads", "x".repeat(70 * 1024))
-        expect([big.status, big.body]).toEqual([413, `{"success":false,"error":"Request body exceeds 65536 bytes"}`])
+        expect([big.status, big.body]).toEqual([413, `{"success":false,"error":"Request body too large: at most 65536 bytes"}`])
         const anonymous = yield* call("/admin/ingest/ads", { method: "POST", body: "" })
         expect(anonymous.status).toBe(401)
       }))

@@ -59,7 +59,7 @@ describe("HTTP surface", () => {
         expect(spec.paths["/health"].get.security).toEqual([])
         expect(spec.paths["/admin/accounts"].post.security).toEqual([{ AdminToken: [] }])
         expect(Object.keys(spec.paths["/api/v1/credits"].get.responses).sort()).toEqual(
-          ["200", "400", "401", "403", "404", "429", "500"]
+          ["200", "400", "401", "403", "404", "413", "429", "500"]
         )
         // 400 is G11's envelope, not HttpApi's own decode error body.
         expect((yield* call("/openapi.json")).body).not.toContain("HttpApiDecodeError")

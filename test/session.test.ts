@@ -250,7 +250,7 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
           ["?page=0", "page: must be an integer from 1 to 1000000"],
           ["?page=1002&page_size=100", "page: at most 1001 for page_size 100; narrow the logs with from, to, route or status"],
           ["?status=42", "status: must be an integer from 100 to 599"],
-          ["?from=yesterday", "from: must be a date YYYY-MM-DD"],
+          ["?from=yesterday", "from: must be a date YYYY-MM-DD from 1900-01-01 to 2999-12-31"],
           ["?from=2026-01-03&to=2026-01-01", "from: must not be after to"]
         ] as const
         for (const [query, error] of bad) {

@@ -239,7 +239,7 @@ describe("short-video shop filter presets", () => {
           [{ name: "x", scope: "shops", filters: { min_rating: 6 } }, "filters.min_rating: must be a number from 0 to 5"],
           [{ name: "x", scope: "shops", filters: { shop_type: ["brand", "mall"] } }, "filters.shop_type.1: must be one of brand, retailer, cross-border"],
           [{ name: "x", scope: "videos", filters: { is_ad: "yes" } }, "filters.is_ad: must be true or false"],
-          [{ name: "x", scope: "videos", filters: { published_from: "2024-02-30" } }, "filters.published_from: must be a date YYYY-MM-DD"],
+          [{ name: "x", scope: "videos", filters: { published_from: "2024-02-30" } }, "filters.published_from: must be a date YYYY-MM-DD from 1900-01-01 to 2999-12-31"],
           [{ name: "x", scope: "products", filters: { country: "gb" } }, "filters.country: must be an ISO 3166-1 alpha-2 country code such as US"],
           [{ name: "x", scope: "products", filters: { sort: "views_growthh" } }, expect.stringMatching(/^filters\.sort: must be one of gmv, /)],
           [{ name: "x", scope: "products", filters: { colour: "red" } }, "filters.colour: unknown parameter"],

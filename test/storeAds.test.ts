@@ -405,7 +405,7 @@ describe("store search ads", () => {
           [`${prefix}/overview?${s}&status=active`, "status: unknown parameter"],
           [`${prefix}?${s}&status=paused`, "status: must be one of active, inactive"],
           [`${prefix}?${s}&region=usa`, "region: must be an ISO 3166-1 alpha-2 country code such as US"],
-          [`${prefix}?${s}&first_seen_from=1969-02-30`, "first_seen_from: must be a date YYYY-MM-DD"],
+          [`${prefix}?${s}&first_seen_from=1969-02-30`, "first_seen_from: must be a date YYYY-MM-DD from 1900-01-01 to 2999-12-31"],
           [`${prefix}/count?${s}&first_seen_from=1969-12-01&first_seen_to=1969-11-01`, "first_seen_from: must not be after first_seen_to"],
           [`${prefix}/detail?${s}`, "id is missing"],
           [`${prefix}/creative?${s}&id=not%20an%20id`, "id: must be 1 to 200 letters, digits or . _ : @ / -"]

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AdIntelApi } from "../Api.js"
@@ -7,6 +7,7 @@ import { NotFound } from "../Errors.js"
 import { Unauthorized } from "../gateway/Api.js"
 import { Accounts } from "./Accounts.js"
 import { AdminAuth } from "./Api.js"
+import * as Routes from "../gateway/Http.js"
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
 
@@ -27,7 +28,7 @@ export const AdminAuthLive = Layer.effect(
   })
 )
 
-export const AdminLive = HttpApiBuilder.group(AdIntelApi, "admin", (handlers) =>
+export const AdminLive = Routes.group(AdIntelApi, "admin", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers

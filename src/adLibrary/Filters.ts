@@ -122,8 +122,11 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
     int(1, maxLimit, `Page size of the first request, 1 to ${maxLimit} (default ${defaultLimit}); the token keeps it`)[encoding]
   )
   // A similar-ads token carries the copy it compares with (up to 5,000 characters).
+  const tokenLength = { query: 8_192, body: 32_768 }
   fields.scroll_token = Schema.optional(
-    Schema.String.pipe(Schema.maxLength(encoding === "query" ? 8_192 : 32_768)).annotations({
+    Schema.String.pipe(
+      Schema.maxLength(tokenLength[encoding], { message: () => `must be a token of at most ${tokenLength[encoding]} characters` })
+    ).annotations({
       description: "The `scroll_token` of the previous answer: the next page. It carries the filters, sort and limit."
     })
   )

@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AdminAuth } from "../accounts/Api.js"
-import { envelope } from "../Envelope.js"
 import { Choice } from "../Params.js"
 import { entityNames } from "./records/index.js"
 
@@ -15,12 +14,6 @@ export const IngestReport = Schema.Struct({
   })
 })
 
-/** The body is larger than the import limit. */
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
-  error: Schema.String
-}) {}
-export const PayloadTooLargeBody = envelope(PayloadTooLarge, 413)
-
 const adminSecurity = (operation: Record<string, unknown>) => ({ ...operation, security: [{ AdminToken: [] }] })
 
 /** Loading crawled data (admin token; never metered). */
@@ -29,7 +22,6 @@ export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin")
     HttpApiEndpoint.post("ingest", "/admin/ingest/:entity")
       .setPath(EntityPath)
       .addSuccess(IngestReport)
-      .addError(PayloadTooLargeBody)
       .annotate(OpenApi.Summary, "Import NDJSON records (one per line), upserted by external id")
       .annotate(OpenApi.Override, {
         requestBody: {

@@ -1,10 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect, JSONSchema, type Schema, Stream } from "effect"
 import { AdIntelApi } from "../Api.js"
 import { AppConfig } from "../AppConfig.js"
-import { PayloadTooLarge } from "./Api.js"
+import { PayloadTooLarge } from "../Errors.js"
 import { Ingest } from "./Ingest.js"
 import { type EntityName, records } from "./records/index.js"
+import * as Routes from "../gateway/Http.js"
 
 /** The JSON Schema of an entity's records, generated from its Effect Schema. */
 export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
@@ -12,11 +12,11 @@ export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
   return { ...JSONSchema.make(schema) }
 }
 
-export const CatalogAdminLive = HttpApiBuilder.group(AdIntelApi, "catalogAdmin", (handlers) =>
+export const CatalogAdminLive = Routes.group(AdIntelApi, "catalogAdmin", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
     const { maxImportBytes } = yield* AppConfig
-    const tooLarge = new PayloadTooLarge({ error: `Request body exceeds ${maxImportBytes} bytes` })
+    const tooLarge = new PayloadTooLarge({ error: `Request body too large: at most ${maxImportBytes} bytes` })
     return handlers
       .handle("ingest", ({ path, request }) =>
         Effect.gen(function*() {

@@ -9,6 +9,7 @@ import {
 import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../Errors.js"
+import { storableInput } from "../Issues.js"
 import { isMirrorOf } from "../Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
@@ -93,12 +94,13 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
 
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
+/** Every handler behind the text rule on its decoded input (Issues.ts), then `settle`. */
 const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
   Object.assign(Object.create(Object.getPrototypeOf(handlers)), {
     group: handlers.group,
     handlers: Chunk.map(handlers.handlers, (item) => ({
       ...item,
-      handler: (request: any) => settle(gateway)(item.handler(request))
+      handler: (request: any) => settle(gateway)(Effect.zipRight(storableInput(request), item.handler(request)))
     }))
   })
 
@@ -109,8 +111,10 @@ type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string
 >
 
 /**
- * `HttpApiBuilder.group` for a metered group: every handler is wrapped by `settle`, so no
- * route can forget its refund. Use it exactly like `HttpApiBuilder.group`. The same handlers
+ * `HttpApiBuilder.group` for every group of the service: each handler runs behind the text rule
+ * (its decoded input is storable, else 400 naming the field) and is wrapped by `settle`, so no
+ * route can forget its refund (unmetered routes have no charge to settle). Use it exactly like
+ * `HttpApiBuilder.group`. The same handlers
  * also serve the group's mirrors (legacy session paths, un-versioned aliases) that the API
  * holds: a family mounted elsewhere needs no handler code.
  */

@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { DailySearchView, ScriptGenerationsView } from "../accounts/Api.js"
 import { envelope } from "../Envelope.js"
 import { Caller, CreditBalance, PlanName, PlanRequiredBody, UnauthorizedBody } from "../gateway/Api.js"
-import { IntRange } from "../Params.js"
+import { Day } from "../catalog/records/Fields.js"
+import { param } from "../QueryParams.js"
 
 /**
  * The browser-session side (spec: Session helpers, Route kinds; INTERPRETATIONS S1, S2, S4):
@@ -68,19 +69,15 @@ export type UsageResponse = typeof UsageResponse.Type
 /** How deep the logs may be paged (P2 pages are offsets: deeper pages cost more). */
 export const maxLogOffset = 100_000
 
-const QueryInt = (min: number, max: number) => Schema.compose(Schema.NumberFromString, IntRange(min, max))
-const Day = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
-  Schema.filter((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || "must be a date YYYY-MM-DD")
-)
+const QueryInt = (min: number, max: number, description: string) => param.int(min, max, description).query
 
 /** P2 paging plus the filters of the logs page. */
 export const LogsQuery = Schema.Struct({
-  page: Schema.optional(QueryInt(1, 1_000_000)),
-  page_size: Schema.optional(QueryInt(1, 100)),
+  page: Schema.optional(QueryInt(1, 1_000_000, "Page number, from 1")),
+  page_size: Schema.optional(QueryInt(1, 100, "Entries per page, 1 to 100")),
   /** An exact path (`/api/v1/credits`) or a prefix ending in `*` (`/api/v1/clipapp-shop/*`). */
   route: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512))),
-  status: Schema.optional(QueryInt(100, 599)),
+  status: Schema.optional(QueryInt(100, 599, "Only answers with this HTTP status")),
   /** UTC days, both included. */
   from: Schema.optional(Day),
   to: Schema.optional(Day)

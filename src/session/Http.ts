@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { AdIntelApi } from "../Api.js"
@@ -8,6 +8,7 @@ import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
 import { sessionOf, tokenOf } from "./SignedIn.js"
+import * as Routes from "../gateway/Http.js"
 
 type Request = HttpServerRequest.HttpServerRequest
 
@@ -93,7 +94,7 @@ export const SessionAuthLive = Layer.effect(
   })
 )
 
-export const SessionLive = HttpApiBuilder.group(AdIntelApi, "session", (handlers) =>
+export const SessionLive = Routes.group(AdIntelApi, "session", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig

@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { AdView } from "../adLibrary/Api.js"
 import { CountryCode, Day, Domain, ExternalId } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
-import { Choice, IntRange } from "../Params.js"
+import { Choice } from "../Params.js"
+import { param } from "../QueryParams.js"
 
 /**
  * A hosted store's search-engine creatives (issue 4; spec: Programmatic routes,
@@ -21,12 +22,7 @@ export const maxWeeks = 104
 /** The advertisers the advertiser route lists at most: those with the most creatives. */
 export const maxAdvertisers = 100
 
-const QueryInt = (min: number, max: number, description: string) =>
-  Schema.compose(Schema.NumberFromString, IntRange(min, max)).annotations({
-    description,
-    message: () => ({ message: `must be an integer from ${min} to ${max}`, override: true }),
-    jsonSchema: { type: "integer", minimum: min, maximum: max, description }
-  })
+const QueryInt = (min: number, max: number, description: string) => param.int(min, max, description).query
 
 /** `Day` with its description kept in the OpenAPI document (its last refinement has no JSON Schema of its own). */
 const QueryDay = (description: string) => Day.annotations({ description, jsonSchema: { format: "date", description } })

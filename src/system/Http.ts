@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { AdSimilarity } from "../adLibrary/AdSimilarity.js"
 import { AdIntelApi } from "../Api.js"
@@ -6,8 +5,9 @@ import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
 import { SystemRepo } from "./SystemRepo.js"
+import * as Routes from "../gateway/Http.js"
 
-export const SystemLive = HttpApiBuilder.group(AdIntelApi, "system", (handlers) =>
+export const SystemLive = Routes.group(AdIntelApi, "system", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SystemRepo
     const readiness = yield* Readiness

@@ -132,7 +132,10 @@ export const Store = Schema.Struct({
   created_on: maybe(Day),
   monthly_visits: listOf(
     Schema.Struct({
-      month: Schema.String.pipe(Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])$/), Schema.annotations({ message: () => ({ message: "must be a month YYYY-MM", override: true }) })),
+      month: Schema.String.pipe(
+        Schema.pattern(/^(19\d{2}|2\d{3})-(0[1-9]|1[0-2])$/),
+        Schema.annotations({ message: () => ({ message: "must be a month YYYY-MM from 1900-01 to 2999-12", override: true }) })
+      ),
       visits: Count
     }),
     60

@@ -52,18 +52,32 @@ export const Currency = Schema.String.pipe(
   Schema.annotations(message("must be an ISO 4217 currency code such as USD"))
 )
 
+/**
+ * The days and instants the service takes: PostgreSQL refuses some dates JavaScript accepts
+ * (year 0000), and periods are computed backwards from them, so both ends are well inside
+ * what either can hold (docs/SPEC-NOTES.md, "Bounded input").
+ */
+export const earliestDay = "1900-01-01"
+export const latestDay = "2999-12-31"
+const withinDays = (day: string) => day >= earliestDay && day <= latestDay
+
 /** An instant with its offset, e.g. 2026-03-01T12:00:00Z; kept as the ISO string. */
 export const Instant = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/),
-  Schema.filter((s) => !Number.isNaN(Date.parse(s))),
-  Schema.annotations({ ...message("must be an ISO 8601 date-time with offset, such as 2026-03-01T12:00:00Z"), format: "date-time" })
+  Schema.filter((s) => !Number.isNaN(Date.parse(s)) && withinDays(new Date(s).toISOString().slice(0, 10))),
+  Schema.annotations({
+    ...message(`must be an ISO 8601 date-time with offset, such as 2026-03-01T12:00:00Z, from ${earliestDay} to ${latestDay}`),
+    format: "date-time"
+  })
 )
 
 /** A calendar day, YYYY-MM-DD. */
 export const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
-  Schema.filter((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)),
-  Schema.annotations({ ...message("must be a date YYYY-MM-DD"), format: "date" })
+  Schema.filter((s) =>
+    !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s) && withinDays(s)
+  ),
+  Schema.annotations({ ...message(`must be a date YYYY-MM-DD from ${earliestDay} to ${latestDay}`), format: "date" })
 )
 
 export const Count = Schema.Int.pipe(

@@ -1,0 +1,49 @@
+import { Either } from "effect"
+
+/**
+ * The deepest nesting of arrays and objects a JSON body or import line may have. Our own
+ * records nest a few levels; a limit keeps hostile input (100,000 levels) away from every
+ * recursive step after parsing (validation, error formatting, the database's jsonb).
+ */
+export const maxJsonDepth = 32
+
+/** Whether `text`'s arrays and objects nest at most `max` deep; strings are skipped. One pass, no allocation. */
+export const nestsWithin = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) i++
+      else if (c === 34 /* " */) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return false
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--
+  }
+  return true
+}
+
+/**
+ * JSON text to a value, refusing what nests deeper than `maxJsonDepth`; the message says what
+ * is wrong in one line, without echoing the text.
+ */
+export const parseJson = (text: string): Either.Either<unknown, string> => {
+  if (!nestsWithin(text, maxJsonDepth)) return Either.left(`nested deeper than ${maxJsonDepth} levels`)
+  try {
+    return Either.right(JSON.parse(text))
+  } catch (error) {
+    // V8's messages quote a bounded excerpt at most ("Unexpected token 'x', "..." is not valid JSON").
+    return Either.left(`invalid JSON: ${oneLine((error as Error).message, 120)}`)
+  }
+}
+
+/** `text` on one line, at most `max` characters (a cut is marked with `…`, never inside a surrogate pair). */
+export const oneLine = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ")
+  if (flat.length <= max) return flat
+  let end = max - 1
+  const last = flat.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${flat.slice(0, end)}…`
+}
