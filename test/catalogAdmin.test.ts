@@ -6,7 +6,7 @@ import { TestDatabase } from "./support/TestDatabase.js"
 import { call, testServer } from "./support/TestServer.js"
 
 const admin = { Authorization: "Bearer the-admin-token" }
-const post = (path: string, body: string) =>
+const post = (path: string, body: string | Uint8Array) =>
   call(path, { method: "POST", headers: { ...admin, "content-type": "application/x-ndjson" }, body })
 
 const server = testServer({
@@ -28,6 +28,44 @@ describe("admin data import over HTTP", () => {
         expect(answer.body).toBe(`{"accepted":2,"rejected":1,"errors":[{"line":3,"error":"name is missing"}]}`)
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`select external_id from advertisers order by 1`).toEqual([{ external_id: "adv-9" }, { external_id: "page-1" }])
+      }))
+
+    it.effect("refuses each bad line with its number, whatever is wrong with it, and stores the others (issue 16)", () =>
+      Effect.gen(function*() {
+        const store = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ ...World.stores[0], external_id: id, domain: `${id}.example.com`, ...extra })
+        const lines = [
+          store("good-1"),
+          store("nul", { name: "Glow\u0000Lab" }),
+          store("surrogate", { name: "Glow \ud800" }),
+          `{"name":"\u00ff"}`,
+          "[".repeat(100) + "]".repeat(100),
+          "null",
+          store("huge", { product_count: 3_000_000_000 }),
+          store("good-2")
+        ].join("\n")
+        // Line 4 as bytes that are not UTF-8.
+        const body = Buffer.from(lines.replace(`{"name":"\u00ff"}`, "\u0000"), "utf8")
+        const notUtf8 = Buffer.concat([body.subarray(0, body.indexOf(0)), Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), body.subarray(body.indexOf(0) + 1)])
+        const answer = yield* post("/admin/ingest/stores", notUtf8)
+        expect(answer.status).toBe(200)
+        const rule = "must not contain NUL or unpaired surrogate characters"
+        expect(JSON.parse(answer.body)).toEqual({
+          accepted: 2,
+          rejected: 6,
+          errors: [
+            { line: 2, error: `name: ${rule}` },
+            { line: 3, error: `name: ${rule}` },
+            { line: 4, error: "line is not valid UTF-8" },
+            { line: 5, error: "nested deeper than 32 levels" },
+            { line: 6, error: "not a JSON object" },
+            { line: 7, error: `could not be stored: value "3000000000" is out of range for type integer` }
+          ]
+        })
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`select external_id from stores where external_id like 'good-%' or external_id in ('nul', 'huge') order by 1`).toEqual([
+          { external_id: "good-1" },
+          { external_id: "good-2" }
+        ])
       }))
 
     it.effect("refuses an unknown entity, a body over the limit and a missing token", () =>

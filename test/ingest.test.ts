@@ -8,7 +8,9 @@ import { TestDatabase } from "./support/TestDatabase.js"
 
 type EntityName = Parameters<Ingest["lines"]>[0]
 
-const load = (entity: EntityName, text: string) => Effect.flatMap(Ingest, (ingest) => ingest.lines(entity, Stream.make(text)))
+const bytes = (text: string) => new TextEncoder().encode(text)
+const load = (entity: EntityName, text: string | Uint8Array) =>
+  Effect.flatMap(Ingest, (ingest) => ingest.lines(entity, Stream.make(typeof text === "string" ? bytes(text) : text)))
 
 const loadWorld = Effect.gen(function*() {
   yield* load("stores", World.ndjson(World.stores))
@@ -28,11 +30,22 @@ const count = (table: string) =>
 
 describe("boundedLines", () => {
   const lines = (...chunks: Array<string>) =>
-    Effect.runSync(Stream.runCollect(boundedLines(10)(Stream.fromIterable(chunks)))).pipe(Array.from)
+    Effect.runSync(Stream.runCollect(boundedLines(10)(Stream.fromIterable(chunks.map(bytes))))).pipe(Array.from)
 
   it("splits across chunk boundaries, strips CR, keeps a last line without newline", () => {
     expect(lines("ab", "c\nde\r\n", "", "\nf")).toEqual(["abc", "de", "", "f"])
     expect(lines("a\n")).toEqual(["a"])
+  })
+
+  it("decodes each line as UTF-8 on its own: a character split across chunks is whole, a line that is not UTF-8 is marked", () => {
+    const split = bytes("é\n")
+    const chunks = [split.subarray(0, 1), split.subarray(1), Uint8Array.of(0x61, 0xff, 0x0a), bytes("ok\n")]
+    const out = Effect.runSync(Stream.runCollect(boundedLines(10)(Stream.fromIterable(chunks)))).pipe(Array.from)
+    expect(out[0]).toBe("é")
+    expect(typeof out[1]).toBe("symbol")
+    expect(out[2]).toBe("ok")
+    // The limit counts bytes: five two-byte characters fill it.
+    expect(lines("ééééé\néééééé\n").map((line) => typeof line)).toEqual(["string", "symbol"])
   })
 
   it("drops an over-long line as it streams, and goes on after it", () => {
@@ -187,7 +200,7 @@ describe("ingestion", () => {
       Effect.gen(function*() {
         const long = JSON.stringify({ ...World.ad("long"), body: "x".repeat(maxLineLength) })
         const report = yield* load("ads", [JSON.stringify(World.ad("around-1")), long, JSON.stringify(World.ad("around-3"))].join("\n"))
-        expect(report).toEqual({ accepted: 2, rejected: 1, errors: [{ line: 2, error: "line is longer than 1048576 characters" }] })
+        expect(report).toEqual({ accepted: 2, rejected: 1, errors: [{ line: 2, error: "line is longer than 1048576 bytes" }] })
       }))
 
     it.effect("reports the first 1,000 errors in line order, whichever lane found them, with exact counts", () =>

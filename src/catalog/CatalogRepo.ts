@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Data, Effect, Option } from "effect"
+import { oneLine } from "../kernel/Json.js"
 import { type MetricSubject, metricsOf } from "./records/Shop.js"
 
 /**
@@ -235,6 +236,18 @@ const missingStatement = (ref: Ref) =>
     where r.ref is not null and (
       select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
 
+/** Values of a batch the database refused (SQLSTATE class 22 or 23), with its reason in one line. */
+export class DataRefused extends Data.TaggedError("DataRefused")<{ readonly reason: string }> {}
+
+/** PostgreSQL's reason, when a defect is its refusal of the data rather than a failure of its own. */
+const dataException = (defect: unknown): Option.Option<string> => {
+  if (!(defect instanceof SqlError)) return Option.none()
+  const cause: unknown = defect.cause
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+  if (!/^2[23]/.test(code)) return Option.none()
+  return Option.some(oneLine(cause instanceof Error ? cause.message : code, 160))
+}
+
 /** An input line the database refused, and why, naming the field. */
 export interface LineError {
   readonly line: number
@@ -365,9 +378,17 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
       missingInList,
       upsertDaily,
       missingSubjects,
-      /** Runs a batch's statements in one transaction: a batch is written whole or not at all. */
-      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        sql.withTransaction(effect).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die))
+      /**
+       * Runs a batch's statements in one transaction: a batch is written whole or not at all.
+       * A value the schemas let through but the database refuses (a data exception or a
+       * constraint, SQLSTATE classes 22 and 23) is `DataRefused`, with PostgreSQL's reason;
+       * anything else (connection, disk) stays a defect.
+       */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | DataRefused, R> =>
+        sql.withTransaction(effect).pipe(
+          Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die),
+          Effect.catchSomeDefect((defect) => Option.map(dataException(defect), (reason) => Effect.fail(new DataRefused({ reason }))))
+        )
     }
   })
 }) {}

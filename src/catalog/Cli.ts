@@ -1,6 +1,6 @@
 import { Args, Command } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { Console, Effect, Stream } from "effect"
+import { Console, Effect } from "effect"
 import { progressLine } from "../cli/Progress.js"
 import { Ingest } from "./Ingest.js"
 import { entityNames } from "./records/index.js"
@@ -21,7 +21,7 @@ export const importCommand = Command.make(
       const fs = yield* FileSystem.FileSystem
       const ingest = yield* Ingest
       const progress = yield* progressLine(`import ${entity}`)
-      const report = yield* ingest.lines(entity, fs.stream(file).pipe(Stream.decodeText()), ({ accepted, lines, rejected }) =>
+      const report = yield* ingest.lines(entity, fs.stream(file), ({ accepted, lines, rejected }) =>
         progress.update(lines, undefined, `(${accepted} accepted, ${rejected} rejected)`))
       const seconds = yield* progress.finish
       yield* Console.log(JSON.stringify(report, null, 2))

@@ -25,8 +25,7 @@ export const CatalogAdminLive = Routes.group(AdIntelApi, "catalogAdmin", (handle
           let seen = 0
           const body = request.stream.pipe(
             Stream.mapError(() => tooLarge),
-            Stream.mapEffect((chunk) => (seen += chunk.length) > maxImportBytes ? Effect.fail(tooLarge) : Effect.succeed(chunk)),
-            Stream.decodeText()
+            Stream.mapEffect((chunk) => (seen += chunk.length) > maxImportBytes ? Effect.fail(tooLarge) : Effect.succeed(chunk))
           )
           return yield* ingest.lines(path.entity, body)
         }))

@@ -1,5 +1,7 @@
-import { Chunk, Effect, Either, GroupBy, Schema, Stream } from "effect"
-import { describeParseError } from "../Issues.js"
+import { Chunk, Effect, Either, GroupBy, Option, Schema, Stream } from "effect"
+import { describeParseError, fieldName } from "../Issues.js"
+import { parseJson } from "../kernel/Json.js"
+import { textRule, unstorableTextAt } from "../kernel/Text.js"
 import { CatalogRepo, type LineError } from "./CatalogRepo.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
 import type { EntityName } from "./records/index.js"
@@ -21,7 +23,7 @@ export interface IngestProgress {
 /** Records per transaction: a crash loses at most the batch in flight, never half a record. */
 export const batchSize = 1_000
 export const maxReportedErrors = 1_000
-/** A line longer than this is refused (it cannot be a record within the field limits). */
+/** A line longer than this many bytes is refused (it cannot be a record within the field limits). */
 export const maxLineLength = 1_048_576
 /** An import this large refreshes the planner statistics of its tables. */
 const analyzeAfter = 1_000
@@ -46,53 +48,84 @@ const laneOf = (key: string, lanes: number) => {
   return Math.abs(hash) % lanes
 }
 
-/** Stands for a line that was too long to keep: its text was dropped as it streamed in. */
+/** Stands for a line that was too long to keep: its bytes were dropped as they streamed in. */
 const oversized = Symbol("oversized")
+/** Stands for a line whose bytes are not UTF-8. */
+const notUtf8 = Symbol("notUtf8")
+type Line = string | typeof oversized | typeof notUtf8
+
+const newline = 0x0a
+const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
- * Lines of a text stream, each at most `max` characters: a longer line is not accumulated in
- * memory (a file without newlines cannot exhaust it), it becomes `oversized`.
+ * Lines of a byte stream, each at most `max` bytes and decoded as UTF-8 on its own: a longer
+ * line is not accumulated in memory (a file without newlines cannot exhaust it), it becomes
+ * `oversized`; a line that is not UTF-8 becomes `notUtf8`, and the lines around it are read as
+ * usual (a newline byte never occurs inside a UTF-8 character).
  */
-export const boundedLines = (max: number) => <E, R>(text: Stream.Stream<string, E, R>) =>
+export const boundedLines = (max: number) => <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Line, E, R> =>
   Stream.suspend(() => {
-    let current = ""
+    let parts: Array<Uint8Array> = []
+    let size = 0
     let tooLong = false
-    const take = (piece: string) => {
-      if (tooLong) return
-      if (current.length + piece.length > max) {
+    const take = (piece: Uint8Array) => {
+      if (tooLong || piece.length === 0) return
+      if (size + piece.length > max) {
         tooLong = true
-        current = ""
-      } else current += piece
+        parts = []
+        size = 0
+      } else {
+        parts.push(piece)
+        size += piece.length
+      }
     }
-    const end = (): string | typeof oversized => {
-      const line = tooLong ? oversized : current.endsWith("\r") ? current.slice(0, -1) : current
-      current = ""
+    const end = (): Line => {
+      const whole = tooLong ? undefined : Buffer.concat(parts, size)
+      parts = []
+      size = 0
       tooLong = false
-      return line
+      if (whole === undefined) return oversized
+      const trimmed = whole.length > 0 && whole[whole.length - 1] === 0x0d ? whole.subarray(0, -1) : whole
+      try {
+        return utf8.decode(trimmed)
+      } catch {
+        return notUtf8
+      }
     }
-    return text.pipe(
+    return bytes.pipe(
       Stream.mapConcat((chunk) => {
-        const out: Array<string | typeof oversized> = []
+        const out: Array<Line> = []
         let start = 0
-        for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
-          take(chunk.slice(start, newline))
+        for (let at = chunk.indexOf(newline); at !== -1; at = chunk.indexOf(newline, start)) {
+          take(chunk.subarray(start, at))
           out.push(end())
-          start = newline + 1
+          start = at + 1
         }
-        take(chunk.slice(start))
+        take(chunk.subarray(start))
         return out
       }),
-      Stream.concat(Stream.suspend(() => (current !== "" || tooLong ? Stream.make(end()) : Stream.empty)))
+      Stream.concat(Stream.suspend(() => (size > 0 || tooLong ? Stream.make(end()) : Stream.empty)))
     )
   })
 
-const parseLine = (text: string | typeof oversized, line: number): Parsed => {
-  if (text === oversized) return { line, value: Either.left(`line is longer than ${maxLineLength} characters`) }
-  try {
-    return { line, value: Either.right(JSON.parse(text)) }
-  } catch (error) {
-    return { line, value: Either.left(`invalid JSON: ${(error as Error).message}`) }
-  }
+/**
+ * One line to a value, or why it cannot be a record: the same boundary rules as a request
+ * body (UTF-8, the JSON depth limit, storable text, kernel/), so a bad line is a refused line
+ * with its number, never a failed import.
+ */
+const parseLine = (text: Line, line: number): Parsed => {
+  if (text === oversized) return { line, value: Either.left(`line is longer than ${maxLineLength} bytes`) }
+  if (text === notUtf8) return { line, value: Either.left("line is not valid UTF-8") }
+  return { line, value: Either.flatMap(parseJson(text), checkRecordShape) }
+}
+
+/** A parsed line that can be validated: an object whose text PostgreSQL can store. */
+const checkRecordShape = (value: unknown): Either.Either<unknown, string> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return Either.left("not a JSON object")
+  return Option.match(unstorableTextAt(value), {
+    onNone: () => Either.right(value),
+    onSome: (path) => Either.left(`${path.length === 0 ? "a field name" : fieldName(path)}: ${textRule}`)
+  })
 }
 
 /**
@@ -121,6 +154,18 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         return { line, lane: laneOf(key, lanes), key, record: record.right }
       }
 
+      // A batch the database refuses (a value the schemas let through, such as a count over
+      // its column's range) is written again one record per transaction, so the bad record is a
+      // refused line with its number and the others are stored.
+      const write = (records: ReadonlyArray<Numbered<unknown>>): Effect.Effect<ReadonlyArray<LineError>> =>
+        repo.transaction(entity.write(repo, records)).pipe(
+          Effect.map(({ errors }) => errors),
+          Effect.catchTag("DataRefused", ({ reason }) =>
+            records.length === 1
+              ? Effect.succeed([{ line: records[0]!.line, error: `could not be stored: ${reason}` }])
+              : Effect.map(Effect.forEach(records, (record) => write([record])), (each) => each.flat()))
+        )
+
       // One lane's batch: records of one transaction. A later line with the same key replaces
       // an earlier one; a key always goes to the same lane, so lanes never race on a record.
       const writeBatch = (batch: Chunk.Chunk<Checked>) =>
@@ -135,8 +180,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
             }
           }
           const records = Array.from(valid.values())
-          const written = records.length === 0 ? { errors: [] } : yield* repo.transaction(entity.write(repo, records))
-          errors.push(...written.errors)
+          errors.push(...(records.length === 0 ? [] : yield* write(records)))
           return { lines: Chunk.size(batch), rejected: errors.length, errors }
         })
 
@@ -179,14 +223,14 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
     }
 
     return {
-      /** NDJSON text, one record per line; blank lines are skipped (but counted for numbering). */
-      lines: <E, R>(name: EntityName, text: Stream.Stream<string, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
+      /** NDJSON bytes, one record per line; blank lines are skipped (but counted for numbering). */
+      lines: <E, R>(name: EntityName, bytes: Stream.Stream<Uint8Array, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
         run(
           name,
-          text.pipe(
+          bytes.pipe(
             boundedLines(maxLineLength),
             Stream.zipWithIndex,
-            Stream.filter(([line]) => line === oversized || line.trim() !== ""),
+            Stream.filter(([line]) => typeof line !== "string" || line.trim() !== ""),
             Stream.map(([text, index]) => parseLine(text, index + 1))
           ),
           onProgress
