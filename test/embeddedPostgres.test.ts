@@ -85,7 +85,7 @@ describe("embedded PostgreSQL", () => {
       expect({ code: exit.code, stderr: exit.stderrTail }).toEqual({ code: 3, stderr: "" })
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
-  it.live("a data directory that cannot be created: npm start and the test run print one sentence naming it and the fix, and exit 1", () =>
+  it.live("a database that cannot start: the service and the test run print one sentence naming the path, the reason and the fix, and exit 1", () =>
     Effect.gen(function*() {
       const file = path.join(yield* tempDir("file"), "a-file")
       yield* Effect.promise(() => writeFile(file, ""))
@@ -94,6 +94,18 @@ describe("embedded PostgreSQL", () => {
         code: 1,
         stderr: sentence(`${path.join(file, "data")} (DATA_DIR) could not be created (ENOTDIR); set DATA_DIR to a writable directory, or set DATABASE_URL to a PostgreSQL server`)
       })
+      // PostgreSQL's own refusal: its words in the sentence, its last lines below.
+      const dataDir = yield* tempDir("refused")
+      const refused = yield* exitOf(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        ...baseEnv(),
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_SHARED_BUFFERS: "999999GB"
+      })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(
+        `The embedded PostgreSQL in ${dataDir}/pg did not start (FATAL: invalid value for parameter "shared_buffers": "999999GB"); see its last output below, or set DATABASE_URL to use another PostgreSQL.\n`
+      )
+      expect(refused.stderr.startsWith("The embedded PostgreSQL")).toBe(true)
       // The test run's global set-up: its temporary directory is where the cluster goes.
       const tests = yield* exitOf(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/docs.test.ts"], { ...baseEnv(), TMPDIR: file })
       expect(tests.code).toBe(1)

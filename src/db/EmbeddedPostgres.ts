@@ -106,9 +106,9 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   }
   try {
     const bin = await binaries(home.dir, runAs)
-    const log = outputLog(options.onLog)
-    const how: Launch = { cwd: home.dir, account: runAs, log }
-    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await initialise(bin.initdb, clusterDir, password, how)
+    // Each program's own output log: a failure's reason is that program's.
+    const how = (): Launch => ({ cwd: home.dir, account: runAs, log: outputLog(options.onLog) })
+    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await initialise(bin.initdb, clusterDir, password, how())
     const port = await freePort()
     const server = await launchServer(bin.postgres, clusterDir, [
       "-p", String(port),
@@ -118,7 +118,7 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       "-c", "TimeZone=UTC",
       "-c", "lc_messages=C",
       "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers()}`
-    ], how)
+    ], how())
     const where = [
       `data in ${clusterDir}`,
       ...(runAs === undefined ? [] : [`run as the user ${user}`]),
@@ -284,10 +284,14 @@ const outputLog = (onLog: ((line: string) => void) | undefined): OutputLog => {
 const lastLines = (log: OutputLog, count: number) =>
   log.text().split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "").slice(-count)
 
-/** PostgreSQL's own words for a failure: its last FATAL or error line, else its last line. */
+const failureWord = /\b(FATAL|PANIC|error):/i
+
+/** PostgreSQL's own words for a failure: its last FATAL or error line (from that word on), else its last line. */
 const reasonIn = (log: OutputLog) => {
   const lines = lastLines(log, 200).reverse()
-  return (lines.find((line) => /\b(FATAL|PANIC|error):/i.test(line)) ?? lines[0] ?? "no output").trim().replace(/[.:]$/, "")
+  const failure = lines.find((line) => failureWord.test(line))
+  const words = failure === undefined ? (lines[0] ?? "no output") : failure.slice(failure.search(failureWord))
+  return words.replace(/\s+/g, " ").trim().replace(/[.:]$/, "")
 }
 
 interface Launch {
@@ -326,7 +330,7 @@ const launch = (binary: string, args: ReadonlyArray<string>, how: Launch) => {
 
 const didNotStart = (clusterDir: string, log: OutputLog) =>
   new ClusterStartError(
-    `The embedded PostgreSQL in ${clusterDir} did not start (${reasonIn(log)}); its last output follows. Set DATABASE_URL to use another PostgreSQL.\n${lastLines(log, 20).join("\n")}`
+    `The embedded PostgreSQL in ${clusterDir} did not start (${reasonIn(log)}); see its last output below, or set DATABASE_URL to use another PostgreSQL.\n${lastLines(log, 20).join("\n")}`
   )
 
 /** A new cluster with the password-authenticated superuser. */
