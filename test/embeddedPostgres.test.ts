@@ -85,7 +85,7 @@ describe("embedded PostgreSQL", () => {
       expect({ code: exit.code, stderr: exit.stderrTail }).toEqual({ code: 3, stderr: "" })
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
-  it.live("a database that cannot start: the service and the test run print one sentence naming the path, the reason and the fix, and exit 1", () =>
+  it.live("a database that cannot start: the service, the admin CLI and the test run print one sentence naming the path, the reason and the fix, and exit 1", () =>
     Effect.gen(function*() {
       const file = path.join(yield* tempDir("file"), "a-file")
       yield* Effect.promise(() => writeFile(file, ""))
@@ -94,6 +94,11 @@ describe("embedded PostgreSQL", () => {
         code: 1,
         stderr: sentence(`${path.join(file, "data")} (DATA_DIR) could not be created (ENOTDIR); set DATA_DIR to a writable directory, or set DATABASE_URL to a PostgreSQL server`)
       })
+      const admin = yield* exitOf(process.execPath, ["--import", "tsx", "src/cli.ts", "accounts", "show", "ops@example.com"], {
+        ...baseEnv(),
+        DATA_DIR: path.join(file, "data")
+      })
+      expect(admin).toEqual({ code: 1, stderr: `error: ${service.stderr}` })
       // PostgreSQL's own refusal: its words in the sentence, its last lines below.
       const dataDir = yield* tempDir("refused")
       const refused = yield* exitOf(process.execPath, ["--import", "tsx", "src/main.ts"], {
