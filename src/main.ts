@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Cause, Console, Effect, Layer, Option, Predicate } from "effect"
 import { AppConfig } from "./AppConfig.js"
 import * as Database from "./db/Database.js"
 import { DemoData } from "./demo/DemoData.js"
@@ -15,4 +15,13 @@ const Main = Layer.mergeAll(
   Layer.provide(Database.layer)
 )
 
-Layer.launch(Main).pipe(NodeRuntime.runMain)
+Layer.launch(Main).pipe(
+  // An embedded database that cannot start is its sentence (path, reason, fix) on stderr, not a
+  // stack trace; any other failure is reported in full, as runMain would. Exit code 1.
+  Effect.tapErrorCause((cause) => {
+    const failure = Cause.failureOption(cause).pipe(Option.filter(Predicate.isTagged("EmbeddedDatabaseUnavailable")))
+    if (Option.isSome(failure)) return Console.error(failure.value.message)
+    return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(cause)
+  }),
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

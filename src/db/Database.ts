@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
-import { ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
+import { Config, Data, Effect, Layer, Option, Redacted } from "effect"
+import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
 import { migrate } from "./migrations/index.js"
 
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
@@ -15,27 +15,40 @@ export const databaseUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
 const poolSize = Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
 
 /**
+ * The embedded PostgreSQL cannot start where it is configured to: `message` is one sentence
+ * naming the path, the reason and the fix, for the operator as it is.
+ */
+export class EmbeddedDatabaseUnavailable extends Data.TaggedError("EmbeddedDatabaseUnavailable")<{ readonly message: string }> {}
+
+/**
  * The embedded PostgreSQL as a scoped resource: started (or joined, when another of our
  * processes runs it) on acquire, stopped cleanly on release.
  */
 export const embeddedUrl = (database: string) =>
   Effect.gen(function*() {
-    const dir = yield* dataDir
+    const dir = yield* Effect.orDie(dataDir)
     const sharedBuffers = yield* Config.option(Config.string("EMBEDDED_PG_SHARED_BUFFERS")).pipe(
       Config.map(Option.filter((value) => value.trim() !== "")),
       Config.validate({
         message: "EMBEDDED_PG_SHARED_BUFFERS must be a size such as 512MB or 2GB",
         validation: Option.match({ onNone: () => true, onSome: (value) => /^\d+(kB|MB|GB)$/.test(value) })
       })
-    )
+    ).pipe(Effect.orDie)
     const cluster = yield* Effect.acquireRelease(
-      Effect.tryPromise(() => startCluster({ dataDir: dir, persistent: true, sharedBuffers: Option.getOrUndefined(sharedBuffers) })),
+      Effect.tryPromise({
+        try: () => startCluster({ dataDir: dir, persistent: true, sharedBuffers: Option.getOrUndefined(sharedBuffers) }),
+        catch: (error) => error
+      }).pipe(
+        Effect.catchAll((error) =>
+          error instanceof ClusterStartError ? new EmbeddedDatabaseUnavailable({ message: error.message }) : Effect.die(error)
+        )
+      ),
       (cluster) => Effect.promise(() => cluster.stop())
     )
-    yield* Effect.tryPromise(() => ensureDatabase(cluster.adminUrl, database))
-    yield* Effect.logInfo(`Embedded PostgreSQL ready (data in ${dir})`)
+    yield* Effect.promise(() => ensureDatabase(cluster.adminUrl, database))
+    yield* Effect.logInfo(`Embedded PostgreSQL ready: ${cluster.where}`)
     return Redacted.make(cluster.urlFor(database))
-  }).pipe(Effect.orDie)
+  })
 
 /** A `PgClient` on a given URL. */
 export const clientLayer = (url: Redacted.Redacted) =>
@@ -47,12 +60,12 @@ export const clientLayer = (url: Redacted.Redacted) =>
  * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
  * Migrated before anything else sees it.
  */
-export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
+export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseUnavailable> = Layer.unwrapScoped(
   Effect.gen(function*() {
-    const configured = yield* databaseUrl
+    const configured = yield* Effect.orDie(databaseUrl)
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
-    return clientLayer(url)
-  }).pipe(Effect.orDie)
-).pipe(Layer.tap((context) => Effect.provide(migrate, context)), Layer.orDie)
+    return Layer.orDie(clientLayer(url))
+  })
+).pipe(Layer.tap((context) => Effect.orDie(Effect.provide(migrate, context))))
 
 export { migrate }

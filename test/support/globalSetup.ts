@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises"
+import { randomBytes } from "node:crypto"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import type { TestProject } from "vitest/node"
-import { type Cluster, startCluster } from "../../src/db/EmbeddedPostgres.js"
+import { type Cluster, ClusterStartError, startCluster } from "../../src/db/EmbeddedPostgres.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,8 +19,15 @@ export default async function setup(project: TestProject) {
     project.provide("adminDatabaseUrl", external)
     return
   }
-  const dir = await mkdtemp(path.join(tmpdir(), "adintel-test-"))
-  const cluster: Cluster = await startCluster({ dataDir: dir, persistent: false })
+  // Created by startCluster (mode 0700), so that failing to create it is its sentence too.
+  const dir = path.join(tmpdir(), `adintel-test-${randomBytes(6).toString("hex")}`)
+  const cluster: Cluster = await startCluster({ dataDir: dir, dataDirSetting: "TMPDIR", persistent: false }).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined)
+    if (!(error instanceof ClusterStartError)) throw error
+    // The sentence alone, as `npm start` prints it: vitest would add its own stack trace.
+    process.stderr.write(error.message + "\n")
+    process.exit(1)
+  })
   project.provide("adminDatabaseUrl", cluster.adminUrl)
   return async () => {
     await cluster.stop()
