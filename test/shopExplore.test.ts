@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
-import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
+import { ShopRollups } from "../src/shopSearch/ShopRollups.js"
 import { loadSmallWorld, recordsOf, seriesOf, smallWorld, smallWorldServer, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 

@@ -1,8 +1,8 @@
 import { Clock, Effect, Option, ParseResult, Schema } from "effect"
 import { Conflict, InvalidRequest, NotFound } from "../Errors.js"
 import { describeIssue } from "../Issues.js"
+import { defaultPageSize } from "../kernel/Paging.js"
 import {
-  defaultPageSize,
   type DeletePreset,
   maxPresets,
   type Preset,
@@ -32,7 +32,7 @@ const inOrder = { propertyOrder: "original" } as const
  * (G11, the field named under `filters.`), then written back in the JSON-body form explore
  * takes (lists as arrays, texts trimmed), so the preset replays as an explore body.
  */
-const checked = (scope: PresetScope, filters: PresetFilters): Effect.Effect<PresetFilters, InvalidRequest> => {
+const checked = <E extends PresetScope>(scope: E, filters: PresetFilters): Effect.Effect<PresetFilters, InvalidRequest> => {
   const schema = presetFilters[scope]
   return Schema.decodeUnknown(schema, inOrder)(filters).pipe(
     Effect.mapError((error) => {
@@ -92,7 +92,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
             ...(filters === undefined ? {} : { filters: yield* checked(preset.scope, filters) })
           }
           const updated = yield* repo.update(account, id, preset.scope, changes, yield* now)
-          // Deleted since it was read: as unknown as if it had gone before.
+          // Deleted since it was read: as if it had gone before.
           if (updated === "missing") return yield* Effect.fail(notFound)
           if (updated === "taken") return yield* Effect.fail(taken(name!, preset.scope))
           return updated
