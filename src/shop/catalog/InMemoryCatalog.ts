@@ -14,7 +14,10 @@ import type { RecordOf } from "./Views.js"
  */
 
 /** A day of a record's daily series: each metric column of its daily table (absent or null: no data). */
-export type MemoryDay = { readonly day: UtcDay } & MetricValues
+export interface MemoryDay {
+  readonly day: UtcDay
+  readonly values: MetricValues
+}
 
 export interface MemoryRecord<E extends ShopEntity> {
   readonly id: ShopRecordId
@@ -53,7 +56,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
   const metricsOver = (entity: ShopEntity, record: MemoryRecord<ShopEntity>, from: UtcDay, to: UtcDay): MetricValues => {
     const days = daysOf(record, from, to)
     return Object.fromEntries(Object.entries(specOf(entity).metrics).map(([name, metric]) => {
-      const values = days.map((d) => d[metric.column]).filter((v): v is number => typeof v === "number")
+      const values = days.map((d) => d.values[metric.column]).filter((v): v is number => typeof v === "number")
       return [name, metric.kind === "sum" ? sumOf(values) : values.length === 0 ? null : values[values.length - 1]! - values[0]!]
     }))
   }
@@ -124,7 +127,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
         const days: Array<SeriesDay> = []
         for (let day = from; day <= to; day = addDays(day, 1)) {
           const found = record?.daily?.find((d) => d.day === day)
-          days.push({ day, values: Object.fromEntries(columns.map((c) => [c, found?.[c] ?? null])) })
+          days.push({ day, values: Object.fromEntries(columns.map((c) => [c, found?.values[c] ?? null])) })
         }
         return days
       }),
