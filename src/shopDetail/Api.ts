@@ -16,9 +16,9 @@ import { entityViews, explorePage, PeriodMetrics } from "../shop/catalog/Views.j
  */
 
 /** A list of a detail page: an explore of `entity` with `link` set to the page's record. */
-export interface DetailList<E extends ShopEntity = ShopEntity> {
+export interface DetailList<E extends ShopEntity = ShopEntity, Link extends string = string> {
   readonly entity: E
-  readonly link: string
+  readonly link: Link
   readonly summary: string
   /** Only records launched within the period (a shop's new products). */
   readonly newInPeriod?: boolean
@@ -88,6 +88,7 @@ export const details = {
 } as const satisfies Record<string, DetailSpec>
 
 type Details = typeof details
+type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
 export type DetailPath = keyof Details
 /** The paths that are a page themselves (with `/total`), not only lists. */
 export type PagePath = { [P in DetailPath]: Details[P]["page"] extends true ? P : never }[DetailPath]
@@ -221,7 +222,7 @@ const seriesEndpoint = <P extends DetailPath, Kind extends SeriesKind<P>>(path: 
   post(`${path}/${kind}`).setPayload(Selection).addSuccess(SeriesAnswer)
     .annotate(OpenApi.Summary, kind === "history" ? `The ${oneOf(path)}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
 
-const listEndpoint = <const Path extends string, List extends DetailList>(path: Path, list: List) =>
+const listEndpoint = <const Path extends string, E extends ShopEntity, Link extends string>(path: Path, list: DetailList<E, Link>) =>
   post(path).setPayload(listBody(list.entity, list.link)).addSuccess(explorePage(list.entity))
     .annotate(OpenApi.Summary, `${list.summary}: paged and sorted like ${list.entity}/explore (no daily search)`)
 
@@ -229,19 +230,24 @@ const listEndpoint = <const Path extends string, List extends DetailList>(path: 
 export type SeriesEndpoints<P extends DetailPath> = { [K in SeriesKind<P>]: ReturnType<typeof seriesEndpoint<P, K>> }[SeriesKind<P>]
 /** Each list endpoint of a path, typed one by one. */
 export type ListEndpoints<P extends DetailPath> = {
-  [S in ListKey<P>]: ReturnType<typeof listEndpoint<`${P}/${S}`, Details[P]["lists"][S] & DetailList>>
+  [S in ListKey<P>]: Details[P]["lists"][S] extends DetailList<infer E, infer Link> ? ReturnType<typeof listEndpoint<`${P}/${S}`, E, Link>>
+    : never
 }[ListKey<P>]
 
 /**
  * The endpoints a path of the declaration generates: the page and its totals (page paths),
  * its series and its lists, in the declaration's order. The loops build one endpoint per
- * series and list; TypeScript types a loop's calls as one endpoint of every name, so the
+ * series and list; TypeScript types a loop's calls as one endpoint of any of them, so each
  * array is typed by the mapped types above, endpoint by endpoint.
  */
-const seriesEndpoints = <P extends DetailPath>(path: P) =>
-  details[path].series.map((kind: SeriesKind<P>) => seriesEndpoint(path, kind)) as ReadonlyArray<SeriesEndpoints<P>>
-const listEndpoints = <P extends DetailPath>(path: P) =>
-  Object.entries<DetailList>(details[path].lists).map(([sub, list]) => listEndpoint(`${path}/${sub}`, list)) as ReadonlyArray<ListEndpoints<P>>
+const seriesEndpoints = <P extends DetailPath>(path: P) => {
+  const built: ReadonlyArray<AnyEndpoint> = details[path].series.map((kind: SeriesKind<P>) => seriesEndpoint(path, kind))
+  return built as ReadonlyArray<SeriesEndpoints<P>>
+}
+const listEndpoints = <P extends DetailPath>(path: P) => {
+  const built: ReadonlyArray<AnyEndpoint> = Object.entries<DetailList>(details[path].lists).map(([sub, list]) => listEndpoint(`${path}/${sub}`, list))
+  return built as ReadonlyArray<ListEndpoints<P>>
+}
 const pageFamily = <P extends PagePath>(path: P) => [...pageEndpoints(path), ...seriesEndpoints(path), ...listEndpoints(path)]
 
 /** A category and those below it (`categories/hierarchy`). */
@@ -410,7 +416,7 @@ const generated = {
   "product-detail": pageFamily("product-detail"),
   shops: listEndpoints("shops"),
   categories: listEndpoints("categories")
-} satisfies Record<DetailPath, ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any>>
+} satisfies Record<DetailPath, ReadonlyArray<AnyEndpoint>>
 
 /** Everything under `product-detail`: its own family, which also has the legacy `/api/product-detail/*` (S4). */
 const productDetail = [
@@ -425,7 +431,7 @@ const productDetail = [
 ]
 
 /** A group of these endpoints, typed endpoint by endpoint. */
-const groupOf = <const Name extends string, Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any>(name: Name, endpoints: ReadonlyArray<Endpoint>) =>
+const groupOf = <const Name extends string, Endpoint extends AnyEndpoint>(name: Name, endpoints: ReadonlyArray<Endpoint>) =>
   endpoints.reduce<HttpApiGroup.HttpApiGroup<Name, Endpoint, never>>((group, endpoint) => group.add(endpoint), HttpApiGroup.make(name))
 
 export class ShopDetailApi extends metered(
