@@ -1,5 +1,4 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
@@ -350,20 +349,31 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
       )
 
     /**
-     * One page of ranked products with the total: the total comes with the rows, and from its
-     * own count only when the page is past the end.
+     * One page of products ranked by `order` over `matches` (`m`), with their view over
+     * `period`, what `answer` adds of the ranking (from `page`) and the total: the total comes
+     * with the rows, and from its own count only when the page is past the end.
      */
     const rankedPage = <A, I>(
-      matches: Fragment,
-      page: Effect.Effect<ReadonlyArray<unknown>, SqlError>,
-      offset: number,
+      ranking: { readonly matches: Fragment; readonly columns: Fragment; readonly order: Fragment; readonly answer: Fragment },
+      window: { readonly period: Period; readonly limit: number; readonly offset: number },
       extra: Schema.Schema<A, I>
     ): Effect.Effect<Rows<{ readonly row: CatalogRow<"products"> } & A>> =>
       Effect.gen(function*() {
-        const raw = yield* page
+        const view = productViewOver(window.period)
+        const raw = yield* sql`
+          with m as (${ranking.matches}),
+          page as (
+            select m.id, ${ranking.columns}, count(*) over () as total, row_number() over (order by ${ranking.order}) as position
+              from m
+             order by position
+             limit ${window.limit} offset ${window.offset})
+          select page.total::int as total, ${ranking.answer}, ${view.columns}
+            from page join shop_products e on e.id = page.id
+            ${view.joins}
+           order by page.position`
         const decoded = yield* decodeRows("products")(raw)
         const extras = yield* decodeAll(extra)(raw)
-        const total = raw.length > 0 || offset === 0 ? decoded.total : yield* countOf(sql`(${matches})`)
+        const total = raw.length > 0 || window.offset === 0 ? decoded.total : yield* countOf(sql`(${ranking.matches})`)
         return { total, rows: decoded.rows.map((row, i) => ({ row, ...extras[i]! })) }
       }).pipe(Effect.orDie)
 
@@ -513,50 +523,30 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogR
       },
 
       /** Trending products: one P2 page by growth (then the larger current value, then id), and the total. */
-      trending: (query: TrendingQuery): Effect.Effect<Rows<Trending>> => {
-        const matches = trendingMatches(query)
-        const view = productViewOver(query.window)
-        return rankedPage(
-          matches,
-          sql`
-            with m as (${matches}),
-            page as (
-              select m.id, m.current, m.previous, (m.current - m.previous) / m.previous as growth, count(*) over () as total,
-                     row_number() over (order by (m.current - m.previous) / m.previous desc, m.current desc, m.external_id collate "C") as position
-                from m
-               order by position
-               limit ${query.limit} offset ${query.offset})
-            select page.total::int as total, page.growth, page.current, page.previous, ${view.columns}
-              from page join shop_products e on e.id = page.id
-              ${view.joins}
-             order by page.position`,
-          query.offset,
+      trending: (query: TrendingQuery): Effect.Effect<Rows<Trending>> =>
+        rankedPage(
+          {
+            matches: trendingMatches(query),
+            columns: sql`m.current, m.previous, (m.current - m.previous) / m.previous as growth`,
+            order: sql`(m.current - m.previous) / m.previous desc, m.current desc, m.external_id collate "C"`,
+            answer: sql`page.growth, page.current, page.previous`
+          },
+          { ...query, period: query.window },
           Schema.Struct({ growth: Schema.Number, current: Schema.Number, previous: Schema.Number })
-        )
-      },
+        ),
 
       /** Product search: one P2 page, best match first (then more reviews), and the total. */
-      titleSearch: (query: TitleQuery): Effect.Effect<Rows<TitleMatch>> => {
-        const matches = titleMatches(query)
-        const view = productViewOver(query.period)
-        return rankedPage(
-          matches,
-          sql`
-            with m as (${matches}),
-            page as (
-              select m.id, m.relevance, count(*) over () as total,
-                     row_number() over (order by m.relevance desc, m.reviews desc nulls last, m.external_id collate "C") as position
-                from m
-               order by position
-               limit ${query.limit} offset ${query.offset})
-            select page.total::int as total, round(page.relevance::numeric, 4)::float8 as relevance, ${view.columns}
-              from page join shop_products e on e.id = page.id
-              ${view.joins}
-             order by page.position`,
-          query.offset,
+      titleSearch: (query: TitleQuery): Effect.Effect<Rows<TitleMatch>> =>
+        rankedPage(
+          {
+            matches: titleMatches(query),
+            columns: sql`m.relevance`,
+            order: sql`m.relevance desc, m.reviews desc nulls last, m.external_id collate "C"`,
+            answer: sql`round(page.relevance::numeric, 4)::float8 as relevance`
+          },
+          query,
           Schema.Struct({ relevance: Schema.Number })
-        )
-      },
+        ),
 
       /** Every category of a region, parents before children. */
       categories: (region: string): Effect.Effect<ReadonlyArray<CategoryRow>> => Categories(region).pipe(Effect.orDie),

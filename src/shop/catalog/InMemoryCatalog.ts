@@ -63,6 +63,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
 
   const columnOf = (record: MemoryRecord<ShopEntity>, column: string): unknown => {
     const name = column.replace(/^e\./, "")
+    // A record's own fields, read by a column's name as the declaration writes it.
     return record.columns?.[name] ?? (record.record as Readonly<Record<string, unknown>>)[name] ?? null
   }
 
