@@ -11,7 +11,7 @@ import * as Database from "../src/db/Database.js"
 import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
-import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
+import { ShopRollups } from "../src/shopSearch/ShopRollups.js"
 
 /** What every benchmark server and its accounts share. */
 export const secret = "bench-key-encryption-secret-0123456789"

@@ -19,6 +19,7 @@ import { Ingest } from "../src/catalog/Ingest.js"
 import * as Database from "../src/db/Database.js"
 import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { ShopRecordId } from "../src/shop/catalog/Entities.js"
 import { ShopSearch } from "../src/shopSearch/ShopSearch.js"
 import { runBench, sumAhead, withScratchDatabase } from "./Scratch.js"
 
@@ -168,7 +169,7 @@ const trending = (search: ShopSearch) =>
       yield* measure(`${metric} over ${days} days`, search.trending(account, { metric, days, country: "US" }))
     }
   }
-  yield* measure(`gmv over 7 days, in a level-1 category`, search.trending(account, { country: "US", category_id: "cat-US-beauty" }))
+  yield* measure(`gmv over 7 days, in a level-1 category`, search.trending(account, { country: "US", category_id: ShopRecordId.make("cat-US-beauty") }))
   })
 
 const withDatabase = async (use: (url: string) => Promise<void>) => {

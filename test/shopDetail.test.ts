@@ -1,11 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import {
-  loadSmallWorld,
+  loadedSmallWorldServer,
   recordsOf,
   seriesOf,
   smallWorld,
-  smallWorldServer,
   sumOver as sumOverDays,
   type WorldRecord
 } from "./support/AdWorld.js"
@@ -37,11 +36,7 @@ const showing = videos.filter((v) => v.region === "US" && v.product_external_ids
 const creatorId = showing[0]!.creator_external_id as string
 
 describe("short-video shop detail pages (shop-detail, creator-detail, product-detail)", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
-
+  layer(loadedSmallWorldServer())((it) => {
     it.effect("product-detail: profile with period totals, the tabs asked for; the GET forms answer the same", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account({ plan: "premium" })
@@ -57,7 +52,7 @@ describe("short-video shop detail pages (shop-detail, creator-detail, product-de
         expect(byPath.json.data.profile).toEqual(answer.json.data.profile)
         expect(byPath.json.data.tabs).toEqual({})
         // S4: the legacy dashboard paths, under a browser session
-        const email = `detail-${Date.now()}@example.com`
+        const email = "detail-legacy@example.com"
         yield* account({ email, password: "correct horse battery" })
         const session = yield* signIn(email, "correct horse battery")
         for (const path of [`/api/product-detail/${product.external_id}`, `/api/clipapp-shop/product-detail/${product.external_id}`]) {

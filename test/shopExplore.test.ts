@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
-import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
-import { loadSmallWorld, recordsOf, seriesOf, smallWorld, smallWorldServer, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
+import { ShopRollups } from "../src/shopSearch/ShopRollups.js"
+import { loadedSmallWorldServer, recordsOf, seriesOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 /**
@@ -31,11 +31,7 @@ const prefix = "/api/v1/clipapp-shop"
 const ids = (json: { data: Array<{ id: string }> }) => json.data.map((r) => r.id)
 
 describe("short-video shop explore and count (one engine, five entities)", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
-
+  layer(loadedSmallWorldServer())((it) => {
     it.effect("products by 30-day GMV in a category subtree and a price range agree with a brute-force pass", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account({ plan: "premium" })
@@ -240,7 +236,7 @@ describe("short-video shop explore and count (one engine, five entities)", () =>
 
     it.effect("the legacy dashboard path explores under a browser session with the daily quota and no credit (S4)", () =>
       Effect.gen(function*() {
-        const email = `explorer-${Date.now()}@example.com`
+        const email = "explorer-legacy@example.com"
         const created = yield* account({ email, password: "correct horse battery", plan: "basic" })
         const session = yield* signIn(email, "correct horse battery")
         const legacy = yield* call("/api/clipapp-shop/products/count", { headers: session })

@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Stream, TestClock } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { maxFavorites } from "../src/shopFavorites/Api.js"
-import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 
 type Type = "product" | "shop" | "creator" | "video" | "category"
@@ -62,17 +62,13 @@ const dailySearchesLeft = (apiKey: string) =>
   Effect.map(call(`${v1}/credits`, keyHeader(apiKey)), (answer) => JSON.parse(answer.body).credits_remaining as number)
 
 describe("short-video shop favorites", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () =>
+  layer(loadedSmallWorldServer())((it) => {
+    it.effect("the small world holds what the tests below stand on: several entities of each type, unique ids, two regions", () =>
       Effect.gen(function*() {
-        yield* loadSmallWorld
-        // what the tests below stand on
         for (const type of types) expect([type, world[type].length > 3]).toEqual([type, true])
         for (const type of types) expect(new Set(world[type].map((e) => e.id)).size).toBe(world[type].length)
         expect(new Set(products.map((p) => p.region))).toEqual(new Set(["US", "GB"]))
-      }), { timeout: 60_000 })
+      }))
 
     it.effect("toggle twice flips the favorite and the list follows; 1 credit a call, the daily search quota untouched", () =>
       Effect.gen(function*() {
@@ -332,7 +328,7 @@ describe("short-video shop favorites", () => {
 
     it.effect("legacy session paths (S4): the same favorites under the browser session, no credit; 401 without a session", () =>
       Effect.gen(function*() {
-        const email = `favorites-${Date.now()}@example.com`
+        const email = "favorites-legacy@example.com"
         const password = "favorites password 1"
         const created = yield* account({ email, password })
         const session = yield* signIn(email, password)

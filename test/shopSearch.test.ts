@@ -7,7 +7,7 @@ import { Effect, Layer, Stream } from "effect"
 import { AdIntelApi } from "../src/Api.js"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
-import { ShopRollups } from "../src/shopExplore/ShopRollups.js"
+import { ShopRollups } from "../src/shopSearch/ShopRollups.js"
 import { type SuggestionType, suggestionTypes } from "../src/shopSearch/Api.js"
 import { ShopSearch, SuggestionReach } from "../src/shopSearch/ShopSearch.js"
 import { loadSmallWorld, recordsOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
@@ -134,13 +134,12 @@ const close = (a: number, b: number) => Math.abs(a - b) < 0.01
 
 describe("short-video shop trending, search and suggestions", () => {
   layer(
-    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default, ShopSearch.Default).pipe(
+    Layer.effectDiscard(loadSmallWorld).pipe(
+      Layer.provideMerge(Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default, ShopSearch.Default)),
       Layer.provideMerge(Ingest.Default),
       Layer.provideMerge(TestDatabase)
     )
   )((it) => {
-    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
-
     it.effect("trending ranks products by growth over the last days against the days before, as a brute-force pass does", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account({ plan: "premium" })
@@ -397,7 +396,7 @@ describe("short-video shop trending, search and suggestions", () => {
 
     it.effect("the legacy dashboard paths answer the same under a browser session, without credit; 401 without one (S4)", () =>
       Effect.gen(function*() {
-        const email = `shop-search-${Date.now()}@example.com`
+        const email = "shop-search-legacy@example.com"
         const password = "shop search password"
         const created = yield* account({ email, password, plan: "basic" })
         const session = yield* signIn(email, password)
@@ -514,9 +513,7 @@ describe("suggestions at scale", () => {
         }))
     }).pipe(Effect.orDie)
 
-  layer(ShopSearch.Default.pipe(Layer.provideMerge(TestDatabase)))((it) => {
-    it.effect("generates a catalog", () => generated, { timeout: 60_000 })
-
+  layer(Layer.effectDiscard(generated).pipe(Layer.provideMerge(ShopSearch.Default.pipe(Layer.provideMerge(TestDatabase)))))((it) => {
     it.effect("every statement of suggestions reads indexes only: by popularity for a common prefix, by prefix and trigrams for a rare one", () =>
       Effect.gen(function*() {
         const search = yield* ShopSearch

@@ -1,6 +1,6 @@
 import { Chunk, Clock, Effect, Stream } from "effect"
 import { SimilarityRepo } from "../adLibrary/SimilarityRepo.js"
-import { ShopRollups } from "../shopExplore/ShopRollups.js"
+import { ShopRollups } from "../shopSearch/ShopRollups.js"
 import { Ingest, type IngestReport } from "../catalog/Ingest.js"
 import { type EntityName, entityNames } from "../catalog/records/index.js"
 import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../media/ImageFeatures.js"

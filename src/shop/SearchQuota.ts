@@ -1,6 +1,7 @@
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { CallerInfo } from "../gateway/Api.js"
 import { searchesLeft } from "../gateway/Meters.js"
+import { today } from "../kernel/UtcDay.js"
 import { DailyQuota, type ShopCreditsResponse } from "./Api.js"
 import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
 
@@ -27,8 +28,7 @@ export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQu
       /** One explore/count search; `DailyQuota` when today's are used up (the credit is kept, G4). */
       consume: (caller: CallerInfo) =>
         Effect.gen(function*() {
-          const day = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
-          const taken = yield* repo.take(caller.accountId, day, caller.dailySearch.limit)
+          const taken = yield* repo.take(caller.accountId, yield* today, caller.dailySearch.limit)
           if (!taken) return yield* Effect.fail(new DailyQuota())
         })
     }

@@ -1,12 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
+import { CountryCode } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
-import { Choice, IdPath } from "../Params.js"
-import { List, type Param, param, paramFields, strictStruct } from "../QueryParams.js"
+import { Choice, PathId } from "../Params.js"
+import { List, param } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
-import { entityViews, explorePage } from "../shopExplore/Api.js"
-import { exploreParams, type ShopEntity } from "../shopExplore/Entities.js"
+import { exploreParams, type ExploreParamsOf, keysOf, type ShopEntity, ShopRecordId } from "../shop/catalog/Entities.js"
+import { fieldsOf, queryOf, withoutParams } from "../shop/RouteParams.js"
+import { entityViews, explorePage, PeriodMetrics } from "../shop/catalog/Views.js"
 
 /**
  * The detail pages of a shop, a creator and a product (issue 5, "Detail routes ... share one
@@ -15,9 +16,9 @@ import { exploreParams, type ShopEntity } from "../shopExplore/Entities.js"
  */
 
 /** A list of a detail page: an explore of `entity` with `link` set to the page's record. */
-export interface DetailList {
-  readonly entity: ShopEntity
-  readonly link: string
+export interface DetailList<E extends ShopEntity = ShopEntity, Link extends string = string> {
+  readonly entity: E
+  readonly link: Link
   readonly summary: string
   /** Only records launched within the period (a shop's new products). */
   readonly newInPeriod?: boolean
@@ -85,59 +86,57 @@ export const details = {
     }
   }
 } as const satisfies Record<string, DetailSpec>
-export type DetailPath = keyof typeof details
+
+type Details = typeof details
+type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
+export type DetailPath = keyof Details
+/** The paths that are a page themselves (with `/total`), not only lists. */
+export type PagePath = { [P in DetailPath]: Details[P]["page"] extends true ? P : never }[DetailPath]
+type ListKey<P extends DetailPath> = keyof Details[P]["lists"] & string
+
+/** The entity a path is about, typed as declared (a property read through a type parameter is typed as any path's). */
+export const entityOf = <P extends DetailPath>(path: P): Details[P]["entity"] => details[path].entity
+type SeriesKind<P extends DetailPath> = Details[P]["series"][number]
 
 /** What selects a detail page's record and its period. */
 const selection = {
-  id: param.same(ExternalId.annotations({ description: "The record's id" })),
+  id: param.same(ShopRecordId.annotations({ description: "The record's id" })),
   country: param.same(CountryCode.annotations({ description: "Its region; default: the account's country" })),
   date_from: param.day("First day of the period (UTC); default: 30 days before date_to"),
   date_to: param.day("Last day of the period (UTC); default: yesterday")
 }
 
-const Selection = Schema.Struct({
-  ...paramFields(selection, "body"),
-  id: selection.id.body
-}).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection, any>
+/** A body that is the record (`id`, required) and some parameters: anything else is refused. */
+const recordBody = <P extends typeof selection>(params: P) =>
+  Schema.Struct(fieldsOf(params, "body", "id")).annotations({ parseOptions: { onExcessProperty: "error" } })
 
-export interface DetailSelection {
-  readonly id: string
-  readonly country?: string
-  readonly date_from?: string
-  readonly date_to?: string
-}
+const Selection = recordBody(selection)
+
+export type DetailSelection = typeof Selection.Type
 
 /** A list's body: the record, and the explore parameters of the listed entity but the link. */
-const listBody = (list: DetailList) => {
-  const { [list.link]: _link, country: _country, ...rest } = exploreParams(list.entity, "explore")
-  return Schema.Struct({
-    ...paramFields({ ...rest, ...selection }, "body"),
-    id: selection.id.body
-  }).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection & Record<string, unknown>, any>
-}
+const listBody = <E extends ShopEntity, Link extends string>(entity: E, link: Link) =>
+  recordBody(Object.assign(withoutParams<ExploreParamsOf<E, "explore">, Link | "country">(exploreParams(entity, "explore"), link, "country"), selection))
 
-export const Totals = Schema.Struct({
-  id: Schema.String,
-  date_from: Schema.String,
-  date_to: Schema.String,
-  metrics: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.Number) })
-})
+/** What every detail answer about one record over a period starts with (`ShopDetail`'s `about`). */
+const aboutFields = { id: Schema.String, date_from: Schema.String, date_to: Schema.String }
+
+export const Totals = Schema.Struct({ ...aboutFields, metrics: PeriodMetrics })
+const TotalAnswer = Schema.Struct({ success: Schema.Literal(true), data: Totals })
 
 export const SeriesAnswer = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     series: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Null) })).annotations({
       description: "One entry per day of the period: `day` and each metric (null: no data)"
     })
   })
 })
 
-const tabsOf = (path: DetailPath) => Object.keys(details[path].lists) as Array<string>
+const tabsOf = (path: DetailPath) => keysOf(details[path].lists)
 
-const fullAnswer = (path: DetailPath) =>
+const fullAnswer = <P extends DetailPath>(path: P) =>
   Schema.Struct({
     success: Schema.Literal(true),
     data: Schema.Struct({
@@ -150,17 +149,14 @@ const fullAnswer = (path: DetailPath) =>
 
 const FullBody = (path: DetailPath) =>
   Schema.Struct({
-    ...paramFields(selection, "body"),
-    id: selection.id.body,
+    ...fieldsOf(selection, "body", "id"),
     tabs: Schema.optional(List(Choice(...tabsOf(path))).annotations({ description: `Lists to include: ${tabsOf(path).join(", ")}` }))
-  }).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<DetailSelection & { readonly tabs?: ReadonlyArray<string> }, any>
+  }).annotations({ parseOptions: { onExcessProperty: "error" } })
 
 export const ExtraTotals = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     products: Schema.Int.annotations({ description: "Products the shop sells" }),
     products_with_sales: Schema.Int.annotations({ description: "Of them, with units sold in the period" }),
     new_products: Schema.Int.annotations({ description: "Launched in the period" }),
@@ -172,9 +168,7 @@ export const ExtraTotals = Schema.Struct({
 export const Strategy = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     videos: Schema.Int,
     creators: Schema.Int,
     views: Schema.Number.annotations({ description: "Views of those videos within the period" }),
@@ -185,9 +179,7 @@ export const Strategy = Schema.Struct({
 export const Conversion = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     views: Schema.Number,
     units: Schema.Number,
     gmv: Schema.Number,
@@ -204,34 +196,59 @@ export const Conversion = Schema.Struct({
   })
 })
 
+type Dashed<S extends string> = S extends `${infer Head}/${infer Tail}` ? `${Head}-${Dashed<Tail>}` : S
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S
 /** Endpoint names: the path with `/` and `-` turned into camel case (`shopDetailProductQueryList`). */
-export const endpointName = (path: string) => path.replace(/[-/](\w)/g, (_, c: string) => c.toUpperCase())
+export type EndpointName<Path extends string> = Camel<Dashed<Path>>
 
-const post = (path: string) => HttpApiEndpoint.post(endpointName(path), `${shopPrefix}/${path}`)
+export const endpointName = <const Path extends string>(path: Path) =>
+  // The expression spells at run time what `EndpointName` spells in the type.
+  path.replace(/[-/](\w)/g, (_, c: string) => c.toUpperCase()) as EndpointName<Path>
 
-const endpointsOf = (path: DetailPath) => {
-  const spec: DetailSpec = details[path]
-  const one = spec.entity.slice(0, -1)
-  const page = spec.page
-    ? [
-      post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
-        .annotate(OpenApi.Summary, `The ${one}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
-      post(`${path}/total`).setPayload(Selection).addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Totals }))
-        .annotate(OpenApi.Summary, `The ${one}'s totals over the period, with growth against the period before`)
-    ]
-    : []
-  return [
-    ...page,
-    ...spec.series.map((series) =>
-      post(`${path}/${series}`).setPayload(Selection).addSuccess(SeriesAnswer)
-        .annotate(OpenApi.Summary, series === "history" ? `The ${one}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
-    ),
-    ...Object.entries(spec.lists).map(([sub, list]) =>
-      post(`${path}/${sub}`).setPayload(listBody(list)).addSuccess(explorePage(list.entity))
-        .annotate(OpenApi.Summary, `${list.summary}: paged and sorted like ${list.entity}/explore (no daily search)`)
-    )
-  ]
+const post = <const Path extends string>(path: Path) => HttpApiEndpoint.post(endpointName(path), `${shopPrefix}/${path}`)
+const get = <const Path extends string>(path: Path) => HttpApiEndpoint.get(endpointName(path), `${shopPrefix}/${path}`)
+
+const oneOf = (path: DetailPath) => details[path].entity.slice(0, -1)
+
+/** A page and its totals: `<path>` (the profile and the lists asked for) and `<path>/total`. */
+const pageEndpoints = <P extends PagePath>(path: P) => [
+  post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
+    .annotate(OpenApi.Summary, `The ${oneOf(path)}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
+  post(`${path}/total`).setPayload(Selection).addSuccess(TotalAnswer)
+    .annotate(OpenApi.Summary, `The ${oneOf(path)}'s totals over the period, with growth against the period before`)
+] as const
+
+const seriesEndpoint = <P extends DetailPath, Kind extends SeriesKind<P>>(path: P, kind: Kind) =>
+  post(`${path}/${kind}`).setPayload(Selection).addSuccess(SeriesAnswer)
+    .annotate(OpenApi.Summary, kind === "history" ? `The ${oneOf(path)}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
+
+const listEndpoint = <const Path extends string, E extends ShopEntity, Link extends string>(path: Path, list: DetailList<E, Link>) =>
+  post(path).setPayload(listBody(list.entity, list.link)).addSuccess(explorePage(list.entity))
+    .annotate(OpenApi.Summary, `${list.summary}: paged and sorted like ${list.entity}/explore (no daily search)`)
+
+/** Each daily-series endpoint of a path, typed one by one. */
+export type SeriesEndpoints<P extends DetailPath> = { [K in SeriesKind<P>]: ReturnType<typeof seriesEndpoint<P, K>> }[SeriesKind<P>]
+/** Each list endpoint of a path, typed one by one. */
+export type ListEndpoints<P extends DetailPath> = {
+  [S in ListKey<P>]: Details[P]["lists"][S] extends DetailList<infer E, infer Link> ? ReturnType<typeof listEndpoint<`${P}/${S}`, E, Link>>
+    : never
+}[ListKey<P>]
+
+/**
+ * The endpoints a path of the declaration generates: the page and its totals (page paths),
+ * its series and its lists, in the declaration's order. The loops build one endpoint per
+ * series and list; TypeScript types a loop's calls as one endpoint of any of them, so each
+ * array is typed by the mapped types above, endpoint by endpoint.
+ */
+const seriesEndpoints = <P extends DetailPath>(path: P) => {
+  const built: ReadonlyArray<AnyEndpoint> = details[path].series.map((kind: SeriesKind<P>) => seriesEndpoint(path, kind))
+  return built as ReadonlyArray<SeriesEndpoints<P>>
 }
+const listEndpoints = <P extends DetailPath>(path: P) => {
+  const built: ReadonlyArray<AnyEndpoint> = Object.entries<DetailList>(details[path].lists).map(([sub, list]) => listEndpoint(`${path}/${sub}`, list))
+  return built as ReadonlyArray<ListEndpoints<P>>
+}
+const pageFamily = <P extends PagePath>(path: P) => [...pageEndpoints(path), ...seriesEndpoints(path), ...listEndpoints(path)]
 
 /** A category and those below it (`categories/hierarchy`). */
 export interface CategoryNode {
@@ -249,20 +266,16 @@ const CategoryNode: Schema.Schema<CategoryNode> = Schema.Struct({
 
 const CategoryRow = Schema.Struct({ id: Schema.String, name: Schema.String, level: Schema.Number, parent_id: Schema.NullOr(Schema.String) })
 
-/** GET forms: the parameters in the query string; `id` (when taken) and `required` ones must be there. */
-const byQuery = (params: Record<string, Param<any>>, required: ReadonlyArray<string> = []) => {
-  const fields = paramFields(params, "query")
-  for (const name of ["id", ...required]) if (name in params) fields[name] = params[name]!.query
-  return strictStruct(fields, "query") as unknown as Schema.Schema<DetailSelection, any>
-}
-const countryOnly = strictStruct(paramFields({ country: selection.country }, "query"), "query") as unknown as Schema.Schema<
-  { readonly country?: string },
-  any
->
-const get = (path: string) => HttpApiEndpoint.get(endpointName(path), `${shopPrefix}/${path}`)
+/** GET forms: the record (`id`, required) and its period in the query string. */
+const RecordQuery = queryOf(selection, "id")
+const countryOnly = queryOf({ country: selection.country })
+/** A record named in the path: its period in the query string. */
+const periodQuery = queryOf({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to })
+/** `{ id }` in the path, branded as the record's. */
+const RecordPath = Schema.Struct({ id: PathId.pipe(Schema.brand("ShopRecordId")) })
 
 /** The category routes that read rather than rank: GETs with the record in the query string. */
-const categoryReads: ReadonlyArray<AnyEndpoint> = [
+const categoryReads = [
   get("categories/hierarchy").setUrlParams(countryOnly)
     .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(CategoryNode) }))
     .annotate(OpenApi.Summary, "The category tree of a country"),
@@ -272,7 +285,7 @@ const categoryReads: ReadonlyArray<AnyEndpoint> = [
       data: Schema.Array(Schema.Struct({ level: Schema.Number, categories: Schema.Array(CategoryRow) }))
     }))
     .annotate(OpenApi.Summary, "The categories of a country grouped by level"),
-  get("categories/summary").setUrlParams(byQuery(selection))
+  get("categories/summary").setUrlParams(RecordQuery)
     .addSuccess(Schema.Struct({
       success: Schema.Literal(true),
       data: Schema.Struct({
@@ -281,28 +294,24 @@ const categoryReads: ReadonlyArray<AnyEndpoint> = [
       })
     }))
     .annotate(OpenApi.Summary, "A category with its period metrics and what it holds (it and those below it)"),
-  get("categories/history").setUrlParams(byQuery(selection)).addSuccess(SeriesAnswer)
+  get("categories/history").setUrlParams(RecordQuery).addSuccess(SeriesAnswer)
     .annotate(OpenApi.Summary, "A category's daily metrics over the period"),
-  get("categories/siblings").setUrlParams(byQuery(selection))
+  get("categories/siblings").setUrlParams(RecordQuery)
     .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(entityViews.categories) }))
     .annotate(OpenApi.Summary, "The other categories under the same parent (the other top categories for a top one), by period GMV")
 ]
 
 /** A record named in the path, with its period in the query string. */
-const inPath = (name: string, path: string) =>
-  HttpApiEndpoint.get(name, `${shopPrefix}/${path}`)
-    .setPath(IdPath)
-    .setUrlParams(byQuery({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }))
+const inPath = <const Name extends string>(name: Name, path: string) =>
+  HttpApiEndpoint.get(name, `${shopPrefix}/${path}`).setPath(RecordPath).setUrlParams(periodQuery)
 
 const Profile = (entity: ShopEntity) => Schema.Struct({ success: Schema.Literal(true), data: entityViews[entity] })
 
 export const VideoMetrics = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
-    metrics: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.Number) }),
+    ...aboutFields,
+    metrics: PeriodMetrics,
     engagement_rate: Schema.NullOr(Schema.Number).annotations({ description: "(likes + comments + shares) / views over the period" })
   })
 })
@@ -310,9 +319,7 @@ export const VideoMetrics = Schema.Struct({
 export const SalesChannels = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     units: Schema.Number,
     gmv: Schema.Number,
     channels: Schema.Array(Schema.Struct({
@@ -325,15 +332,15 @@ export const SalesChannels = Schema.Struct({
 })
 
 /** Reads of one record: the shop's summary and profile, products, and the records named in the path. */
-const recordReads: ReadonlyArray<AnyEndpoint> = [
-  get("shops/summary").setUrlParams(byQuery(selection))
+const recordReads = [
+  get("shops/summary").setUrlParams(RecordQuery)
     .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({ profile: entityViews.shops, totals: ExtraTotals.fields.data }) }))
     .annotate(OpenApi.Summary, "A shop with its period metrics and its products, videos and creators over the period"),
-  get("shops/details").setUrlParams(byQuery(selection)).addSuccess(Profile("shops"))
+  get("shops/details").setUrlParams(RecordQuery).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "A shop's profile with its period metrics"),
-  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(byQuery(selection)).addSuccess(Profile("shops"))
+  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(RecordQuery).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "Alias of shops/details"),
-  get("products").setUrlParams(strictStruct(paramFields(exploreParams("products", "explore"), "query"), "query") as unknown as Schema.Schema<Record<string, unknown>, any>)
+  get("products").setUrlParams(queryOf(exploreParams("products", "explore")))
     .addSuccess(explorePage("products"))
     .annotate(OpenApi.Summary, "A simple product list: products/explore's parameters and answer, no daily search"),
   inPath("productSalesChannel", "products/:id/sales-channel").addSuccess(SalesChannels)
@@ -358,9 +365,7 @@ export const VisitEvents = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
     type: Schema.String,
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     visits: Schema.Int.annotations({ description: "Times the record's page was opened in the period, by all accounts" }),
     series: Schema.Array(VisitDay).annotations({ description: "Every day of the period: visits, and distinct visiting accounts" })
   })
@@ -368,9 +373,7 @@ export const VisitEvents = Schema.Struct({
 export const OtherVisits = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
-    id: Schema.String,
-    date_from: Schema.String,
-    date_to: Schema.String,
+    ...aboutFields,
     visits: Schema.Int,
     visitors: Schema.Int.annotations({ description: "Distinct accounts that opened the product in the period" }),
     other_products: Schema.Array(Schema.Struct({ id: Schema.String, title: Schema.String, visits: Schema.Int, visitors: Schema.Int })).annotations({
@@ -382,24 +385,18 @@ export const OtherVisits = Schema.Struct({
 const visitTypeParam = param.same(Choice(...visitTypes).annotations({ description: "What kind of record" }))
 
 /** Visit counts: the service counts every opening of a detail page (any account; no account is named). */
-const visitReads: ReadonlyArray<AnyEndpoint> = [
-  get("product-other-visits").setUrlParams(byQuery(selection)).addSuccess(OtherVisits)
+const visitReads = [
+  get("product-other-visits").setUrlParams(RecordQuery).addSuccess(OtherVisits)
     .annotate(OpenApi.Summary, "A product's visits over the period, and the products its visitors also opened"),
-  get("category-visit-events").setUrlParams(byQuery(selection)).addSuccess(VisitEvents)
+  get("category-visit-events").setUrlParams(RecordQuery).addSuccess(VisitEvents)
     .annotate(OpenApi.Summary, "A category's page visits per day over the period"),
   get("detail-visit-events")
-    .setUrlParams(byQuery({ ...selection, type: visitTypeParam }, ["type"]) as unknown as Schema.Schema<
-      DetailSelection & { readonly type: (typeof visitTypes)[number] },
-      any
-    >)
+    .setUrlParams(queryOf({ ...selection, type: visitTypeParam }, "id", "type"))
     .addSuccess(VisitEvents)
     .annotate(OpenApi.Summary, "Visits per day of any record's detail page (`type`: product, shop, creator, video, category)")
 ]
 
-type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.Any
-type SomeGroup<Name extends string> = HttpApiGroup.HttpApiGroup<Name, AnyEndpoint>
-
-const extras: ReadonlyArray<AnyEndpoint> = [
+const extras = [
   post("shop-detail/extraTotal").setPayload(Selection).addSuccess(ExtraTotals)
     .annotate(OpenApi.Summary, "The shop's products, new products, videos and creators over the period"),
   post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addSuccess(Strategy)
@@ -407,37 +404,81 @@ const extras: ReadonlyArray<AnyEndpoint> = [
   post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Organic (affiliate) videos showing the shop's products over the period, and their creators"),
   HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
-    .setUrlParams(byQuery(selection))
+    .setUrlParams(RecordQuery)
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)")
 ]
 
+/** Each path's endpoints, generated from the declaration (`satisfies`: a path added there must be added here). */
+const generated = {
+  "shop-detail": pageFamily("shop-detail"),
+  "creator-detail": pageFamily("creator-detail"),
+  "product-detail": pageFamily("product-detail"),
+  shops: listEndpoints("shops"),
+  categories: listEndpoints("categories")
+} satisfies Record<DetailPath, ReadonlyArray<AnyEndpoint>>
+
 /** Everything under `product-detail`: its own family, which also has the legacy `/api/product-detail/*` (S4). */
-const productDetail: ReadonlyArray<AnyEndpoint> = [
-  ...endpointsOf("product-detail"),
+const productDetail = [
+  ...generated["product-detail"],
   post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
     .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
   HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
-    .setPath(IdPath)
-    .setUrlParams(byQuery({ country: selection.country, date_from: selection.date_from, date_to: selection.date_to }))
+    .setPath(RecordPath)
+    .setUrlParams(periodQuery)
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail by its id in the path")
 ]
 
-/** Endpoints built in loops: the group is typed as holding some endpoints; handlers are attached by name. */
-const groupOf = <const Name extends string>(name: Name, endpoints: ReadonlyArray<AnyEndpoint>) =>
-  endpoints.reduce(
-    (group: SomeGroup<Name>, endpoint) => group.add(endpoint) as SomeGroup<Name>,
-    HttpApiGroup.make(name) as unknown as SomeGroup<Name>
-  )
-
-const otherDetails = (Object.keys(details) as Array<DetailPath>).filter((path) => path !== "product-detail")
+/** A group of these endpoints, typed endpoint by endpoint. */
+const groupOf = <const Name extends string, Endpoint extends AnyEndpoint>(name: Name, endpoints: ReadonlyArray<Endpoint>) =>
+  endpoints.reduce<HttpApiGroup.HttpApiGroup<Name, Endpoint, never>>((group, endpoint) => group.add(endpoint), HttpApiGroup.make(name))
 
 export class ShopDetailApi extends metered(
-  groupOf("shopDetail", [...otherDetails.flatMap(endpointsOf), ...extras, ...categoryReads, ...recordReads, ...visitReads])
+  groupOf("shopDetail", [
+    ...generated["shop-detail"],
+    ...generated["creator-detail"],
+    ...generated.shops,
+    ...generated.categories,
+    ...extras,
+    ...categoryReads,
+    ...recordReads,
+    ...visitReads
+  ])
 ) {}
 
 export class ShopProductDetailApi extends metered(groupOf("shopProductDetail", productDetail)) {}
 
-/** The endpoint names of a group, for attaching handlers by name. */
-export const endpointNamesOf = (group: { readonly endpoints: Record<string, unknown> }) => Object.keys(group.endpoints)
+/** The name of each list route of a path whose list is of entity `E`. */
+export type ListName<P extends DetailPath, E extends ShopEntity> = P extends DetailPath ? {
+    [S in ListKey<P>]: Details[P]["lists"][S] extends { readonly entity: E } ? EndpointName<`${P}/${S}`> : never
+  }[ListKey<P>]
+  : never
+
+/** The name of each daily-series route of a path. */
+export type SeriesName<P extends DetailPath> = P extends DetailPath ? EndpointName<`${P}/${SeriesKind<P>}`> : never
+
+/** A list route of the declaration: its endpoint name, its path and the list. */
+export interface ListRoute<E extends ShopEntity = ShopEntity> {
+  readonly name: string
+  readonly path: DetailPath
+  readonly list: DetailList<E>
+}
+
+/** The list routes of some paths whose list is of `entity`: a family of the same answer (a page of `entity`). */
+export const listRoutes = <P extends DetailPath, E extends ShopEntity>(paths: ReadonlyArray<P>, entity: E) => {
+  const routes = paths.flatMap((path) =>
+    Object.entries<DetailList>(details[path].lists).flatMap(([sub, list]): Array<ListRoute<E>> =>
+      list.entity === entity ? [{ name: endpointName(`${path}/${sub}`), path, list: { ...list, entity } }] : []
+    )
+  )
+  // The filter keeps exactly the lists `ListName` names; TypeScript cannot follow a filter into a type.
+  return { names: routes.map((route) => route.name as ListName<P, E>), route: (name: string) => routes.find((route) => route.name === name)! }
+}
+
+/** The daily-series routes of some paths: their names, and what each is. */
+export const seriesRoutes = <P extends DetailPath>(paths: ReadonlyArray<P>) => {
+  const routes = paths.flatMap((path) => details[path].series.map((kind: SeriesKind<DetailPath>) => ({ name: endpointName(`${path}/${kind}`), path, kind })))
+  // One route per series of the paths, named as `EndpointName` spells them.
+  return { names: routes.map((route) => route.name as SeriesName<P>), route: (name: string) => routes.find((route) => route.name === name)! }
+}

@@ -1,15 +1,12 @@
-import type { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AdIntelApi } from "../Api.js"
-import { Caller } from "../gateway/Api.js"
+import { Caller, type CallerInfo } from "../gateway/Api.js"
 import * as Metered from "../gateway/Http.js"
-import type { CallerInfo } from "../gateway/Api.js"
-import { type DetailPath, details, type DetailSpec, endpointName, endpointNamesOf, ShopDetailApi, ShopProductDetailApi } from "./Api.js"
-import type { ShopEntity } from "../shopExplore/Entities.js"
+import type { ExploreParams, ShopEntity } from "../shop/catalog/Entities.js"
+import { handleAll } from "../shop/Handlers.js"
+import { type DetailPath, details, type DetailSelection, endpointName, listRoutes, type PagePath, seriesRoutes } from "./Api.js"
 import type { VisitType } from "./DetailRepo.js"
 import { ShopDetail } from "./ShopDetail.js"
-
-type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
 const entityOfVisit: Record<VisitType, ShopEntity> = {
   product: "products",
@@ -18,74 +15,104 @@ const entityOfVisit: Record<VisitType, ShopEntity> = {
   video: "videos",
   category: "categories"
 }
-/** The same handlers with every endpoint handled. */
-type AllHandled<H> = H extends HttpApiBuilder.Handlers<infer E, infer P, infer R, any> ? HttpApiBuilder.Handlers<E, P, R, never> : never
 
 const withCaller = <A, E, R>(f: (caller: CallerInfo) => Effect.Effect<A, E, R>) => Effect.flatMap(Caller, f)
 
-type Handler = (request: any) => Effect.Effect<any, any, any>
-
-/** Every detail route's handler, by endpoint name: one table for both groups. */
-const handlersOf = (detail: ShopDetail): Record<string, Handler> => {
-  const table: Record<string, Handler> = {}
-  for (const path of Object.keys(details) as Array<DetailPath>) {
-    const spec: DetailSpec = details[path]
-    if (spec.page) {
-      table[endpointName(path)] = ({ payload }) => withCaller((caller) => detail.full(path, caller, payload))
-      table[endpointName(`${path}/total`)] = ({ payload }) => withCaller((caller) => detail.total(path, caller, payload))
-    }
-    for (const series of spec.series) {
-      table[endpointName(`${path}/${series}`)] = ({ payload }) => withCaller((caller) => detail.series(spec.entity, series, caller, payload))
-    }
-    for (const sub of Object.keys(spec.lists)) {
-      table[endpointName(`${path}/${sub}`)] = ({ payload }) => withCaller((caller) => detail.list(path, sub, caller, payload))
-    }
-  }
-  const byId = (f: (caller: CallerInfo, selection: any) => Effect.Effect<any, any, any>): Handler => ({ path, urlParams }) =>
-    withCaller((caller) => f(caller, { ...urlParams, id: path.id }))
-  const byQuery = (f: (caller: CallerInfo, selection: any) => Effect.Effect<any, any, any>): Handler => ({ urlParams }) =>
-    withCaller((caller) => f(caller, urlParams))
-  return {
-    ...table,
-    shopDetailExtraTotal: ({ payload }) => withCaller((caller) => detail.shopExtra(caller, payload)),
-    shopDetailSalesStrategySelfPromotion: ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, true)),
-    shopDetailSalesStrategyAffiliate: ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, false)),
-    productDetailCreatorGetConversionRadio: ({ payload }) => withCaller((caller) => detail.conversion(caller, payload)),
-    productDetails: byQuery((caller, selection) => detail.full("product-detail", caller, selection)),
-    productDetailById: byId((caller, selection) => detail.full("product-detail", caller, selection)),
-    categoriesHierarchy: ({ urlParams }) => withCaller((caller) => detail.hierarchy(caller, urlParams.country)),
-    categoriesLayers: ({ urlParams }) => withCaller((caller) => detail.layers(caller, urlParams.country)),
-    categoriesSummary: byQuery(detail.categorySummary),
-    categoriesHistory: byQuery((caller, selection) => detail.series("categories", "history", caller, selection)),
-    categoriesSiblings: byQuery(detail.siblings),
-    shopsSummary: byQuery(detail.shopSummary),
-    shopsDetails: byQuery((caller, selection) => detail.profile("shops", caller, selection)),
-    shopDetails: byQuery((caller, selection) => detail.profile("shops", caller, selection)),
-    products: byQuery(detail.products),
-    productSalesChannel: byId(detail.salesChannels),
-    video: byId((caller, selection) => detail.profile("videos", caller, selection)),
-    videoMetrics: byId(detail.videoMetrics),
-    videoHistory: byId((caller, selection) => detail.series("videos", "history", caller, selection)),
-    videoProducts: byId((caller, selection) => detail.videoList(caller, selection, "products")),
-    videoSimilar: byId((caller, selection) => detail.videoList(caller, selection, "similar")),
-    creatorHistory: byId((caller, selection) => detail.series("creators", "history", caller, selection)),
-    productOtherVisits: byQuery(detail.otherVisits),
-    categoryVisitEvents: byQuery((caller, selection) => detail.visitEvents("categories", caller, selection)),
-    detailVisitEvents: byQuery((caller, selection) => detail.visitEvents(entityOfVisit[selection.type as VisitType], caller, selection))
-  }
+/** A record named in the path, its period in the query string. */
+interface InPath {
+  readonly path: { readonly id: DetailSelection["id"] }
+  readonly urlParams: Omit<DetailSelection, "id">
 }
 
-/** Attaches each endpoint of a group to its handler in the table (a missing one fails at start-up). */
-const attach = (handlers: AnyHandlers, names: ReadonlyArray<string>, table: Record<string, Handler>) =>
-  names.reduce((acc: AnyHandlers, name) => {
-    const handler = table[name]
-    if (handler === undefined) throw new Error(`shopDetail: no handler for endpoint ${name}`)
-    return acc.handle(name, handler)
-  }, handlers)
+/**
+ * The detail routes' handlers, for the two groups (`shopDetail`, and `shopProductDetail` with its
+ * legacy mirror). The routes the declaration generates are handled by family, a family being
+ * routes of one answer type: a page's detail, a page's totals, the daily series, the lists of one
+ * entity. The others one by one. Each group's handlers are demanded at compile time.
+ */
+const familiesOf = (detail: ShopDetail) => ({
+  page: <P extends PagePath>(path: P) =>
+    [[endpointName(path)], () => ({ payload }: { readonly payload: DetailSelection & { readonly tabs?: ReadonlyArray<string> | undefined } }) =>
+      withCaller((caller) => detail.full(path, caller, payload))] as const,
+
+  total: <P extends PagePath>(path: P) =>
+    [[endpointName(`${path}/total`)], () => ({ payload }: { readonly payload: DetailSelection }) =>
+      withCaller((caller) => detail.total(path, caller, payload))] as const,
+
+  series: <P extends DetailPath>(paths: ReadonlyArray<P>) => {
+    const { names, route } = seriesRoutes(paths)
+    return [names, (name: string) => {
+      const { kind, path } = route(name)
+      return ({ payload }: { readonly payload: DetailSelection }) => withCaller((caller) => detail.series(details[path].entity, kind, caller, payload))
+    }] as const
+  },
+
+  lists: <P extends DetailPath, E extends ShopEntity>(paths: ReadonlyArray<P>, entity: E) => {
+    const { names, route } = listRoutes(paths, entity)
+    return [names, (name: string) => {
+      const { list, path } = route(name)
+      return ({ payload }: { readonly payload: DetailSelection & ExploreParams }) => withCaller((caller) => detail.list(path, list, caller, payload))
+    }] as const
+  }
+})
 
 export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers) =>
-  Effect.map(ShopDetail, (detail) => attach(handlers as AnyHandlers, endpointNamesOf(ShopDetailApi), handlersOf(detail)) as AllHandled<typeof handlers>))
+  Effect.map(ShopDetail, (detail) => {
+    const family = familiesOf(detail)
+    const paths = ["shop-detail", "creator-detail", "shops", "categories"] as const
+    const byQuery = <A, E, R>(f: (caller: CallerInfo, selection: DetailSelection) => Effect.Effect<A, E, R>) =>
+      ({ urlParams }: { readonly urlParams: DetailSelection }) => withCaller((caller) => f(caller, urlParams))
+    const byId = <A, E, R>(f: (caller: CallerInfo, selection: DetailSelection) => Effect.Effect<A, E, R>) =>
+      ({ path, urlParams }: InPath) => withCaller((caller) => f(caller, { ...urlParams, id: path.id }))
+    return handlers.pipe(
+      (h) => handleAll(h, ...family.page("shop-detail")),
+      (h) => handleAll(h, ...family.total("shop-detail")),
+      (h) => handleAll(h, ...family.page("creator-detail")),
+      (h) => handleAll(h, ...family.total("creator-detail")),
+      (h) => handleAll(h, ...family.series(paths)),
+      (h) => handleAll(h, ...family.lists(paths, "products")),
+      (h) => handleAll(h, ...family.lists(paths, "shops")),
+      (h) => handleAll(h, ...family.lists(paths, "creators")),
+      (h) => handleAll(h, ...family.lists(paths, "videos"))
+    )
+      .handle("shopDetailExtraTotal", ({ payload }) => withCaller((caller) => detail.shopExtra(caller, payload)))
+      .handle("shopDetailSalesStrategySelfPromotion", ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, true)))
+      .handle("shopDetailSalesStrategyAffiliate", ({ payload }) => withCaller((caller) => detail.shopStrategy(caller, payload, false)))
+      .handle("productDetails", byQuery((caller, selection) => detail.full("product-detail", caller, selection)))
+      .handle("categoriesHierarchy", ({ urlParams }) => withCaller((caller) => detail.hierarchy(caller, urlParams.country)))
+      .handle("categoriesLayers", ({ urlParams }) => withCaller((caller) => detail.layers(caller, urlParams.country)))
+      .handle("categoriesSummary", byQuery(detail.categorySummary))
+      .handle("categoriesHistory", byQuery((caller, selection) => detail.series("categories", "history", caller, selection)))
+      .handle("categoriesSiblings", byQuery(detail.siblings))
+      .handle("shopsSummary", byQuery(detail.shopSummary))
+      .handle("shopsDetails", byQuery((caller, selection) => detail.profile("shops", caller, selection)))
+      .handle("shopDetails", byQuery((caller, selection) => detail.profile("shops", caller, selection)))
+      .handle("products", ({ urlParams }) => withCaller((caller) => detail.products(caller, urlParams)))
+      .handle("productSalesChannel", byId(detail.salesChannels))
+      .handle("video", byId((caller, selection) => detail.profile("videos", caller, selection)))
+      .handle("videoMetrics", byId(detail.videoMetrics))
+      .handle("videoHistory", byId((caller, selection) => detail.series("videos", "history", caller, selection)))
+      .handle("videoProducts", byId(detail.videoProducts))
+      .handle("videoSimilar", byId(detail.videoSimilar))
+      .handle("creatorHistory", byId((caller, selection) => detail.series("creators", "history", caller, selection)))
+      .handle("productOtherVisits", byQuery(detail.otherVisits))
+      .handle("categoryVisitEvents", byQuery((caller, selection) => detail.visitEvents("categories", caller, selection)))
+      .handle("detailVisitEvents", ({ urlParams }) =>
+        withCaller((caller) => detail.visitEvents(entityOfVisit[urlParams.type], caller, urlParams)))
+  }))
 
 export const ShopProductDetailLive = Metered.group(AdIntelApi, "shopProductDetail", (handlers) =>
-  Effect.map(ShopDetail, (detail) =>
-    attach(handlers as AnyHandlers, endpointNamesOf(ShopProductDetailApi), handlersOf(detail)) as AllHandled<typeof handlers>))
+  Effect.map(ShopDetail, (detail) => {
+    const family = familiesOf(detail)
+    const paths = ["product-detail"] as const
+    return handlers.pipe(
+      (h) => handleAll(h, ...family.page("product-detail")),
+      (h) => handleAll(h, ...family.total("product-detail")),
+      (h) => handleAll(h, ...family.series(paths)),
+      (h) => handleAll(h, ...family.lists(paths, "creators")),
+      (h) => handleAll(h, ...family.lists(paths, "videos"))
+    )
+      .handle("productDetailCreatorGetConversionRadio", ({ payload }) => withCaller((caller) => detail.conversion(caller, payload)))
+      .handle("productDetailById", ({ path, urlParams }) =>
+        withCaller((caller) => detail.full("product-detail", caller, { ...urlParams, id: path.id })))
+  }))

@@ -1,26 +1,39 @@
-import type { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AdIntelApi } from "../Api.js"
 import { Caller } from "../gateway/Api.js"
 import * as Metered from "../gateway/Http.js"
-import { endpointNames } from "./Api.js"
-import { shopEntities } from "./Entities.js"
+import { type ExploreParams, shopEntities, type ShopEntity } from "../shop/catalog/Entities.js"
+import { handleAll } from "../shop/Handlers.js"
 import { ShopExplore } from "./ShopExplore.js"
 
-type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
-/** The same handlers with every endpoint handled. */
-type AllHandled<H> = H extends HttpApiBuilder.Handlers<infer E, infer P, infer R, any> ? HttpApiBuilder.Handlers<E, P, R, never> : never
+/** What a GET or POST form of a route carries: the query string, and the body (P3). */
+interface ExploreRequest {
+  readonly urlParams: ExploreParams
+  readonly payload?: ExploreParams
+}
 
-/** Every entity's four endpoints, handled by the one engine (the group is built in a loop too). */
+/** Every entity's count, by its two endpoints' names. */
+const counts = shopEntities.flatMap((entity) => [[`${entity}Count`, entity], [`${entity}CountPost`, entity]] as const)
+const countNames = counts.map(([name]) => name)
+const entityOfCount = new Map<string, ShopEntity>(counts)
+
+/** Every entity's endpoints, handled by the one engine: its explore pages by entity (their answers differ), every count alike. */
 export const ShopExploreLive = Metered.group(AdIntelApi, "shopExplore", (handlers) =>
-  Effect.map(ShopExplore, (explore) =>
-    shopEntities.reduce((acc: AnyHandlers, entity) => {
-      const names = endpointNames(entity)
-      return acc
-        .handle(names.explore, ({ urlParams }: any) => Effect.flatMap(Caller, (caller) => explore.explore(entity, caller, urlParams)))
-        .handle(names.explorePost, ({ payload, urlParams }: any) =>
-          Effect.flatMap(Caller, (caller) => explore.explore(entity, caller, urlParams, payload)))
-        .handle(names.count, ({ urlParams }: any) => Effect.flatMap(Caller, (caller) => explore.count(entity, caller, urlParams)))
-        .handle(names.countPost, ({ payload, urlParams }: any) =>
-          Effect.flatMap(Caller, (caller) => explore.count(entity, caller, urlParams, payload)))
-    }, handlers as AnyHandlers) as AllHandled<typeof handlers>))
+  Effect.map(ShopExplore, (explore) => {
+    /** An entity's explore pages, GET and POST: the names, and their handler. */
+    const pages = <E extends ShopEntity>(entity: E) =>
+      [
+        [`${entity}Explore`, `${entity}ExplorePost`],
+        () => ({ payload, urlParams }: ExploreRequest) => Effect.flatMap(Caller, (caller) => explore.explore(entity, caller, urlParams, payload))
+      ] as const
+    return handlers.pipe(
+      (h) => handleAll(h, ...pages("categories")),
+      (h) => handleAll(h, ...pages("shops")),
+      (h) => handleAll(h, ...pages("creators")),
+      (h) => handleAll(h, ...pages("videos")),
+      (h) => handleAll(h, ...pages("products")),
+      (h) =>
+        handleAll(h, countNames, (name) => ({ payload, urlParams }: ExploreRequest) =>
+          Effect.flatMap(Caller, (caller) => explore.count(entityOfCount.get(name)!, caller, urlParams, payload)))
+    )
+  }))

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
+import { defaultPageSize, maxPageSize } from "../kernel/Paging.js"
 import { Choice } from "../Params.js"
 import { param, strictStruct } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
@@ -15,8 +16,6 @@ const prefix = `${shopPrefix}/favorites`
 
 /** A hard cap per account: favorites are bookmarks, not a second catalog. */
 export const maxFavorites = 10_000
-export const maxPageSize = 100
-export const defaultPageSize = 20
 /** How many ids one `favorites/check` may ask about. */
 export const maxCheckIds = 100
 

@@ -1,17 +1,8 @@
 import { Clock, Effect } from "effect"
 import { InvalidRequest, NotFound } from "../Errors.js"
-import {
-  defaultPageSize,
-  type Favorite,
-  type FavoriteCheck,
-  type FavoritesQuery,
-  type FavoriteTarget,
-  type FavoriteType,
-  maxFavorites
-} from "./Api.js"
+import { type Page, pageOf, windowOf } from "../kernel/Paging.js"
+import { type Favorite, type FavoriteCheck, type FavoritesQuery, type FavoriteTarget, type FavoriteType, maxFavorites } from "./Api.js"
 import { type EntityRow, ShopFavoritesRepo } from "./ShopFavoritesRepo.js"
-import type { Page } from "../Params.js"
-
 
 const typeNames: Record<FavoriteType, string> = {
   product: "Product",
@@ -56,13 +47,10 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
 
     return {
       /** P2 page of the account's favorites, newest first. */
-      list: (account: string, query: FavoritesQuery): Effect.Effect<Page<Favorite>> =>
-        Effect.gen(function*() {
-          const page = query.page ?? 1
-          const pageSize = query.page_size ?? defaultPageSize
-          const { favorites, total } = yield* repo.page(account, query.type, { limit: pageSize, offset: (page - 1) * pageSize })
-          return { data: favorites, total, page, page_size: pageSize }
-        }),
+      list: (account: string, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
+        const window = windowOf(query)
+        return Effect.map(repo.page(account, query.type, window), ({ favorites, total }) => pageOf(window, favorites, total))
+      },
 
       /** The state afterwards: true when it was added, false when it was removed. */
       toggle: (account: string, target: FavoriteTarget): Effect.Effect<boolean, NotFound | InvalidRequest> =>

@@ -1,14 +1,29 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { Favorite, FavoriteType } from "./Api.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Schema } from "effect"
+import { ShopRecordId } from "../shop/catalog/Entities.js"
+import { type Favorite, FavoriteType } from "./Api.js"
+
+/** The row id of a catalog entity (a bigint as text): what a favorite refers to. */
+export const EntityRowId = Schema.String.pipe(Schema.brand("EntityRowId"))
+export type EntityRowId = typeof EntityRowId.Type
 
 /** An entity a request named, found in the catalog. */
 export interface EntityRow {
-  /** The row id (a bigint as text): what a favorite refers to. */
-  readonly row: string
-  readonly externalId: string
+  readonly row: EntityRowId
+  readonly externalId: ShopRecordId
   readonly region: string
 }
+
+const FoundRow = Schema.Struct({ row: EntityRowId, external_id: ShopRecordId, region: Schema.String })
+const FavoriteRow = Schema.Struct({
+  type: FavoriteType,
+  id: Schema.String,
+  region: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf
+})
+const Count = Schema.Struct({ n: Schema.Int })
 
 /** Where each type lives, and the favorites column that refers to it. */
 const entities = {
@@ -19,8 +34,6 @@ const entities = {
   category: { table: "shop_categories", name: "name", column: "category_id" }
 } as const satisfies Record<FavoriteType, { table: string; name: string; column: string }>
 
-type Row = Record<string, any>
-
 /** What an add did; `present` (already a favorite) and `full` (at the cap) wrote nothing. */
 export type Added = "added" | "present" | "full"
 
@@ -29,18 +42,26 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const isFavorite = (account: string, type: FavoriteType, row: string) =>
+    /** How many favorites match `where` (over `shop_favorites f`). */
+    const count = (where: Fragment) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`select count(*)::int as n from shop_favorites f where ${where}`
+      })(undefined).pipe(Effect.map(({ n }) => n))
+
+    const isFavorite = (account: string, type: FavoriteType, row: EntityRowId) =>
       sql`select 1 from shop_favorites
            where account_id = ${account}::uuid and entity_type = ${type} and entity_id = ${row}::bigint`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
 
-    const insert = (account: string, type: FavoriteType, row: string, now: Date) =>
+    const insert = (account: string, type: FavoriteType, row: EntityRowId, now: Date) =>
       sql`insert into shop_favorites (account_id, entity_type, ${sql(entities[type].column)}, created_at)
           values (${account}::uuid, ${type}, ${row}::bigint, ${now})
           on conflict do nothing`
 
-    const remove = (account: string, type: FavoriteType, row: string) =>
+    const remove = (account: string, type: FavoriteType, row: EntityRowId) =>
       sql`delete from shop_favorites
            where account_id = ${account}::uuid and entity_type = ${type} and entity_id = ${row}::bigint`
 
@@ -54,11 +75,10 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
       )
 
     /** Adds under the lock; `present` and `full` write nothing. */
-    const addLocked = (account: string, type: FavoriteType, row: string, now: Date, cap: number) =>
+    const addLocked = (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number) =>
       Effect.gen(function*() {
         if (yield* isFavorite(account, type, row)) return "present" as const
-        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from shop_favorites where account_id = ${account}::uuid`
-        if (n >= cap) return "full" as const
+        if ((yield* count(sql`f.account_id = ${account}::uuid`)) >= cap) return "full" as const
         yield* insert(account, type, row, now)
         return "added" as const
       })
@@ -66,35 +86,43 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
     return {
       /** The entities of a type with these ids, in `region` when given (one row per region it exists in). */
       find: (type: FavoriteType, ids: ReadonlyArray<string>, region: string | undefined): Effect.Effect<ReadonlyArray<EntityRow>> =>
-        sql<Row>`
-          select id::text as row, external_id, region from ${sql(entities[type].table)}
-           where ${sql.and([sql.in("external_id", ids), ...(region === undefined ? [] : [sql`region = ${region}`])])}
-           order by external_id, region`.pipe(
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: FoundRow,
+          execute: () => sql`
+            select id::text as row, external_id, region from ${sql(entities[type].table)}
+             where ${sql.and([sql.in("external_id", ids), ...(region === undefined ? [] : [sql`region = ${region}`])])}
+             order by external_id, region`
+        })(undefined).pipe(
           Effect.map((rows) => rows.map((r): EntityRow => ({ row: r.row, externalId: r.external_id, region: r.region }))),
           Effect.orDie
         ),
 
       /** Of these entity rows, those the account has favorited. */
-      favorited: (account: string, type: FavoriteType, rows: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
-        sql<Row>`
-          select entity_id::text as row from shop_favorites
-           where account_id = ${account}::uuid and entity_type = ${type} and ${sql.in("entity_id", rows)}`.pipe(
-          Effect.map((found) => new Set(found.map((r) => r.row as string))),
+      favorited: (account: string, type: FavoriteType, rows: ReadonlyArray<EntityRowId>): Effect.Effect<ReadonlySet<EntityRowId>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Schema.Struct({ row: EntityRowId }),
+          execute: () => sql`
+            select entity_id::text as row from shop_favorites
+             where account_id = ${account}::uuid and entity_type = ${type} and ${sql.in("entity_id", rows)}`
+        })(undefined).pipe(
+          Effect.map((found) => new Set(found.map((r) => r.row))),
           Effect.orDie
         ),
 
-      add: (account: string, type: FavoriteType, row: string, now: Date, cap: number): Effect.Effect<Added> =>
+      add: (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added> =>
         serialized(account, addLocked(account, type, row, now, cap)).pipe(Effect.orDie),
 
       /** Removes when present, else adds (within the cap); the state afterwards, or `full`. */
-      toggle: (account: string, type: FavoriteType, row: string, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
+      toggle: (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
         serialized(
           account,
           Effect.flatMap(isFavorite(account, type, row), (present) =>
             present ? Effect.as(remove(account, type, row), "removed" as const) : addLocked(account, type, row, now, cap))
         ).pipe(Effect.orDie),
 
-      remove: (account: string, type: FavoriteType, row: string): Effect.Effect<void> =>
+      remove: (account: string, type: FavoriteType, row: EntityRowId): Effect.Effect<void> =>
         remove(account, type, row).pipe(Effect.asVoid, Effect.orDie),
 
       /** One P2 page, newest first (then the later of two made at once), and how many match. */
@@ -108,37 +136,33 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
           ...(type === undefined ? [] : [sql`f.entity_type = ${type}`])
         ])
         return Effect.all({
-          favorites: sql<Row>`
-            select f.entity_type as type,
-                   coalesce(p.external_id, s.external_id, c.external_id, v.external_id, k.external_id) as id,
-                   coalesce(p.region, s.region, c.region, v.region, k.region) as region,
-                   case f.entity_type
-                     when 'product' then p.title when 'shop' then s.name when 'creator' then c.handle
-                     when 'video' then v.description when 'category' then k.name
-                   end as name,
-                   f.created_at
-              from shop_favorites f
-              left join shop_products p on p.id = f.product_id
-              left join shop_shops s on s.id = f.shop_id
-              left join shop_creators c on c.id = f.creator_id
-              left join shop_videos v on v.id = f.video_id
-              left join shop_categories k on k.id = f.category_id
-             where ${where}
-             order by f.created_at desc, f.seq desc
-             limit ${window.limit} offset ${window.offset}`.pipe(
+          favorites: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: FavoriteRow,
+            execute: () => sql`
+              select f.entity_type as type,
+                     coalesce(p.external_id, s.external_id, c.external_id, v.external_id, k.external_id) as id,
+                     coalesce(p.region, s.region, c.region, v.region, k.region) as region,
+                     case f.entity_type
+                       when 'product' then p.title when 'shop' then s.name when 'creator' then c.handle
+                       when 'video' then v.description when 'category' then k.name
+                     end as name,
+                     f.created_at
+                from shop_favorites f
+                left join shop_products p on p.id = f.product_id
+                left join shop_shops s on s.id = f.shop_id
+                left join shop_creators c on c.id = f.creator_id
+                left join shop_videos v on v.id = f.video_id
+                left join shop_categories k on k.id = f.category_id
+               where ${where}
+               order by f.created_at desc, f.seq desc
+               limit ${window.limit} offset ${window.offset}`
+          })(undefined).pipe(
             Effect.map((rows) =>
-              rows.map((r): Favorite => ({
-                type: r.type,
-                id: r.id,
-                region: r.region,
-                name: r.name,
-                favorited_at: new Date(r.created_at).toISOString()
-              }))
+              rows.map((r): Favorite => ({ type: r.type, id: r.id, region: r.region, name: r.name, favorited_at: r.created_at.toISOString() }))
             )
           ),
-          total: sql<Row>`select count(*)::int as total from shop_favorites f where ${where}`.pipe(
-            Effect.map((rows) => rows[0]!.total as number)
-          )
+          total: count(where)
         }).pipe(Effect.orDie)
       }
     }

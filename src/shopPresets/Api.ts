@@ -1,11 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema, Struct } from "effect"
+import { Schema } from "effect"
 import { ConflictBody } from "../Errors.js"
 import { metered } from "../gateway/Api.js"
+import { defaultPageSize, maxPageSize } from "../kernel/Paging.js"
 import { Choice } from "../Params.js"
-import { param, paramFields, strictStruct, Words } from "../QueryParams.js"
+import { param, strictStruct, Words } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
-import { exploreParams, shopEntities, type ShopEntity } from "../shopExplore/Entities.js"
+import { exploreParams, shopEntities, type ShopEntity } from "../shop/catalog/Entities.js"
+import { fieldsOf, withoutParams } from "../shop/RouteParams.js"
 
 /**
  * The account's saved explore filters of the short-video shop (issue 5, "Per-account records";
@@ -17,8 +19,6 @@ const prefix = `${shopPrefix}/filter-presets`
 /** A hard cap per account: presets are a handful of saved searches per page. */
 export const maxPresets = 200
 export const maxNameLength = 100
-export const maxPageSize = 100
-export const defaultPageSize = 20
 
 export const PresetScope = Choice(...shopEntities)
 export type PresetScope = typeof PresetScope.Type
@@ -34,14 +34,18 @@ export type PresetFilters = Readonly<Record<string, unknown>>
  * `POST <scope>/explore` takes them), without paging; anything else is refused. Derived from
  * the entity's declaration, so a filter explore gains is one a preset may keep.
  */
-const filtersOf = (scope: ShopEntity) =>
-  // Built at run time from the declaration (as explore's own body is): typed as the record it decodes.
-  strictStruct(paramFields(Struct.omit(exploreParams(scope, "explore"), ...pagingFields), "body"), "body") as unknown as Schema.Schema<
-    PresetFilters,
-    PresetFilters
-  >
+const filtersOf = <E extends ShopEntity>(scope: E) => bodyWithout(exploreParams(scope, "explore"), ...pagingFields)
 
-export const presetFilters: Readonly<Record<ShopEntity, Schema.Schema<PresetFilters, PresetFilters>>> = {
+/** A JSON body of some parameters but the named ones (typed through a parameter record, which `fieldsOf` takes). */
+const bodyWithout = <P extends Parameters<typeof fieldsOf>[0], K extends string>(params: P, ...names: ReadonlyArray<K>) =>
+  strictStruct(fieldsOf(withoutParams(params, ...names), "body"), "body")
+
+type Filters<E extends ShopEntity> = ReturnType<typeof filtersOf<E>>
+
+/** Each scope's filters, by scope: what a preset of it keeps, decoded and in its body form. */
+export const presetFilters: {
+  readonly [E in ShopEntity]: Schema.Schema<Schema.Schema.Type<Filters<E>>, Schema.Schema.Encoded<Filters<E>>>
+} = {
   categories: filtersOf("categories"),
   shops: filtersOf("shops"),
   creators: filtersOf("creators"),

@@ -1,8 +1,8 @@
 import { Clock, Effect, Option, ParseResult, Schema } from "effect"
 import { Conflict, InvalidRequest, NotFound } from "../Errors.js"
 import { describeIssue } from "../Issues.js"
+import { type Page, pageOf, windowOf } from "../kernel/Paging.js"
 import {
-  defaultPageSize,
   type DeletePreset,
   maxPresets,
   type Preset,
@@ -14,8 +14,6 @@ import {
   type UpdatePreset
 } from "./Api.js"
 import { type PresetInput, ShopPresetsRepo } from "./ShopPresetsRepo.js"
-import type { Page } from "../Params.js"
-
 
 const notFound = new NotFound({ error: "Preset not found" })
 const full = new InvalidRequest({ error: `Presets are limited to ${maxPresets} per account` })
@@ -32,7 +30,7 @@ const inOrder = { propertyOrder: "original" } as const
  * (G11, the field named under `filters.`), then written back in the JSON-body form explore
  * takes (lists as arrays, texts trimmed), so the preset replays as an explore body.
  */
-const checked = (scope: PresetScope, filters: PresetFilters): Effect.Effect<PresetFilters, InvalidRequest> => {
+const checked = <E extends PresetScope>(scope: E, filters: PresetFilters): Effect.Effect<PresetFilters, InvalidRequest> => {
   const schema = presetFilters[scope]
   return Schema.decodeUnknown(schema, inOrder)(filters).pipe(
     Effect.mapError((error) => {
@@ -56,13 +54,10 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
     return {
       /** P2 page of the account's presets, most recently updated first. */
-      list: (account: string, query: PresetsQuery): Effect.Effect<Page<Preset>> =>
-        Effect.gen(function*() {
-          const page = query.page ?? 1
-          const pageSize = query.page_size ?? defaultPageSize
-          const { presets, total } = yield* repo.page(account, query.scope, { limit: pageSize, offset: (page - 1) * pageSize })
-          return { data: presets, total, page, page_size: pageSize }
-        }),
+      list: (account: string, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
+        const window = windowOf(query)
+        return Effect.map(repo.page(account, query.scope, window), ({ presets, total }) => pageOf(window, presets, total))
+      },
 
       /** A new preset; its name must be free in its scope, and the account below the cap. */
       save: (account: string, { filters, name, scope }: SavePreset): Effect.Effect<Preset, InvalidRequest | Conflict> =>
@@ -92,7 +87,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
             ...(filters === undefined ? {} : { filters: yield* checked(preset.scope, filters) })
           }
           const updated = yield* repo.update(account, id, preset.scope, changes, yield* now)
-          // Deleted since it was read: as unknown as if it had gone before.
+          // Deleted since it was read: as if it had gone before.
           if (updated === "missing") return yield* Effect.fail(notFound)
           if (updated === "taken") return yield* Effect.fail(taken(name!, preset.scope))
           return updated

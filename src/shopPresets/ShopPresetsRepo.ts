@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { Preset, PresetFilters, PresetScope } from "./Api.js"
-
-type Row = Record<string, any>
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Option, Schema } from "effect"
+import { type Preset, type PresetFilters, PresetScope } from "./Api.js"
 
 /** A preset as written: its name, the key its uniqueness is checked on, its checked filters. */
 export interface PresetInput {
@@ -19,15 +19,25 @@ export type Updated = Preset | "missing" | "taken"
 
 const columns = "id::text as id, name, scope, filters::text as filters, created_at, updated_at"
 
-const presetOf = (r: Row): Preset => ({
-  id: r.id,
-  name: r.name,
-  scope: r.scope,
-  // Stored as `json`, read as text: the keys keep the order they were saved in.
-  filters: JSON.parse(r.filters),
-  created_at: new Date(r.created_at).toISOString(),
-  updated_at: new Date(r.updated_at).toISOString()
+/** A preset's row: `filters` is stored as `json` and read as text, so its keys keep the order they were saved in. */
+const PresetRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  scope: PresetScope,
+  filters: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf
 })
+
+const presetOf = (r: typeof PresetRow.Type): Preset => ({
+  ...r,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString()
+})
+
+/** The presets a statement answers. */
+const presetsOf = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+  Effect.map(SqlSchema.findAll({ Request: Schema.Void, Result: PresetRow, execute: () => statement })(undefined), (rows) => rows.map(presetOf))
 
 /** The SQL of the filter presets: the `shop_presets` table, one row per account, scope and name. */
 export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/ShopPresetsRepo", {
@@ -44,6 +54,14 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
         Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.shop_presets'), hashtext(${account}))`, effect)
       )
 
+    /** How many presets match `where`. */
+    const count = (where: Fragment) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Schema.Struct({ n: Schema.Int }),
+        execute: () => sql`select count(*)::int as n from shop_presets where ${where}`
+      })(undefined).pipe(Effect.map(({ n }) => n))
+
     /** Whether another preset of the account has this name in this scope. */
     const taken = (account: string, scope: PresetScope, nameKey: string, except: string | null) =>
       sql`select 1 from shop_presets where ${
@@ -58,8 +76,8 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
     return {
       /** The account's preset with this id. */
       find: (account: string, id: string): Effect.Effect<Option.Option<Preset>> =>
-        sql<Row>`select ${sql.literal(columns)} from shop_presets where id = ${id}::uuid and account_id = ${account}::uuid`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), presetOf)),
+        presetsOf(sql`select ${sql.literal(columns)} from shop_presets where id = ${id}::uuid and account_id = ${account}::uuid`).pipe(
+          Effect.map((presets) => Option.fromNullable(presets[0])),
           Effect.orDie
         ),
 
@@ -68,13 +86,12 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
           account,
           Effect.gen(function*() {
             if (yield* taken(account, scope, input.nameKey, null)) return "taken" as const
-            const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from shop_presets where account_id = ${account}::uuid`
-            if (n >= cap) return "full" as const
-            const [row] = yield* sql<Row>`
+            if ((yield* count(sql`account_id = ${account}::uuid`)) >= cap) return "full" as const
+            const [saved] = yield* presetsOf(sql`
               insert into shop_presets (account_id, scope, name, name_key, filters, created_at, updated_at)
               values (${account}::uuid, ${scope}, ${input.name}, ${input.nameKey}, ${JSON.stringify(input.filters)}::json, ${now}, ${now})
-              returning ${sql.literal(columns)}`
-            return presetOf(row!)
+              returning ${sql.literal(columns)}`)
+            return saved!
           })
         ).pipe(Effect.orDie),
 
@@ -96,11 +113,11 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
               sql`updated_at = ${now}`,
               sql`write_seq = nextval('shop_presets_write_seq')`
             ]
-            const rows = yield* sql<Row>`
+            const [updated] = yield* presetsOf(sql`
               update shop_presets set ${sql.csv(set)}
                where id = ${id}::uuid and account_id = ${account}::uuid and scope = ${scope}
-              returning ${sql.literal(columns)}`
-            return rows.length === 0 ? "missing" as const : presetOf(rows[0]!)
+              returning ${sql.literal(columns)}`)
+            return updated ?? ("missing" as const)
           })
         ).pipe(Effect.orDie),
 
@@ -122,14 +139,12 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
           ...(scope === undefined ? [] : [sql`scope = ${scope}`])
         ])
         return Effect.all({
-          presets: sql<Row>`
+          presets: presetsOf(sql`
             select ${sql.literal(columns)} from shop_presets
              where ${where}
              order by updated_at desc, write_seq desc
-             limit ${window.limit} offset ${window.offset}`.pipe(Effect.map((rows) => rows.map(presetOf))),
-          total: sql<Row>`select count(*)::int as total from shop_presets where ${where}`.pipe(
-            Effect.map((rows) => rows[0]!.total as number)
-          )
+             limit ${window.limit} offset ${window.offset}`),
+          total: count(where)
         }).pipe(Effect.orDie)
       }
     }

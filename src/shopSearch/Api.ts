@@ -1,12 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
+import { CountryCode } from "../catalog/records/Fields.js"
 import { metered } from "../gateway/Api.js"
+import { defaultPageSize, maxPageSize, maxPageWindow } from "../kernel/Paging.js"
 import { Choice } from "../Params.js"
-import { type Param, param, paramFields, strictStruct } from "../QueryParams.js"
+import { param } from "../QueryParams.js"
 import { shopPrefix } from "../shop/Api.js"
-import { entityViews } from "../shopExplore/Api.js"
-import { defaultPageSize, maxPageSize, maxPageWindow } from "../shopExplore/Entities.js"
+import { ShopRecordId } from "../shop/catalog/Entities.js"
+import { queryOf } from "../shop/RouteParams.js"
+import { entityViews } from "../shop/catalog/Views.js"
 
 /**
  * Trending products, product search and autocomplete of the short-video shop (spec:
@@ -34,17 +36,10 @@ const paging = {
   page_size: param.int(1, maxPageSize, `Results per page, 1 to ${maxPageSize} (default ${defaultPageSize})`)
 }
 
-/**
- * A route's query string, declared once from its parameters (`required` ones must be sent);
- * anything else is `<name>: unknown parameter`. Typed by the interface that follows it.
- */
-const queryOf = <A>(optional: Record<string, Param<any>>, required: Record<string, Param<any>> = {}) =>
-  strictStruct(
-    { ...paramFields(optional, "query"), ...Object.fromEntries(Object.entries(required).map(([name, p]) => [name, p.query])) },
-    "query"
-  ) as unknown as Schema.Schema<A, any>
+// A route's query string, declared once from its parameters (`required` ones must be sent);
+// anything else is `<name>: unknown parameter`.
 
-export const TrendingQuery = queryOf<TrendingParams>({
+export const TrendingQuery = queryOf({
   metric: param.same(Choice(...trendingMetrics).annotations({ description: "What grows: gmv (default), units or views" })),
   days: param.int(
     1,
@@ -52,43 +47,27 @@ export const TrendingQuery = queryOf<TrendingParams>({
     `The window: this many days up to yesterday (UTC), 1 to ${maxTrendingDays} (default ${defaultTrendingDays}), against as many days before it`
   ),
   country,
-  category_id: param.same(ExternalId.annotations({ description: "A category's id: it and every category below it" })),
+  category_id: param.same(ShopRecordId.annotations({ description: "A category's id: it and every category below it" })),
   ...paging
 })
-export interface TrendingParams {
-  readonly metric?: TrendingMetric
-  readonly days?: number
-  readonly country?: string
-  readonly category_id?: string
-  readonly page?: number
-  readonly page_size?: number
-}
+export type TrendingParams = typeof TrendingQuery.Type
 
-export const SearchQuery = queryOf<SearchParams>(
-  { country, ...paging },
-  { q: param.text(maxQueryLength, `Words of the product's title, 1 to ${maxQueryLength} characters`) }
+export const SearchQuery = queryOf(
+  { country, ...paging, q: param.text(maxQueryLength, `Words of the product's title, 1 to ${maxQueryLength} characters`) },
+  "q"
 )
-export interface SearchParams {
-  readonly q: string
-  readonly country?: string
-  readonly page?: number
-  readonly page_size?: number
-}
+export type SearchParams = typeof SearchQuery.Type
 
-export const SuggestionsQuery = queryOf<SuggestionsParams>(
+export const SuggestionsQuery = queryOf(
   {
     types: param.list(Choice(...suggestionTypes), `What to complete (default all): ${suggestionTypes.join(", ")}`),
     country,
-    limit: param.int(1, maxSuggestions, `How many strings, 1 to ${maxSuggestions} (default ${defaultSuggestions})`)
+    limit: param.int(1, maxSuggestions, `How many strings, 1 to ${maxSuggestions} (default ${defaultSuggestions})`),
+    prefix: param.text(maxPrefixLength, `What the user has typed, 1 to ${maxPrefixLength} characters`)
   },
-  { prefix: param.text(maxPrefixLength, `What the user has typed, 1 to ${maxPrefixLength} characters`) }
+  "prefix"
 )
-export interface SuggestionsParams {
-  readonly prefix: string
-  readonly types?: ReadonlyArray<SuggestionType>
-  readonly country?: string
-  readonly limit?: number
-}
+export type SuggestionsParams = typeof SuggestionsQuery.Type
 
 const ProductView = entityViews.products
 

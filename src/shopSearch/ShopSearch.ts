@@ -1,9 +1,9 @@
-import { Clock, Context, Effect } from "effect"
-import { InvalidRequest } from "../Errors.js"
+import { Context, Effect, Option } from "effect"
+import { boundedWindowOf } from "../kernel/Paging.js"
+import { defaultPeriodDays } from "../shop/catalog/Entities.js"
+import { lastDays } from "../shop/catalog/Period.js"
+import { ShopCatalog } from "../shop/catalog/ShopCatalog.js"
 import { ShopCountry } from "../shop/ShopCountry.js"
-import { defaultPageSize, defaultPeriodDays, maxPageWindow } from "../shopExplore/Entities.js"
-import { ExploreRepo } from "../shopExplore/ExploreRepo.js"
-import { rollupWindows } from "../shopExplore/ShopRollups.js"
 import {
   defaultSuggestions,
   defaultTrendingDays,
@@ -15,22 +15,11 @@ import {
   suggestionTypes,
   type TrendingParams
 } from "./Api.js"
-import { type ByType, type Paging, type PrefixPatterns, type Reach, ShopSearchRepo, type Window } from "./ShopSearchRepo.js"
-
-const DAY = 86_400_000
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+import { type ByType, type PrefixPatterns, type Reach, ShopSearchRepo } from "./ShopSearchRepo.js"
 
 /** P2's page, the same bound as explore's: offsets cost what they skip. */
-const pagingOf = (params: { readonly page?: number; readonly page_size?: number }) => {
-  const page = params.page ?? 1
-  const pageSize = params.page_size ?? defaultPageSize
-  if (page * pageSize > maxPageWindow) {
-    return Effect.fail(new InvalidRequest({
-      error: `page: at most ${Math.floor(maxPageWindow / pageSize)} for page_size ${pageSize}; narrow the search with its filters`
-    }))
-  }
-  return Effect.succeed({ page, pageSize, paging: { limit: pageSize, offset: (page - 1) * pageSize } satisfies Paging })
-}
+const pagingOf = (params: { readonly page?: number | undefined; readonly page_size?: number | undefined }) =>
+  boundedWindowOf(params, "narrow the search with its filters")
 
 /** A space or ASCII punctuation: what a word starts after (a bracket expression of PostgreSQL's regular expressions). */
 const separators = "[ !\"#$%&'()*+,./:;<=>?@\\[\\\\\\]^_`{|}~-]"
@@ -82,16 +71,8 @@ export class SuggestionReach extends Context.Reference<SuggestionReach>()("adint
 export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch", {
   effect: Effect.gen(function*() {
     const repo = yield* ShopSearchRepo
-    const explore = yield* ExploreRepo
+    const catalog = yield* ShopCatalog
     const countries = yield* ShopCountry
-
-    /** The last `days` days up to yesterday (UTC, by Effect's Clock), and as many days before them. */
-    const lastDays = (days: number): Effect.Effect<Window> =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const to = Date.parse(`${dayOf(now)}T00:00:00Z`) - DAY
-        const from = to - (days - 1) * DAY
-        return { from: dayOf(from), to: dayOf(to), previousFrom: dayOf(from - days * DAY), previousTo: dayOf(from - DAY) }
-      })
 
     return {
       /**
@@ -100,30 +81,20 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
        */
       trending: (accountId: string, params: TrendingParams) =>
         Effect.gen(function*() {
-          const { page, pageSize, paging } = yield* pagingOf(params)
+          const paging = yield* pagingOf(params)
           const region = yield* countries.resolve(accountId, params.country)
-          const days = params.days ?? defaultTrendingDays
-          const window = yield* lastDays(days)
-          const rollup = (rollupWindows as ReadonlyArray<number>).includes(days) && (yield* explore.rollupDay("products", days)) === window.to
-          const { rows, total } = yield* repo.trending({
-            ...paging,
-            region,
-            metric: params.metric ?? "gmv",
-            window,
-            categoryId: params.category_id,
-            ...(rollup ? { rollup: days } : {})
-          })
-          return { success: true as const, data: rows, total, page, page_size: pageSize }
+          const window = yield* lastDays(params.days ?? defaultTrendingDays)
+          const page = yield* catalog.trending({ region, metric: params.metric ?? "gmv", window, categoryId: params.category_id }, paging)
+          return { success: true as const, ...page }
         }),
 
       /** Products whose title matches `q`, best first; metrics over the 30 days up to yesterday. */
       search: (accountId: string, params: SearchParams) =>
         Effect.gen(function*() {
-          const { page, pageSize, paging } = yield* pagingOf(params)
+          const paging = yield* pagingOf(params)
           const region = yield* countries.resolve(accountId, params.country)
           const period = yield* lastDays(defaultPeriodDays)
-          const { rows, total } = yield* repo.search({ ...paging, region, q: params.q, period })
-          return { success: true as const, data: rows, total, page, page_size: pageSize }
+          return { success: true as const, ...(yield* catalog.titleSearch({ region, q: params.q, period }, paging)) }
         }),
 
       /**
@@ -140,12 +111,12 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
           const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))
           // Asked on every keystroke: the two lookups at once.
           const [region, summedTo] = yield* Effect.all([countries.resolve(accountId, params.country), repo.suggestionsDay], { concurrency: 2 })
-          const classOf = summedTo === window.to
+          const classOf = Option.contains(summedTo, window.to)
             ? (starts: boolean) => repo.summedAhead(types, region, patterns, starts, limit)
             : yield* Effect.gen(function*() {
               // Categories' popularity is their 30-day GMV, summed ahead when the rollup holds.
-              const rolledUpTo = yield* explore.rollupDay("categories", defaultPeriodDays)
-              const period = rolledUpTo === window.to ? { ...window, rollup: defaultPeriodDays } : window
+              const rollup = yield* catalog.rollupFor("categories", window)
+              const period = { from: window.from, to: window.to, ...(rollup === undefined ? {} : { rollup }) }
               const reach = yield* SuggestionReach
               return (starts: boolean) => repo.suggestions(types, region, period, patterns, starts, limit, reach)
             })
@@ -156,5 +127,5 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
         })
     }
   }),
-  dependencies: [ShopSearchRepo.Default, ShopCountry.Default, ExploreRepo.Default]
+  dependencies: [ShopSearchRepo.Default, ShopCatalog.Default, ShopCountry.Default]
 }) {}

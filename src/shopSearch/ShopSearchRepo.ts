@@ -1,40 +1,16 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
-import { defaultPeriodDays } from "../shopExplore/Entities.js"
-import { categorySubtree } from "../shopExplore/ExploreRepo.js"
-import { type FoundProduct, type Suggestion, type SuggestionType, suggestionTypes, type TrendingMetric, type TrendingProduct } from "./Api.js"
+import { Effect, Option, Schema } from "effect"
+import type { UtcDay } from "../kernel/UtcDay.js"
+import { defaultPeriodDays } from "../shop/catalog/Entities.js"
+import { type Suggestion, type SuggestionType, suggestionTypes } from "./Api.js"
 
-/** A run of UTC days, both included, and the run of the same length just before it. */
+/** The days whose popularity a suggestion has: categories' is their GMV over them (`rollup`: read from the rollups). */
 export interface Window {
-  readonly from: string
-  readonly to: string
-  readonly previousFrom: string
-  readonly previousTo: string
-  /** The explore rollup (days) that holds exactly this window, when it is fresh. */
+  readonly from: UtcDay
+  readonly to: UtcDay
+  /** The rollup (days) that holds exactly these days, when it is fresh. */
   readonly rollup?: number
-}
-
-export interface Paging {
-  readonly limit: number
-  readonly offset: number
-}
-
-export interface TrendingPlan extends Paging {
-  readonly region: string
-  readonly metric: TrendingMetric
-  readonly window: Window
-  readonly categoryId: string | undefined
-  /** The explore rollup (days) that holds exactly this window and the one before, when fresh. */
-  readonly rollup?: number
-}
-
-export interface SearchPlan extends Paging {
-  readonly region: string
-  readonly q: string
-  /** The period of each product's metrics. */
-  readonly period: Window
 }
 
 /** What a prefix matches: a string starting with it, or one with a later word starting with it. */
@@ -44,8 +20,6 @@ export interface PrefixPatterns {
   /** A regular expression (case-insensitive, `~*`; a trigram index serves it); null: later words are not matched. */
   readonly later: string | null
 }
-
-type Row = Record<string, any>
 
 /** What a later word starts after: a space or ASCII punctuation (ShopSearch's `patternsOf` matches the same). */
 const wordSeparators = " !\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~-"
@@ -63,108 +37,16 @@ export interface Reach {
 /** Each type's strings of one class, in order. */
 export type ByType = ReadonlyMap<SuggestionType, ReadonlyArray<Suggestion>>
 
-const growth = (current: number | null, previous: number | null) =>
-  current === null || previous === null || previous === 0 ? null : Math.round(((current - previous) / previous) * 10_000) / 10_000
-
-const productMetrics = ["gmv", "units", "views"] as const
-
-/** The products-explore view of a row (mirrors src/shopExplore's, which it must equal). */
-const productView = (r: Row, period: Window) => {
-  const metrics: Record<string, number | null> = {}
-  for (const name of productMetrics) metrics[name] = r[`cur_${name}`] ?? null
-  for (const name of productMetrics) metrics[`${name}_growth`] = growth(r[`cur_${name}`] ?? null, r[`prev_${name}`] ?? null)
-  return {
-    id: r.external_id as string,
-    region: r.region as string,
-    period: { date_from: period.from, date_to: period.to, metrics },
-    title: r.title as string,
-    shop: r.shop,
-    category: r.category,
-    price_min: r.price_min as number,
-    price_max: r.price_max as number,
-    currency: r.currency as string,
-    commission_rate: r.commission_rate,
-    rating: r.rating,
-    reviews: r.reviews,
-    launched_on: r.launched_on,
-    images: r.images
-  }
-}
+/** A string of a suggestion, as its statement answers it. */
+const SuggestionRow = Schema.Struct({ type: Schema.Literal(...suggestionTypes), text: Schema.String, id: Schema.String })
 
 /**
- * The SQL of trending, search and suggestions. Reads the catalog tables of migration 0002
- * with the indexes of 0011.
+ * The SQL of suggestions: the catalog's strings (tables of migration 0002, indexes of 0011) and
+ * those summed ahead (0016). Trending and title search read the catalog through `ShopCatalog`.
  */
 export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/ShopSearchRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    /** The view's columns of product `e`, and its metrics over the period and the one before. */
-    const viewColumns = sql`
-      e.external_id, e.region, e.title, e.price_min::float8 as price_min, e.price_max::float8 as price_max, e.currency,
-      e.commission_rate::float8 as commission_rate, e.rating::float8 as rating, e.reviews,
-      e.launched_on::text as launched_on, e.images,
-      (select json_build_object('id', s.external_id, 'name', s.name) from shop_shops s where s.id = e.shop_id) as shop,
-      (select json_build_object('id', c.external_id, 'name', c.name) from shop_categories c where c.id = e.category_id) as category,
-      cur.gmv as cur_gmv, cur.units as cur_units, cur.views as cur_views,
-      prev.gmv as prev_gmv, prev.units as prev_units, prev.views as prev_views`
-
-    const metricsOver = (from: string, to: string) =>
-      sql`(select sum(d.gmv)::float8 as gmv, sum(d.units)::float8 as units, sum(d.views)::float8 as views
-             from shop_product_daily d where d.product_id = e.id and d.day between ${from}::date and ${to}::date)`
-
-    const withMetrics = (period: Window) =>
-      sql`left join lateral ${metricsOver(period.from, period.to)} cur on true
-          left join lateral ${metricsOver(period.previousFrom, period.previousTo)} prev on true`
-
-    const subtree = (region: string, externalId: string) => categorySubtree(sql, region, externalId)
-
-    const countOf = (from: Fragment) =>
-      sql<{ total: number }>`select count(*)::int as total from ${from} m`.pipe(Effect.map((rows) => rows[0]?.total ?? 0))
-
-    /**
-     * One page of rows in `position` order with the total: the total comes with the rows, and
-     * from its own count only when the page is past the end.
-     */
-    const paged = <A>(matches: Fragment, page: Effect.Effect<ReadonlyArray<Row>, SqlError>, offset: number, read: (r: Row) => A) =>
-      Effect.flatMap(page, (rows) =>
-        Effect.map(
-          rows.length > 0 || offset === 0 ? Effect.succeed(rows[0]?.total ?? 0) : countOf(sql`(${matches})`),
-          (total) => ({ total: total as number, rows: rows.map(read) })
-        ))
-
-    /** Products with some `metric` in both windows, and the two sums. */
-    const trendingMatches = (plan: TrendingPlan) => {
-      const metric = sql(plan.metric)
-      const { from, previousFrom, to } = plan.window
-      const inCategory = plan.categoryId === undefined ? sql`true` : sql`e.category_id = any(array${subtree(plan.region, plan.categoryId)})`
-      // The window summed ahead (explore's rollups): one row per product and window.
-      if (plan.rollup !== undefined) {
-        return sql`
-          select e.id, e.external_id, cur.${metric} as current, prev.${metric} as previous
-            from shop_products e
-            join shop_rollups cur on cur.entity = 'products' and cur.days = ${plan.rollup} and not cur.previous and cur.record_id = e.id
-            join shop_rollups prev on prev.entity = 'products' and prev.days = ${plan.rollup} and prev.previous and prev.record_id = e.id
-           where e.region = ${plan.region} and ${inCategory} and cur.${metric} > 0 and prev.${metric} > 0`
-      }
-      const clauses = [sql`e.region = ${plan.region}`, sql`d.day between ${previousFrom}::date and ${to}::date`, inCategory]
-      return sql`
-        select d.product_id as id, e.external_id,
-               (sum(d.${metric}) filter (where d.day >= ${from}::date))::float8 as current,
-               (sum(d.${metric}) filter (where d.day < ${from}::date))::float8 as previous
-          from shop_product_daily d join shop_products e on e.id = d.product_id
-         where ${sql.and(clauses)}
-         group by d.product_id, e.external_id
-        having sum(d.${metric}) filter (where d.day >= ${from}::date) > 0
-           and sum(d.${metric}) filter (where d.day < ${from}::date) > 0`
-    }
-
-    const searchMatches = (plan: SearchPlan) =>
-      sql`
-        select e.id, e.reviews, e.external_id,
-               ((word_similarity(${plan.q}, e.title) + similarity(${plan.q}, e.title)) / 2)::float8 as relevance
-          from shop_products e
-         where e.region = ${plan.region} and ${plan.q} <% e.title`
 
     /**
      * Where each type's strings live and what makes them popular: a stored column where there
@@ -226,7 +108,11 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
     const byType = (types: ReadonlyArray<SuggestionType>, branch: (type: SuggestionType) => Fragment): Effect.Effect<ByType> =>
       types.length === 0
         ? Effect.succeed(new Map())
-        : sql<Row>`${sql.join(" union all ", false)(types.map((type) => sql`(${branch(type)})`))} order by type, rank`.pipe(
+        : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: SuggestionRow,
+          execute: () => sql`${sql.join(" union all ", false)(types.map((type) => sql`(${branch(type)})`))} order by type, rank`
+        })(undefined).pipe(
           Effect.map((rows) => {
             const found = new Map<SuggestionType, Array<Suggestion>>(types.map((type) => [type, []]))
             for (const r of rows) found.get(r.type)!.push({ text: r.text, type: r.type, id: r.id })
@@ -236,55 +122,6 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
         )
 
     return {
-      /** Trending products: one P2 page by growth (then the larger current value, then id), and the total. */
-      trending: (plan: TrendingPlan): Effect.Effect<{ readonly rows: ReadonlyArray<TrendingProduct>; readonly total: number }> => {
-        const matches = trendingMatches(plan)
-        return paged(
-          matches,
-          sql<Row>`
-            with m as (${matches}),
-            page as (
-              select m.id, m.current, m.previous, (m.current - m.previous) / m.previous as growth, count(*) over () as total,
-                     row_number() over (order by (m.current - m.previous) / m.previous desc, m.current desc, m.external_id collate "C") as position
-                from m
-               order by position
-               limit ${plan.limit} offset ${plan.offset})
-            select page.total::int as total, page.growth, page.current, page.previous, ${viewColumns}
-              from page join shop_products e on e.id = page.id
-              ${withMetrics(plan.window)}
-             order by page.position`,
-          plan.offset,
-          (r): TrendingProduct => ({
-            ...productView(r, plan.window),
-            growth: Math.round(r.growth * 10_000) / 10_000,
-            current: r.current,
-            previous: r.previous
-          })
-        ).pipe(Effect.orDie)
-      },
-
-      /** Product search: one P2 page, best match first (then more reviews), and the total. */
-      search: (plan: SearchPlan): Effect.Effect<{ readonly rows: ReadonlyArray<FoundProduct>; readonly total: number }> => {
-        const matches = searchMatches(plan)
-        return paged(
-          matches,
-          sql<Row>`
-            with m as (${matches}),
-            page as (
-              select m.id, m.relevance, count(*) over () as total,
-                     row_number() over (order by m.relevance desc, m.reviews desc nulls last, m.external_id collate "C") as position
-                from m
-               order by position
-               limit ${plan.limit} offset ${plan.offset})
-            select page.total::int as total, round(page.relevance::numeric, 4)::float8 as relevance, ${viewColumns}
-              from page join shop_products e on e.id = page.id
-              ${withMetrics(plan.period)}
-             order by page.position`,
-          plan.offset,
-          (r): FoundProduct => ({ ...productView(r, plan.period), relevance: r.relevance })
-        ).pipe(Effect.orDie)
-      },
-
       /**
        * Suggestions: for each type, its first `limit` strings of the class (distinct, case
        * ignored, each as its most popular row), in popularity order. One statement; per type:
@@ -319,11 +156,11 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
         }),
 
       /** The last day of the 30 days whose popularity `shop_suggestions` holds; undefined: it does not hold. */
-      suggestionsDay: sql<{ day_to: string }>`
-        select day_to::text as day_to from shop_rollup_state where entity = 'suggestions' and days = ${defaultPeriodDays}`.pipe(
-        Effect.map((rows) => rows[0]?.day_to),
-        Effect.orDie
-      ),
+      suggestionsDay: SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Schema.Struct({ day_to: Schema.String }),
+        execute: () => sql`select day_to::text as day_to from shop_rollup_state where entity = 'suggestions' and days = ${defaultPeriodDays}`
+      })(undefined).pipe(Effect.map(Option.map((row) => row.day_to)), Effect.orDie),
 
       /**
        * `suggestions`' strings, from those summed ahead (migration 0016): the same answer from
@@ -354,7 +191,7 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
        */
       refreshSuggestions: (from: string, to: string, now: Date) =>
         sql.withTransaction(Effect.gen(function*() {
-          const period: Window = { from, to, previousFrom: from, previousTo: to }
+          const period: Window = { from, to }
           // One refresh at a time across replicas: a second one waits, then replaces the first's rows.
           yield* sql`select pg_advisory_xact_lock(hashtext('adintel.shop_suggestions'))`
           yield* sql`delete from shop_suggestions`

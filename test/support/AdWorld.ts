@@ -48,6 +48,13 @@ export const smallWorldServer = (options: TestServerOptions = {}) =>
     Layer.provideMerge(TestDatabase)
   )
 
+/**
+ * The same server with the small world loaded as the layer is built: every test of a file
+ * that uses it finds the world there, whichever runs first or alone.
+ */
+export const loadedSmallWorldServer = (options: TestServerOptions = {}) =>
+  Layer.effectDiscard(loadSmallWorld).pipe(Layer.provideMerge(smallWorldServer(options)))
+
 /** A record of the small world, as its generator wrote it. */
 export type WorldRecord = Record<string, any>
 

@@ -1,17 +1,25 @@
-import { CountryCode, ExternalId } from "../catalog/records/Fields.js"
-import { Choice } from "../Params.js"
-import { type Param, param } from "../QueryParams.js"
+import { Schema } from "effect"
+import { CountryCode, ExternalId } from "../../catalog/records/Fields.js"
+import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
+import { Choice } from "../../Params.js"
+import { type Param, param } from "../../QueryParams.js"
+import type { AnyParam } from "../RouteParams.js"
 
 /**
  * The short-video shop's explorable entities, each declared once (issue 5, "One engine, not
  * sixty handlers"): its filters (a parameter and the column it constrains), its period metrics
  * (computed over `date_from`..`date_to` from the daily series) and its other sorts. The
- * explore and count routes, their OpenAPI parameters and their SQL all derive from this.
- * Column names here are plain data; the repository turns them into parameterised SQL.
+ * explore and count routes, their OpenAPI parameters and their SQL all derive from this, and
+ * so do their types: the declaration is a `const` table, so each entity's parameters are known
+ * by name. Column names here are plain data; the repository turns them into parameterised SQL.
  */
 
 export const shopEntities = ["categories", "shops", "creators", "videos", "products"] as const
 export type ShopEntity = (typeof shopEntities)[number]
+
+/** A shop record's id at its source (what imports upsert by), branded once decoded. */
+export const ShopRecordId = ExternalId.pipe(Schema.brand("ShopRecordId"))
+export type ShopRecordId = typeof ShopRecordId.Type
 
 /** How two entities relate through the products videos show (`shop_video_products`). */
 export type Link =
@@ -45,12 +53,20 @@ export type Constraint =
    */
   | { readonly kind: "linked"; readonly through: Link }
 
-export interface FilterSpec {
-  readonly constraint: Constraint
+/** A filter of two parameters on a column: a range (`min_`/`max_`) or days (`_from`/`_to`). */
+export interface BoundsFilter<Kind extends "range" | "days"> {
+  readonly constraint: Extract<Constraint, { readonly kind: Kind }>
   readonly description: string
-  /** The parameter of one-value constraints (choice, ref, category, bool, keyword). */
-  readonly param?: Param<any>
 }
+
+/** A filter of one parameter (choice, ref, category, bool, keyword, linked). */
+export interface ValueFilter<P extends AnyParam = AnyParam> {
+  readonly constraint: Exclude<Constraint, { readonly kind: "range" | "days" }>
+  readonly description: string
+  readonly param: P
+}
+
+export type FilterSpec = BoundsFilter<"range"> | BoundsFilter<"days"> | ValueFilter
 
 /** A metric of the daily series, over the period: a sum, or a level's change ("gained"). */
 export interface MetricSpec {
@@ -73,45 +89,47 @@ export interface EntitySpec {
 }
 
 const Big = 1_000_000_000_000
-const range = (column: string, description: string, max = Big, integer = true): FilterSpec => ({
+const range = (column: string, description: string, max = Big, integer = true): BoundsFilter<"range"> => ({
   constraint: { kind: "range", column, integer, max },
   description
 })
-const keyword = (description: string, ...columns: ReadonlyArray<string>): FilterSpec => ({
+const days = (column: string, description: string): BoundsFilter<"days"> => ({ constraint: { kind: "days", column }, description })
+const keyword = (description: string, ...columns: ReadonlyArray<string>) => ({
   constraint: { kind: "keyword", columns },
   description,
   param: param.text(200, description)
-})
-const ref = (column: string, table: string, description: string): FilterSpec => ({
+}) satisfies ValueFilter
+const recordId = (description: string) => param.same(ShopRecordId.annotations({ description }))
+const ref = (column: string, table: string, description: string) => ({
   constraint: { kind: "ref", column, table },
   description,
-  param: param.same(ExternalId.annotations({ description }))
-})
-const category = (column: string, many: boolean): FilterSpec => ({
+  param: recordId(description)
+}) satisfies ValueFilter
+const category = (column: string, many: boolean) => ({
   constraint: { kind: "category", column, many },
   description: "A category's id: it and every category below it",
-  param: param.same(ExternalId.annotations({ description: "A category's id: it and every category below it" }))
-})
-const linked = (through: Link, description: string): FilterSpec => ({
+  param: recordId("A category's id: it and every category below it")
+}) satisfies ValueFilter
+const linked = (through: Link, description: string) => ({
   constraint: { kind: "linked", through },
   description,
-  param: param.same(ExternalId.annotations({ description }))
-})
-const days = (column: string, description: string): FilterSpec => ({ constraint: { kind: "days", column }, description })
+  param: recordId(description)
+}) satisfies ValueFilter
+const choice = <const L extends ReadonlyArray<string>>(column: string, description: string, ...values: L) => ({
+  constraint: { kind: "choice", column },
+  description,
+  param: param.list(Choice(...values), description)
+}) satisfies ValueFilter
 const sum = (column: string, integer = true): MetricSpec => ({ column, kind: "sum", integer })
 
-export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
+export const entities = {
   categories: {
     one: "Category",
     table: "shop_categories",
     daily: { table: "shop_category_daily", key: "category_id" },
     filters: {
       keyword: keyword("Words in the category's name", "e.name"),
-      level: {
-        constraint: { kind: "choice", column: "e.level" },
-        description: "Any of these levels (1 top, 3 leaf)",
-        param: param.list(Choice("1", "2", "3"), "Any of these levels (1 top, 3 leaf)")
-      },
+      level: choice("e.level", "Any of these levels (1 top, 3 leaf)", "1", "2", "3"),
       parent_id: ref("e.parent_id", "shop_categories", "The parent category's id")
     },
     metrics: { gmv: sum("gmv", false), units: sum("units") },
@@ -125,11 +143,7 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
     filters: {
       keyword: keyword("Words in the shop's name", "e.name"),
       category_id: category("e.main_category_id", false),
-      shop_type: {
-        constraint: { kind: "choice", column: "e.shop_type" },
-        description: "Any of these shop types",
-        param: param.list(Choice("brand", "retailer", "cross-border"), "Any of these shop types")
-      },
+      shop_type: choice("e.shop_type", "Any of these shop types", "brand", "retailer", "cross-border"),
       creator_id: linked("shopCreator", "Shops whose products this creator's videos show (its id)"),
       rating: range("e.rating", "Rating, 0 to 5", 5, false),
       followers: range("e.followers", "Followers now")
@@ -169,7 +183,11 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
       product_id: linked("videoProduct", "Videos showing this product (its id)"),
       shop_id: linked("videoShop", "Videos showing a product of this shop (its id)"),
       similar_to: linked("videoSimilar", "Other videos showing a product this video (its id) shows"),
-      is_ad: { constraint: { kind: "bool", column: "e.is_ad" }, description: "Paid ads only (true) or organic only (false)", param: param.bool("Paid ads only (true) or organic only (false)") },
+      is_ad: {
+        constraint: { kind: "bool", column: "e.is_ad" },
+        description: "Paid ads only (true) or organic only (false)",
+        param: param.bool("Paid ads only (true) or organic only (false)")
+      },
       duration: range("e.duration_seconds", "Length in seconds", 86_400),
       published: days("e.published_at", "Published")
     },
@@ -197,27 +215,62 @@ export const entities: Readonly<Record<ShopEntity, EntitySpec>> = {
     sorts: { price: "e.price_min", rating: "e.rating", reviews: "e.reviews", commission_rate: "e.commission_rate", launched_on: "e.launched_on" },
     defaultSort: "gmv"
   }
+} as const satisfies Readonly<Record<ShopEntity, EntitySpec>>
+
+/** Every key of a `const` table, typed as its keys (`Object.keys` types them as any string). */
+export const keysOf = <T extends object>(table: T) => Object.keys(table) as Array<keyof T & string>
+
+/** An entity's declaration, by the entity's name alone (its filters, metrics and sorts known by name). */
+export type Declared<E extends ShopEntity> = (typeof entities)[E]
+
+/** The entity's declaration as the engine reads it: any of its names, by string. */
+export const specOf = (entity: ShopEntity): EntitySpec => entities[entity]
+
+export type MetricName<E extends ShopEntity> = keyof Declared<E>["metrics"] & string
+
+/** Every sort name of an entity: its metrics, their growth against the previous period, its columns. */
+export type SortName<E extends ShopEntity> = MetricName<E> | `${MetricName<E>}_growth` | (keyof Declared<E>["sorts"] & string)
+
+export const sortNames = <E extends ShopEntity>(entity: E): ReadonlyArray<SortName<E>> => {
+  const metrics = keysOf(entities[entity].metrics)
+  return [...metrics, ...metrics.map((m) => `${m}_growth` as const), ...keysOf(entities[entity].sorts)]
 }
 
-/** P2 paging; offsets cost what they skip, so pages stop at a fixed depth. */
-export const maxPageSize = 100
-export const defaultPageSize = 20
-export const maxPageWindow = 10_000
-/** The longest period metrics are computed over. */
+/** The longest period metrics are computed over, and the default one (30 days up to yesterday). */
 export const maxPeriodDays = 366
 export const defaultPeriodDays = 30
 
-/** Every sort name of an entity: its metrics, their growth against the previous period, its columns. */
-export const sortNames = (entity: ShopEntity): ReadonlyArray<string> => {
-  const spec = entities[entity]
-  const metrics = Object.keys(spec.metrics)
-  return [...metrics, ...metrics.map((m) => `${m}_growth`), ...Object.keys(spec.sorts)]
-}
+type Filters<E extends ShopEntity> = Declared<E>["filters"]
+type FilterNamed<E extends ShopEntity, Kind> = {
+  [K in keyof Filters<E>]: Filters<E>[K] extends { readonly constraint: { readonly kind: Kind } } ? K & string : never
+}[keyof Filters<E>]
+type Numbers<Names extends string> = { readonly [N in Names]: Param<number> }
+
+/** The parameters every explore and count of an entity takes, each with its decoded type. */
+export type ExploreParamsOf<E extends ShopEntity, Route extends "explore" | "count"> =
+  & {
+    readonly country: Param<string>
+    readonly date_from: Param<string>
+    readonly date_to: Param<string>
+  }
+  & Numbers<`min_${FilterNamed<E, "range"> | MetricName<E>}` | `max_${FilterNamed<E, "range"> | MetricName<E>}`>
+  & { readonly [N in `${FilterNamed<E, "days">}_from` | `${FilterNamed<E, "days">}_to`]: Param<string> }
+  & {
+    readonly [N in Exclude<keyof Filters<E>, FilterNamed<E, "range" | "days">>]: Filters<E>[N] extends { readonly param: infer P } ? P
+      : never
+  }
+  & (Route extends "explore" ? {
+      readonly sort: Param<SortName<E>>
+      readonly order: Param<"desc" | "asc">
+      readonly page: Param<number>
+      readonly page_size: Param<number>
+    }
+    : unknown)
 
 /** The parameters of an entity's explore and count, derived from its declaration. */
-export const exploreParams = (entity: ShopEntity, route: "explore" | "count"): Record<string, Param<any>> => {
-  const spec = entities[entity]
-  const params: Record<string, Param<any>> = {
+export const exploreParams = <E extends ShopEntity, Route extends "explore" | "count">(entity: E, route: Route): ExploreParamsOf<E, Route> => {
+  const spec = specOf(entity)
+  const params: Record<string, AnyParam> = {
     country: param.same(CountryCode.annotations({ description: "Shop region; default: the account's country (request-country), else US" })),
     date_from: param.day("First day of the period metrics (UTC); default: 30 days before date_to"),
     date_to: param.day("Last day of the period metrics (UTC); default: yesterday")
@@ -231,8 +284,8 @@ export const exploreParams = (entity: ShopEntity, route: "explore" | "count"): R
     } else if (c.kind === "days") {
       params[`${name}_from`] = param.day(`${filter.description} on or after this day (UTC)`)
       params[`${name}_to`] = param.day(`${filter.description} on or before this day (UTC)`)
-    } else {
-      params[name] = filter.param!
+    } else if ("param" in filter) {
+      params[name] = filter.param
     }
   }
   for (const [name, metric] of Object.entries(spec.metrics)) {
@@ -249,16 +302,17 @@ export const exploreParams = (entity: ShopEntity, route: "explore" | "count"): R
     params.page = param.int(1, maxPageWindow, "Page, from 1")
     params.page_size = param.int(1, maxPageSize, `Results per page, 1 to ${maxPageSize} (default ${defaultPageSize})`)
   }
-  return params
+  // Built by walking the declaration, which `ExploreParamsOf` walks at the type level.
+  return params as ExploreParamsOf<E, Route>
 }
 
-/** What an explore or count request carries, decoded and merged (query, then body: P3). */
+/** What an explore or count request carries, decoded and merged (query, then body: P3), as the engine reads it. */
 export type ExploreParams = Readonly<Record<string, unknown>> & {
-  readonly country?: string
-  readonly date_from?: string
-  readonly date_to?: string
-  readonly sort?: string
-  readonly order?: "asc" | "desc"
-  readonly page?: number
-  readonly page_size?: number
+  readonly country?: string | undefined
+  readonly date_from?: string | undefined
+  readonly date_to?: string | undefined
+  readonly sort?: string | undefined
+  readonly order?: "asc" | "desc" | undefined
+  readonly page?: number | undefined
+  readonly page_size?: number | undefined
 }
