@@ -66,6 +66,14 @@ describe("the typed client (adintel/client)", () => {
         }
       }))
 
+    it.effect("a daily search quota refusal is DailyQuota", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "basic", patch: { daily_search_limit: 0 } })
+        const client = yield* clientFor(api_key)
+        const refused = yield* Effect.flip(client.shopExplore.productsCount({ urlParams: {} }))
+        expect(refused).toMatchObject({ _tag: "DailyQuota", error: "insufficient_credits", upgrade: "premium" })
+      }))
+
     it.effect("the example script runs against a live server and prints the balance", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
