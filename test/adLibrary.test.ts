@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { Ingest } from "../src/catalog/Ingest.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
-import { loadSmallWorld, smallWorld, smallWorldServer } from "./support/AdWorld.js"
+import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 type DemoAd = {
@@ -48,13 +48,7 @@ const walk = (key: string, path: string, first: Record<string, string | number>,
 const byOldest = (a: { first_seen: string }, b: { first_seen: string }) => Date.parse(a.first_seen) - Date.parse(b.first_seen)
 
 describe("ad library searches", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () =>
-      Effect.gen(function*() {
-        yield* loadSmallWorld
-      }), { timeout: 60_000 })
+  layer(loadedSmallWorldServer(), { timeout: 60_000 })((it) => {
 
     it.effect("a first page: newest first, the library's ads only, a token for more; 1 credit", () =>
       Effect.gen(function*() {
@@ -141,10 +135,7 @@ describe("ad library searches", () => {
 })
 
 describe("ad library: bad input and tokens", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () => loadSmallWorld, { timeout: 60_000 })
+  layer(loadedSmallWorldServer(), { timeout: 60_000 })((it) => {
 
     it.effect("a bad filter is a 400 naming it, and keeps the credit (G4, G11)", () =>
       Effect.gen(function*() {

@@ -45,38 +45,42 @@ const imageServer = Effect.acquireRelease(
 const magic = magicAi
 const ids = (json: { data: Array<{ id: string }> }) => json.data.map((ad) => ad.id)
 
+/** The small world, with near-duplicates of one ad planted (and one unrelated ad). */
+const plantDuplicates = Effect.gen(function*() {
+  yield* loadSmallWorld
+  const planted = [
+    // the copy reworded, another creative
+    fixtureAd("dup-text", { headline: source.headline, body: reworded(source.body!), niche: source.niche, ai_tags: null, description: null }),
+    // other copy, the creative recompressed and resized
+    fixtureAd("dup-image", { headline: elsewhere.headline, body: elsewhere.body, niche: elsewhere.niche, description: null }),
+    // unrelated on both counts
+    fixtureAd("unrelated", { headline: "Quarterly tax filing for freelancers", body: "File your quarterly estimated taxes in ten minutes. Accountants approved.", niche: "finance", description: null })
+  ]
+  yield* ingestAll("ads", planted)
+  const features = yield* ImageFeatures
+  const hashes = yield* features.hash(new Uint8Array(yield* recompressed))
+  const repo = yield* SimilarityRepo
+  yield* repo.saveHashes([
+    { library: "social", externalId: "dup-image", hashes: { phash: toSigned64(hashes.phash), dhash: toSigned64(hashes.dhash) }, mediaUrl: "https://cdn.example.com/dup.jpg" },
+    { library: "social", externalId: "unrelated", hashes: { phash: toSigned64(0x0f0f0f0f0f0f0f0fn), dhash: toSigned64(0x3c3c3c3c3c3c3c3cn) }, mediaUrl: null }
+  ], new Date(0))
+})
+
 describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
-  layer(
-    Layer.mergeAll(
-      // Only `localhost` may be fetched although private: 127.0.0.1 itself stays refused.
-      testServer({ config: { rateLimitPerMinute: 100_000 }, env: { MEDIA_FETCH_ALLOW: "localhost" } }),
-      DemoData.Default,
-      SimilarityRepo.Default,
-      ImageFeatures.Default
-    ).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
-  )((it) => {
-    it.effect("loads the small demo world and plants near-duplicates of one ad", () =>
+  const server = Layer.mergeAll(
+    // Only `localhost` may be fetched although private: 127.0.0.1 itself stays refused.
+    testServer({ config: { rateLimitPerMinute: 100_000 }, env: { MEDIA_FETCH_ALLOW: "localhost" } }),
+    DemoData.Default,
+    SimilarityRepo.Default,
+    ImageFeatures.Default
+  ).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
+  layer(Layer.effectDiscard(plantDuplicates).pipe(Layer.provideMerge(server)), { timeout: 60_000 })((it) => {
+    it.effect("holds every demo creative's hashes and the two planted ones", () =>
       Effect.gen(function*() {
-        yield* loadSmallWorld
-        const planted = [
-          // the copy reworded, another creative
-          fixtureAd("dup-text", { headline: source.headline, body: reworded(source.body!), niche: source.niche, ai_tags: null, description: null }),
-          // other copy, the creative recompressed and resized
-          fixtureAd("dup-image", { headline: elsewhere.headline, body: elsewhere.body, niche: elsewhere.niche, description: null }),
-          // unrelated on both counts
-          fixtureAd("unrelated", { headline: "Quarterly tax filing for freelancers", body: "File your quarterly estimated taxes in ten minutes. Accountants approved.", niche: "finance", description: null })
-        ]
-        yield* ingestAll("ads", planted)
-        const features = yield* ImageFeatures
-        const hashes = yield* features.hash(new Uint8Array(yield* recompressed))
-        const repo = yield* SimilarityRepo
-        yield* repo.saveHashes([
-          { library: "social", externalId: "dup-image", hashes: { phash: toSigned64(hashes.phash), dhash: toSigned64(hashes.dhash) }, mediaUrl: "https://cdn.example.com/dup.jpg" },
-          { library: "social", externalId: "unrelated", hashes: { phash: toSigned64(0x0f0f0f0f0f0f0f0fn), dhash: toSigned64(0x3c3c3c3c3c3c3c3cn) }, mediaUrl: null }
-        ], new Date(0))
         const sql = yield* SqlClient.SqlClient
         expect((yield* sql<{ n: number }>`select count(*)::int as n from ad_creatives`)[0]!.n).toBe(drawings.size + 2)
-      }), { timeout: 60_000 })
+      }))
+
 
     it.effect("like an ad: its reworded copy and its recompressed creative rank in the top 3; unrelated ads do not", () =>
       Effect.gen(function*() {

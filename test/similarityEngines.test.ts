@@ -76,19 +76,18 @@ const magic = magicAi
 const taxes = "File your quarterly estimated taxes in ten minutes. Accountants approved."
 
 describe("similar ads scored by an embedding model (EMBEDDINGS_URL)", () => {
-  layer(
-    Layer.mergeAll(ServerWithModel, DemoData.Default).pipe(
-      Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(FakeModelLive),
-      Layer.provideMerge(TestDatabase)
-    )
-  )((it) => {
-    it.effect("loads the small demo world and one ad about taxes", () =>
+  const server = Layer.mergeAll(ServerWithModel, DemoData.Default).pipe(
+    Layer.provideMerge(Ingest.Default),
+    Layer.provideMerge(FakeModelLive),
+    Layer.provideMerge(TestDatabase)
+  )
+  // The small world and one ad about taxes.
+  const world = Effect.zipRight(loadSmallWorld, ingestAll("ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })]))
+  layer(Layer.effectDiscard(world).pipe(Layer.provideMerge(server)), { timeout: 60_000 })((it) => {
+    it.effect("names the embedding engine in /ready", () =>
       Effect.gen(function*() {
-        yield* loadSmallWorld
-        yield* ingestAll("ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })])
         expect(JSON.parse((yield* call("/ready")).body).engines.similarity).toBe("embeddings (test-embed), perceptual hashes")
-      }), { timeout: 60_000 })
+      }))
 
     it.effect("sends the query and the candidates' copy to the model once, and orders by cosine similarity", () =>
       Effect.gen(function*() {

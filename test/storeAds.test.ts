@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ad as fixtureAd, advertisers as fixtureAdvertisers } from "./fixtures/world.js"
-import { ingestAll, loadSmallWorld, smallWorld as demo, smallWorldServer } from "./support/AdWorld.js"
+import { ingestAll, loadedSmallWorldServer, smallWorld as demo } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 type Region = { region: string; impressions: { lower: number; upper: number | null } | null }
@@ -106,17 +106,12 @@ const expectedCreative = (ad: DemoAd) => ({
 const error = (status: number, message: string) => [status, JSON.stringify({ success: false, error: message })]
 
 describe("store search ads", () => {
-  layer(
-    smallWorldServer()
-  )((it) => {
-    it.effect("loads the small demo world", () =>
-      Effect.gen(function*() {
-        yield* loadSmallWorld
-        // what the tests below stand on
-        expect(creatives.length).toBeGreaterThan(10)
-        expect(new Set(creatives.map((ad) => ad.first_seen)).size).toBe(creatives.length)
-        expect(quietStores.length).toBeGreaterThan(1)
-      }), { timeout: 60_000 })
+  layer(loadedSmallWorldServer(), { timeout: 60_000 })((it) => {
+    it("the small world holds what the tests below stand on", () => {
+      expect(creatives.length).toBeGreaterThan(10)
+      expect(new Set(creatives.map((ad) => ad.first_seen)).size).toBe(creatives.length)
+      expect(quietStores.length).toBeGreaterThan(1)
+    })
 
     it.effect("the list: newest first, every page walked, by store_id and by domain alike; 1 credit a call", () =>
       Effect.gen(function*() {

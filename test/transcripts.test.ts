@@ -7,7 +7,7 @@ import { MediaFetcher } from "../src/transcripts/MediaFetcher.js"
 import { AudioUnavailable, type ScriptBrief, type WrittenScript } from "../src/transcripts/Pipeline.js"
 import { ScriptWriter } from "../src/transcripts/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/Transcriber.js"
-import { loadSmallWorld, recordsOf, smallWorldServer } from "./support/AdWorld.js"
+import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
 import { balanceOf, call } from "./support/TestServer.js"
 import { get, MediaOrigin, mediaOrigin, parsed, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
 
@@ -83,10 +83,7 @@ const segmentsOf = (text: string) =>
   (text.match(/[^.?!]+[.?!]/g) ?? []).map((s, i) => ({ start: i * 2, end: i * 2 + 2, text: s.trim() }))
 
 describe("transcripts and similar scripts", () => {
-  layer(
-    Layer.mergeAll(smallWorldServer({ pipeline, env: { MEDIA_FETCH_ALLOW: "127.0.0.2" } }), mediaOrigin(files))
-  )((it) => {
-    it.effect("loads the small demo world", () => Effect.asVoid(loadSmallWorld), { timeout: 60_000 })
+  layer(Layer.mergeAll(loadedSmallWorldServer({ pipeline, env: { MEDIA_FETCH_ALLOW: "127.0.0.2" } }), mediaOrigin(files)), { timeout: 60_000 })((it) => {
 
     it.effect("the transcript read answers the empty four-field record, 1 credit, no script generation", () =>
       Effect.gen(function*() {
