@@ -58,10 +58,10 @@ describe("boundedLines", () => {
 })
 
 describe("ingestion", () => {
-  layer(Ingest.Default.pipe(Layer.provideMerge(TestDatabase)))((it) => {
+  // The records ads, videos and metrics refer to, loaded as the layer is built.
+  layer(Layer.effectDiscard(loadWorld).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase)))((it) => {
     it.effect("loads a linked world of every entity", () =>
       Effect.gen(function*() {
-        yield* loadWorld
         const ok = { accepted: 1, rejected: 0, errors: [] }
         expect(yield* load("ads", World.ndjson([World.ad("ad-1"), World.ad("ad-2")]))).toEqual({ ...ok, accepted: 2 })
         expect(yield* load("shop-videos", World.ndjson(World.videos))).toEqual(ok)
