@@ -1,4 +1,4 @@
-import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, Queue, Ref, Schedule } from "effect"
+import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, PubSub, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
@@ -34,6 +34,11 @@ interface PendingAdmission {
   readonly verdict: Deferred.Deferred<AdmitRow>
 }
 
+/** In the completion queue: done once every completion queued before it is written. */
+class Flush {
+  constructor(readonly done: Deferred.Deferred<void>) {}
+}
+
 /**
  * The business rules of the metered path (spec: Authentication, Errors, Limits; G1-G6):
  * admission, refunds, completion records and the sweep of charges whose process died.
@@ -52,7 +57,12 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     const balanceOf = (row: AdmitRow) => creditBalance(row.used ?? 0, row.monthly_limit ?? 0, row.addon_remaining ?? 0)
 
-    const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
+    // Every refund is told here, for whoever waits for one (tests); nobody listening costs nothing.
+    const refunds = yield* PubSub.unbounded<string>()
+    const refund = (chargeId: string) =>
+      Effect.flatMap(now, (at) => repo.refund(chargeId, at)).pipe(
+        Effect.tap((refunded) => refunded ? PubSub.publish(refunds, chargeId) : Effect.void)
+      )
 
     // Admissions go to the database in batches: calls that arrive while `admitWorkers` batches
     // are in flight wait and leave together, one statement and one commit for all of them. An
@@ -133,9 +143,14 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     // Completions are written in batches by one fiber: a busy server then spends one statement
     // on many answers instead of one per answer. The queue is bounded (back-pressure, never
     // loss); what is queued when the service stops is written before it stops.
-    const completions = yield* Queue.bounded<Completion>(completionQueueSize)
-    const write = (batch: Chunk.Chunk<Completion>) =>
-      Chunk.isEmpty(batch) ? Effect.void : repo.complete(Chunk.toReadonlyArray(batch))
+    const completions = yield* Queue.bounded<Completion | Flush>(completionQueueSize)
+    const write = (batch: Chunk.Chunk<Completion | Flush>) => {
+      const items = Chunk.toReadonlyArray(batch)
+      const answers = items.filter((item): item is Completion => !(item instanceof Flush))
+      return (answers.length === 0 ? Effect.void : repo.complete(answers)).pipe(
+        Effect.ensuring(Effect.forEach(items, (item) => item instanceof Flush ? Deferred.succeed(item.done, undefined) : Effect.void))
+      )
+    }
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(completions), write))
     yield* Queue.takeBetween(completions, 1, completionBatchSize).pipe(
       Effect.flatMap((batch) => Effect.uninterruptible(write(batch))),
@@ -154,7 +169,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         const completion = { chargeId, at, status, latencyMs: msUntil(new Date(startedAt), at) }
         if (status < 500) return yield* Queue.offer(completions, completion)
         yield* repo.complete([completion])
-        yield* repo.refund(chargeId, at)
+        yield* refund(chargeId)
       })
 
     /**
@@ -184,6 +199,11 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       admit,
       refund,
       complete,
+      /** Waits until every completion queued so far is written (the ledger then shows those answers). */
+      flush: Effect.flatMap(Deferred.make<void>(), (done) =>
+        Effect.zipRight(Queue.offer(completions, new Flush(done)), Deferred.await(done))),
+      /** The ids of the charges refunded from now on, while the scope lasts. */
+      refunds: PubSub.subscribe(refunds),
       sweep,
       /** The sweeper loop, for a layer to fork; time comes from the Clock so TestClock drives it. */
       sweeper: sweep.pipe(
