@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted, TestClock } from "effect"
+import { Gateway } from "../src/gateway/Gateway.js"
 import { clientOn, TestDatabase, TestDatabaseUrlLive } from "./support/TestDatabase.js"
 import { account, balanceOf, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
@@ -40,6 +41,8 @@ describe("two replicas on one database (G5, G6)", () => {
     const b = yield* Layer.build(replica)
     return [Context.get(a, TestServer).url, Context.get(b, TestServer).url, a] as const
   })
+  // The deadlock of issue 16 needs more calls per account and minute than the default allows.
+  const busyReplica = testServer({ config: { rateLimitPerMinute: 10_000 } }).pipe(Layer.provide(clientOn))
 
   layer(TestDatabaseUrlLive)((it) => {
     it.scoped("share one rate window and one balance, and refuse a regenerated key at once", () =>
@@ -104,5 +107,41 @@ describe("two replicas on one database (G5, G6)", () => {
           expect((yield* Effect.provide(balanceOf(acc.id), context)).used).toBe(15)
         }
       }))
+
+    it.scoped("sweep abandoned charges of accounts busy on the other replica: no deadlock, no 500, exact balances", () =>
+      Effect.gen(function*() {
+        const a = yield* Layer.build(busyReplica)
+        const b = yield* Layer.build(busyReplica)
+        const accounts = yield* Effect.forEach(
+          Array.from({ length: 20 }, () => 0),
+          () => Effect.provide(account({ patch: { monthly_limit: 10_000 } }), a)
+        )
+        // Charges a process left behind, in an order unrelated to the accounts: 100 per account.
+        const gateway = Context.get(a, Gateway)
+        const abandoned = accounts.flatMap((acc) => Array.from({ length: 100 }, () => acc)).sort(() => Math.random() - 0.5)
+        yield* Effect.forEach(abandoned, (acc) => gateway.admit(Option.some(acc.api_key), { method: "GET", route: credits }), {
+          concurrency: 50,
+          discard: true
+        })
+        yield* TestClock.adjust("11 minutes")
+
+        // 100 calls per account on B, all in flight; A sweeps once B has answered some of them.
+        const url = Context.get(b, TestServer).url
+        const calls = accounts.flatMap((acc) => Array.from({ length: 100 }, () => acc)).sort(() => Math.random() - 0.5)
+        let answered = 0
+        let busy!: () => void
+        const serving = new Promise<void>((resolve) => (busy = resolve))
+        const answers = Promise.all(calls.map((acc) =>
+          fetchStatus(url + credits, keyHeader(acc.api_key)).then((answer) => (++answered === 100 && busy(), answer))
+        ))
+        yield* Effect.promise(() => serving)
+        const swept = yield* Effect.exit(gateway.sweep)
+        const statuses = (yield* Effect.promise(() => answers)).map((answer) => answer.status)
+        expect(statuses.filter((status) => status !== 200)).toEqual([])
+        expect(swept).toEqual(Exit.succeed(abandoned.length))
+        for (const acc of accounts) {
+          expect((yield* Effect.provide(balanceOf(acc.id), a)).used).toBe(100)
+        }
+      }), { timeout: 120_000 })
   })
 })

@@ -3,7 +3,7 @@ import { AppConfig } from "../AppConfig.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
-import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo } from "./GatewayRepo.js"
+import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type OpenCharge } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
@@ -28,6 +28,18 @@ const completionBatchSize = 500
 const admitQueueSize = 10_000
 const admitBatchSize = 100
 const admitWorkers = 2
+const sweepPage = 500
+
+/** The charges of a page, by account: the sweeper refunds one account per transaction. */
+const groupByAccount = (charges: ReadonlyArray<OpenCharge>) => {
+  const byAccount = new Map<string, Array<string>>()
+  for (const charge of charges) {
+    const ids = byAccount.get(charge.account_id)
+    if (ids === undefined) byAccount.set(charge.account_id, [charge.id])
+    else ids.push(charge.id)
+  }
+  return byAccount
+}
 
 interface PendingAdmission {
   readonly request: AdmitRequest
@@ -173,6 +185,26 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       })
 
     /**
+     * Refunds the open charges that `find` lists, page by page: one account per transaction,
+     * never two accounts' locks at once (lock order, migration 0017).
+     */
+    const refundAbandoned = (at: Date, find: (after: OpenCharge | null) => Effect.Effect<ReadonlyArray<OpenCharge>>) =>
+      Effect.gen(function*() {
+        let total = 0
+        let after: OpenCharge | null = null
+        for (;;) {
+          const page: ReadonlyArray<OpenCharge> = yield* find(after)
+          for (const [accountId, charges] of groupByAccount(page)) {
+            const refunded = yield* repo.refundOpen(accountId, charges, at)
+            yield* PubSub.publishAll(refunds, refunded)
+            total += refunded.length
+          }
+          if (page.length < sweepPage) return total
+          after = page[page.length - 1]!
+        }
+      })
+
+    /**
      * Refunds charges still open after `ledgerSweepAfter`: their process died mid-request.
      * Each sweep reads only what aged past the cutoff since the previous one (the first reads
      * everything), so a long ledger costs nothing per sweep.
@@ -184,12 +216,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       const previous = yield* Ref.get(sweptUntil)
       // A margin for charges whose insert committed late, after the previous sweep read.
       const from = previous === null ? null : new Date(previous.getTime() - 60_000)
-      let total = 0
-      for (;;) {
-        const refunded = yield* repo.refundAbandoned(from, cutoff, at, 500)
-        total += refunded
-        if (refunded < 500) break
-      }
+      const total = yield* refundAbandoned(at, (after) => repo.openCharges({ from, until: cutoff, after, limit: sweepPage }))
       yield* Ref.set(sweptUntil, cutoff)
       if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request never completed`)
       return total

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { PlanName } from "./Api.js"
 
@@ -39,7 +39,19 @@ export interface Completion {
   readonly latencyMs: number
 }
 
-/** The SQL of the metered path. Database failures are defects here (STYLE: Errors). */
+/** A charge that has not completed, as the sweeper finds it. */
+export const OpenCharge = Schema.Struct({
+  id: Schema.String,
+  account_id: Schema.String,
+  charged_at: Schema.DateFromSelf
+})
+export type OpenCharge = typeof OpenCharge.Type
+
+/**
+ * The SQL of the metered path. Database failures are defects here (STYLE: Errors). Every
+ * statement follows the lock order of migration 0017: an account's meter row first, one account
+ * per transaction but for admission batches (ascending account id), ledger rows in id order.
+ */
 export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -66,6 +78,23 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
         return byPosition
       }).pipe(Effect.orDie)
 
+    const findOpen = SqlSchema.findAll({
+      Request: Schema.Struct({
+        from: Schema.NullOr(Schema.DateFromSelf),
+        until: Schema.DateFromSelf,
+        after: Schema.NullOr(OpenCharge),
+        limit: Schema.Int
+      }),
+      Result: OpenCharge,
+      execute: ({ after, from, limit, until }) =>
+        sql`select l.id::text as id, l.account_id::text as account_id, l.charged_at from request_ledger l
+             where l.charged_at >= coalesce(${from}::timestamptz, '-infinity') and l.charged_at < ${until}
+               and (l.charged_at, l.id) > (coalesce(${after?.charged_at ?? null}::timestamptz, '-infinity'), ${after?.id ?? "0"}::bigint)
+               and l.completed_at is null and l.refunded_at is null
+             order by l.charged_at, l.id
+             limit ${limit}`
+    })
+
     return {
       /**
        * Key, plan, rate window, charge and ledger row (G1) for several calls: one statement,
@@ -80,26 +109,32 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
           Effect.orDie
         ),
 
-      /** Records how charged calls were answered, many in one statement. */
+      /** Records how charged calls were answered, many in one statement; their rows are locked in id order. */
       complete: (completions: ReadonlyArray<Completion>) =>
         sql`update request_ledger l
                set completed_at = coalesce(l.completed_at, c.at), status = c.status, latency_ms = c.latency_ms
-              from unnest(${completions.map((c) => c.chargeId)}::bigint[],
-                          ${completions.map((c) => c.at)}::timestamptz[],
-                          ${completions.map((c) => c.status)}::integer[],
-                          ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
+              from (select c.* from unnest(${completions.map((c) => c.chargeId)}::bigint[],
+                                           ${completions.map((c) => c.at)}::timestamptz[],
+                                           ${completions.map((c) => c.status)}::integer[],
+                                           ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
+                      join request_ledger k on k.id = c.id
+                     order by c.id
+                       for update of k) c
              where l.id = c.id`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Refunds up to `limit` charges opened in [from, cutoff) that never completed. */
-      refundAbandoned: (from: Date | null, cutoff: Date, now: Date, limit: number) =>
-        sql<{ refunded: number }>`
-          select count(*) filter (where gateway_refund(id, ${now}))::int as refunded
-            from (select id from request_ledger
-                   where charged_at < ${cutoff} and charged_at >= coalesce(${from}::timestamptz, '-infinity')
-                     and completed_at is null and refunded_at is null
-                   order by charged_at
-                   limit ${limit}) open`.pipe(
-          Effect.map((rows) => rows[0]?.refunded ?? 0),
+      /**
+       * Up to `limit` charges opened in [from, until) that have neither completed nor been
+       * refunded, in charge order, after `after` (the last of the previous page). Reads the
+       * charge-time index only over that range, and locks nothing.
+       */
+      openCharges: (range: { readonly from: Date | null; readonly until: Date; readonly after: OpenCharge | null; readonly limit: number }) =>
+        findOpen(range).pipe(Effect.orDie),
+
+      /** Refunds those of `charges` (all of one account) still open; the ids refunded. */
+      refundOpen: (accountId: string, charges: ReadonlyArray<string>, now: Date) =>
+        sql<{ id: string }>`
+          select id::text from gateway_refund_charges(${accountId}::uuid, ${charges}::bigint[], ${now}, true) as id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
           Effect.orDie
         )
     }
