@@ -1,9 +1,10 @@
 import { HttpMiddleware } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, Queue, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Scope, TestClock } from "effect"
 import { Gateway } from "../src/gateway/Gateway.js"
 import { ProbeApiLive, ProbeHold, withProbeHold } from "./support/ProbeApi.js"
+import { replicaHolding } from "./support/Replicas.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
@@ -14,8 +15,7 @@ const server = withProbeHold((api) =>
   testServer({
     api,
     accessLog: true,
-    middleware: [HttpMiddleware.logger, HttpMiddleware.cors()],
-    config: { ledgerSweepAfter: Duration.minutes(10) }
+    middleware: [HttpMiddleware.logger, HttpMiddleware.cors()]
   }).pipe(Layer.provideMerge(TestDatabase))
 )
 
@@ -97,16 +97,68 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
         expect((yield* ledgerOf(id)).map((row) => row.refunded)).toEqual([true])
       }))
 
-    it.effect("the sweeper refunds a charge whose process died, once it is older than LEDGER_SWEEP_AFTER", () =>
+    it.scoped("a call still running is never refunded while its replica beats; once that replica is dead, exactly once", () =>
       Effect.gen(function*() {
         const { id, api_key } = yield* account()
         const gateway = yield* Gateway
-        // What a process killed mid-request leaves behind: a charge that never completes.
+        const answer = yield* Effect.fork(call("/api/v1/probe/held", keyHeader(api_key)))
+        const held = yield* Queue.take(yield* ProbeHold)
+        // Past the old LEDGER_SWEEP_AFTER (10 minutes), and hours more: its replica beats.
+        yield* TestClock.adjust("11 minutes")
+        expect(yield* gateway.sweep).toBe(0)
+        yield* TestClock.adjust("5 hours")
+        expect(yield* gateway.sweep).toBe(0)
+        expect((yield* balanceOf(id)).used).toBe(1)
+        // Its process dies: the charge is held by a replica whose heartbeat stopped.
+        yield* replicaHolding([held.chargeId!])
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+        expect(yield* gateway.sweep).toBe(0)
+        // A replica that was only paused answers after all: the call keeps its refund, once.
+        yield* Deferred.succeed(held.release, undefined)
+        expect((yield* Fiber.join(answer)).status).toBe(200)
+        yield* gateway.flush
+        expect(yield* ledgerOf(id)).toEqual([
+          { route: "/api/v1/probe/held", method: "GET", pool: "monthly", status: 200, refunded: true, completed: true }
+        ])
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.effect("a replica is dead once its heartbeat is older than REPLICA_HEARTBEAT_TIMEOUT, not before", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const gateway = yield* Gateway
+        const { chargeId } = yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+        yield* replicaHolding([chargeId], Duration.toMillis("1 minute"))
+        expect(yield* gateway.sweep).toBe(0)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.scoped("a replica that stops cleanly has what it still held refunded at the next sweep", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const scope = yield* Scope.make()
+        const other = yield* Layer.buildWithScope(testServer({ api: ProbeApiLive }), scope)
+        yield* Context.get(other, Gateway).admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+        const gateway = yield* Gateway
+        expect(yield* gateway.sweep).toBe(0)
+        yield* Scope.close(scope, Exit.void)
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.effect("a charge open for LEDGER_SWEEP_AFTER is refunded even though its replica beats (the ceiling)", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const gateway = yield* Gateway
+        // A charge nobody completes, next to one that completes.
         yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
         expect((yield* call("/api/v1/probe/soft", keyHeader(api_key))).status).toBe(200)
         yield* gateway.flush
         expect((yield* balanceOf(id)).used).toBe(2)
-        yield* TestClock.adjust("9 minutes")
+        yield* TestClock.adjust("359 minutes")
         expect(yield* gateway.sweep).toBe(0)
         expect((yield* balanceOf(id)).used).toBe(2)
         yield* TestClock.adjust("2 minutes")
@@ -120,10 +172,7 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
         expect(yield* gateway.sweep).toBe(0)
         expect((yield* balanceOf(id)).used).toBe(1)
       }))
-  })
 
-  // A day of TestClock would run 1,440 sweeps of the layer above: this one sweeps yearly.
-  layer(testServer({ api: ProbeApiLive }).pipe(Layer.provide(TestDatabase)))((it) => {
     it.effect("the daily search quota answers the bare 403 and keeps the monthly credit (G7)", () =>
       Effect.gen(function*() {
         const { id, api_key } = yield* account({ patch: { daily_search_limit: 2 } })
@@ -140,4 +189,23 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
         expect((yield* call("/api/v1/probe/search", post)).status).toBe(200)
       }))
   })
+
+  // The sweeper loop of a server that sweeps every minute (the layer above sweeps yearly).
+  layer(testServer({ api: ProbeApiLive, config: { ledgerSweepEvery: Duration.minutes(1) } }).pipe(Layer.provideMerge(TestDatabase)))(
+    (it) => {
+      it.scoped("the sweeper runs every LEDGER_SWEEP_EVERY", () =>
+        Effect.gen(function*() {
+          const { id, api_key } = yield* account()
+          const gateway = yield* Gateway
+          const refunds = yield* gateway.refunds
+          for (let round = 1; round <= 2; round++) {
+            const { chargeId } = yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+            yield* replicaHolding([chargeId])
+            yield* TestClock.adjust("1 minute")
+            expect(yield* Queue.take(refunds)).toBe(chargeId)
+          }
+          expect((yield* balanceOf(id)).used).toBe(0)
+        }))
+    }
+  )
 })

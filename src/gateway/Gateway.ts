@@ -5,6 +5,7 @@ import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api
 import * as ApiKey from "./ApiKey.js"
 import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type OpenCharge } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
+import { Replica } from "./Replica.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
 export const rateWindowSeconds = 60
@@ -58,6 +59,7 @@ class Flush {
 export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
   scoped: Effect.gen(function*() {
     const repo = yield* GatewayRepo
+    const replica = yield* Replica
     const config = yield* AppConfig
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -84,7 +86,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const runBatch = (batch: Chunk.Chunk<PendingAdmission>) =>
       Effect.gen(function*() {
         const items = Chunk.toReadonlyArray(batch)
-        const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request)))
+        const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request), replica.id))
         yield* Effect.forEach(items, (item, i) =>
           Exit.match(exit, {
             onFailure: (cause) => Effect.asVoid(Deferred.failCause(item.verdict, cause)),
@@ -205,20 +207,33 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       })
 
     /**
-     * Refunds charges still open after `ledgerSweepAfter`: their process died mid-request.
-     * Each sweep reads only what aged past the cutoff since the previous one (the first reads
-     * everything), so a long ledger costs nothing per sweep.
+     * Refunds the charges nobody will complete (G4): those of replicas that stopped beating
+     * `replicaHeartbeatTimeout` ago or stopped cleanly, then any still open `ledgerSweepAfter`
+     * after it was taken (the ceiling). A call whose replica beats is never refunded before the
+     * ceiling. This replica beats first, so its own calls never pass for a dead replica's.
+     * The ceiling's sweep reads only what aged past the cutoff since the previous one (the first
+     * reads everything); a dead replica's, its charges from its start or the ceiling before its
+     * last beat: a long ledger costs nothing per sweep.
      */
     const sweptUntil = yield* Ref.make<Date | null>(null)
     const sweep = Effect.gen(function*() {
+      yield* replica.beat
       const at = yield* now
+      const deadBefore = new Date(at.getTime() - Duration.toMillis(config.replicaHeartbeatTimeout))
+      let total = 0
+      for (const dead of yield* repo.deadReplicas(deadBefore, config.ledgerSweepAfter)) {
+        total += yield* refundAbandoned(at, (after) =>
+          repo.openCharges({ replica: dead.id, from: dead.since, until: null, after, limit: sweepPage }))
+        yield* repo.forgetReplica(dead.id, deadBefore)
+      }
       const cutoff = new Date(at.getTime() - Duration.toMillis(config.ledgerSweepAfter))
       const previous = yield* Ref.get(sweptUntil)
       // A margin for charges whose insert committed late, after the previous sweep read.
       const from = previous === null ? null : new Date(previous.getTime() - 60_000)
-      const total = yield* refundAbandoned(at, (after) => repo.openCharges({ from, until: cutoff, after, limit: sweepPage }))
+      total += yield* refundAbandoned(at, (after) =>
+        repo.openCharges({ replica: null, from, until: cutoff, after, limit: sweepPage }))
       yield* Ref.set(sweptUntil, cutoff)
-      if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request never completed`)
+      if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request will never complete`)
       return total
     })
 
@@ -232,13 +247,16 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       /** The ids of the charges refunded from now on, while the scope lasts. */
       refunds: PubSub.subscribe(refunds),
       sweep,
-      /** The sweeper loop, for a layer to fork; time comes from the Clock so TestClock drives it. */
+      /**
+       * The sweeper loop, for a layer to fork: on a fixed grid from the start (a sweep that ends
+       * past a tick is followed by the next at once). Time comes from the Clock, so TestClock drives it.
+       */
       sweeper: sweep.pipe(
         Effect.catchAllCause((cause) => Effect.logError("Ledger sweep failed", cause)),
-        Effect.repeat(Schedule.spaced(config.ledgerSweepEvery)),
+        Effect.repeat(Schedule.fixed(config.ledgerSweepEvery)),
         Effect.asVoid
       )
     }
   }),
-  dependencies: [GatewayRepo.Default]
+  dependencies: [GatewayRepo.Default, Replica.Default]
 }) {}

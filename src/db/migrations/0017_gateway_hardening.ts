@@ -2,8 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * One lock order for everything that locks an account's rows (issue 16: admission batches and
- * the sweeper deadlocked when they locked the same accounts in different orders):
+ * Issue 16, the metered path on several replicas.
+ *
+ * Charges know who holds them: each service process registers a row in `gateway_replicas` and
+ * beats its heartbeat; each charge records its replica. The sweeper refunds the open charges of
+ * replicas that stopped beating (or stopped cleanly), never a call that is still running; a
+ * charge open for `LEDGER_SWEEP_AFTER` is refunded whatever its replica does.
+ *
+ * One lock order for everything that locks an account's rows (admission batches and the sweeper
+ * deadlocked when they locked the same accounts in different orders):
  *
  * 1. An account's lock is its `account_meters` row. A transaction that changes more than one row
  *    of an account (meters, `accounts`, `api_keys`, `request_ledger`) takes that row first, FOR
@@ -23,6 +30,20 @@ import { Effect } from "effect"
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
+-- The service processes on this database. A replica beats beat_at while it runs and sets
+-- stopped_at when it stops cleanly; the sweeper forgets it once its open charges are refunded.
+create table gateway_replicas (
+  id uuid primary key,
+  started_at timestamptz not null,
+  beat_at timestamptz not null,
+  stopped_at timestamptz
+);
+
+-- Null for charges of earlier versions: only LEDGER_SWEEP_AFTER refunds those. Not indexed, so
+-- completions and refunds stay HOT updates; the sweeper reads a dead replica's charges through
+-- request_ledger_charged, from a bounded instant.
+alter table request_ledger add column replica_id uuid;
+
 drop function gateway_admit(bytea, timestamptz, text, text, integer, interval);
 
 -- The metered gate (G1 steps 2-4) for one call whose key gateway_admit_many resolved (null: no
@@ -34,7 +55,8 @@ create function gateway_admit_key(
   p_method text,
   p_route text,
   p_rate_limit integer,
-  p_window interval
+  p_window interval,
+  p_replica uuid
 ) returns gateway_verdict
 language plpgsql as $fn$
 declare
@@ -99,8 +121,8 @@ begin
   if v.pool is null then
     v.outcome := 'credits_exhausted';
   else
-    insert into request_ledger (account_id, key_id, method, route, pool, charged_at)
-    values (k.account_id, k.key_id, p_method, p_route, v.pool, p_now)
+    insert into request_ledger (account_id, key_id, method, route, pool, charged_at, replica_id)
+    values (k.account_id, k.key_id, p_method, p_route, v.pool, p_now, p_replica)
     returning id into v.charge_id;
     v.outcome := 'admitted';
   end if;
@@ -118,16 +140,17 @@ begin
 end
 $fn$;
 
--- Several admissions in one statement (one transaction, one commit). The keys are resolved in
--- one read; the calls then run one after the other exactly as single calls would, in ascending
--- account id (rule 2), so batches of this and every other replica lock meter rows in one order.
-create or replace function gateway_admit_many(
+-- Several admissions in one statement (one transaction, one commit), charged to p_replica. The
+-- keys are resolved in one read; the calls then run one after the other exactly as single calls
+-- would, in ascending account id (rule 2), so batches of every replica lock meter rows in one order.
+create function gateway_admit_many(
   p_key_hashes bytea[],
   p_nows timestamptz[],
   p_methods text[],
   p_routes text[],
   p_rate_limit integer,
-  p_window interval
+  p_window interval,
+  p_replica uuid
 ) returns table (ord integer, verdict gateway_verdict)
 language plpgsql as $fn$
 declare
@@ -140,10 +163,24 @@ begin
      order by ak.account_id, item.ord
   loop
     ord := c.i;
-    verdict := gateway_admit_key(c.key_id, p_nows[c.i], p_methods[c.i], p_routes[c.i], p_rate_limit, p_window);
+    verdict := gateway_admit_key(c.key_id, p_nows[c.i], p_methods[c.i], p_routes[c.i], p_rate_limit, p_window, p_replica);
     return next;
   end loop;
 end
+$fn$;
+
+-- 0001's signature, for replicas of the previous version during a rolling upgrade: their charges
+-- have no replica, so only LEDGER_SWEEP_AFTER refunds them.
+create or replace function gateway_admit_many(
+  p_key_hashes bytea[],
+  p_nows timestamptz[],
+  p_methods text[],
+  p_routes text[],
+  p_rate_limit integer,
+  p_window interval
+) returns table (ord integer, verdict gateway_verdict)
+language sql as $fn$
+  select * from gateway_admit_many(p_key_hashes, p_nows, p_methods, p_routes, p_rate_limit, p_window, null::uuid)
 $fn$;
 
 -- Refunds charges of one account (G3, G4): each returns its credit to the pool it came from, a
