@@ -60,16 +60,21 @@ const generation = (apiKey: string) =>
 const waitingFor = (n: number) =>
   Effect.flatMap(Transcripts, (transcripts) => Stream.runDrain(Stream.take(Stream.filter(transcripts.waiting, (now) => now === n), 1)))
 
+/** Two generations of a new account: the first transcribing (held), the second waiting for the turn. */
+const oneRunningOneWaiting = Effect.gen(function*() {
+  const { id, api_key } = yield* account()
+  const first = yield* generation(api_key)
+  const firstTurn = yield* Queue.take(yield* HeldSpeech)
+  const second = yield* generation(api_key)
+  yield* waitingFor(1)
+  return { id, first, firstTurn, second }
+})
+
 describe("the transcription queue (TRANSCRIBE_QUEUE_TIMEOUT)", () => {
   layer(world)((it) => {
     it.scoped("a call that waits 60 s for a turn is refused, takes no generation and gets its credit back", () =>
       Effect.gen(function*() {
-        const { id, api_key } = yield* account()
-        const held = yield* HeldSpeech
-        const first = yield* generation(api_key)
-        const running = yield* Queue.take(held)
-        const queued = yield* generation(api_key)
-        yield* waitingFor(1)
+        const { first, firstTurn, id, second: queued } = yield* oneRunningOneWaiting
         yield* TestClock.adjust("59 seconds")
         expect(yield* Fiber.poll(queued)).toEqual(Option.none())
         yield* TestClock.adjust("1 second")
@@ -80,7 +85,7 @@ describe("the transcription queue (TRANSCRIBE_QUEUE_TIMEOUT)", () => {
         expect(yield* scriptsUsed(id)).toBe(0)
         yield* waitingFor(0)
         // The first, which had its turn all along, is not timed and takes its generation.
-        yield* Deferred.succeed(running, undefined)
+        yield* Deferred.succeed(firstTurn, undefined)
         const done = yield* Fiber.join(first)
         expect(Either.isRight(done) && done.right.source).toBe("generated")
         expect((yield* balanceOf(id)).used).toBe(1)
@@ -89,15 +94,10 @@ describe("the transcription queue (TRANSCRIBE_QUEUE_TIMEOUT)", () => {
 
     it.scoped("a call whose turn comes within the timeout runs to the end, however long it then takes", () =>
       Effect.gen(function*() {
-        const { id, api_key } = yield* account()
-        const held = yield* HeldSpeech
-        const first = yield* generation(api_key)
-        const firstTurn = yield* Queue.take(held)
-        const second = yield* generation(api_key)
-        yield* waitingFor(1)
+        const { first, firstTurn, id, second } = yield* oneRunningOneWaiting
         yield* TestClock.adjust("30 seconds")
         yield* Deferred.succeed(firstTurn, undefined)
-        const secondTurn = yield* Queue.take(held)
+        const secondTurn = yield* Queue.take(yield* HeldSpeech)
         yield* TestClock.adjust("2 minutes")
         yield* Deferred.succeed(secondTurn, undefined)
         for (const fiber of [first, second]) {
