@@ -72,9 +72,10 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         const state = yield* Ref.make<"waiting" | "started" | "gave up">("waiting")
         const stopWaiting = SubscriptionRef.update(waiting, (n) => n - 1)
         const claim = (next: "started" | "gave up") =>
-          Effect.uninterruptible(
-            Effect.tap(Ref.modify(state, (now) => now === "waiting" ? [true, next] : [false, now]), (won) => won ? stopWaiting : Effect.void)
-          )
+          Effect.uninterruptible(Effect.tap(
+            Ref.modify(state, (current) => current === "waiting" ? [true, next] : [false, current]),
+            (won) => won ? stopWaiting : Effect.void
+          ))
         yield* SubscriptionRef.update(waiting, (n) => n + 1)
         const run = turns.withPermits(1)(Effect.flatMap(claim("started"), (won) => won ? work : Effect.never))
         const giveUp = Effect.sleep(queueTimeout).pipe(
@@ -85,7 +86,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         )
         // A caller that leaves while waiting (the client went away) waits no more.
         return yield* Effect.raceFirst(run, giveUp).pipe(
-          Effect.ensuring(Effect.flatMap(Ref.get(state), (now) => now === "waiting" ? stopWaiting : Effect.void))
+          Effect.ensuring(Effect.flatMap(Ref.get(state), (current) => current === "waiting" ? stopWaiting : Effect.void))
         )
       })
 
