@@ -38,9 +38,16 @@ export interface AppSettings {
   readonly rateLimitPerMinute: number
   /** The admin API and its routes exist only when this is set. */
   readonly adminToken: Option.Option<Redacted.Redacted>
-  /** A charge still open after this long belongs to a request whose process died: refund it. */
+  /**
+   * A charge still open after this long is refunded even though its replica still beats: a
+   * ceiling far above any legitimate call (the calls of dead replicas are refunded long before).
+   */
   readonly ledgerSweepAfter: Duration.Duration
   readonly ledgerSweepEvery: Duration.Duration
+  /** How often a replica records that it is alive... */
+  readonly replicaHeartbeatEvery: Duration.Duration
+  /** ...and how old its last heartbeat may be before other replicas take it for dead. */
+  readonly replicaHeartbeatTimeout: Duration.Duration
   /** How often the server looks whether the short-video shop's explore rollups still hold. */
   readonly rollupRefreshEvery: Duration.Duration
   /** The largest body `POST /admin/ingest/{entity}` reads. */
@@ -82,8 +89,10 @@ export const settings: Config.Config<AppSettings> = Config.all({
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).length > 0))
   ),
-  ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.minutes(10))),
+  ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.hours(6))),
   ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1))),
+  replicaHeartbeatEvery: Config.duration("REPLICA_HEARTBEAT_EVERY").pipe(Config.withDefault(Duration.seconds(10))),
+  replicaHeartbeatTimeout: Config.duration("REPLICA_HEARTBEAT_TIMEOUT").pipe(Config.withDefault(Duration.minutes(1))),
   rollupRefreshEvery: Config.duration("ROLLUP_REFRESH_EVERY").pipe(Config.withDefault(Duration.minutes(5))),
   maxImportBytes: Config.integer("MAX_IMPORT_BYTES").pipe(
     Config.validate({ message: "MAX_IMPORT_BYTES must be positive", validation: (n) => n > 0 }),
@@ -100,7 +109,13 @@ export const settings: Config.Config<AppSettings> = Config.all({
   loginLockout: Config.duration("LOGIN_LOCKOUT").pipe(Config.withDefault(Duration.minutes(15))),
   publicUrl: optionalHttpUrl("PUBLIC_URL", "https://adintel.example.com"),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
-})
+}).pipe(
+  // A replica that misses one beat (a pause, a slow database) must not pass for dead.
+  Config.validate({
+    message: "REPLICA_HEARTBEAT_TIMEOUT must be at least twice REPLICA_HEARTBEAT_EVERY",
+    validation: (s) => Duration.greaterThanOrEqualTo(s.replicaHeartbeatTimeout, Duration.times(s.replicaHeartbeatEvery, 2))
+  })
+)
 
 /** No variables at all: what `layerWith` reads the defaults from. */
 const emptyProvider = ConfigProvider.fromMap(new Map())

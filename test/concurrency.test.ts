@@ -1,9 +1,14 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Gateway } from "../src/gateway/Gateway.js"
+import { replicaHolding } from "./support/Replicas.js"
 import { clientOn, TestDatabase, TestDatabaseUrlLive } from "./support/TestDatabase.js"
 import { account, balanceOf, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
 const credits = "/api/v1/credits"
+
+/** The same items in an order unrelated to theirs, the same every run (7919 is a prime none of our lengths divide). */
+const scrambled = <A>(items: ReadonlyArray<A>): Array<A> => items.map((_, i) => items[(i * 7919) % items.length]!)
 
 const fetchStatus = (url: string, init: RequestInit) =>
   fetch(url, init).then(async (response) => ({ status: response.status, body: await response.text() }))
@@ -40,6 +45,8 @@ describe("two replicas on one database (G5, G6)", () => {
     const b = yield* Layer.build(replica)
     return [Context.get(a, TestServer).url, Context.get(b, TestServer).url, a] as const
   })
+  // The deadlock of issue 16 needs more calls per account and minute than the default allows.
+  const busyReplica = testServer({ config: { rateLimitPerMinute: 10_000 } }).pipe(Layer.provideMerge(clientOn))
 
   layer(TestDatabaseUrlLive)((it) => {
     it.scoped("share one rate window and one balance, and refuse a regenerated key at once", () =>
@@ -104,5 +111,41 @@ describe("two replicas on one database (G5, G6)", () => {
           expect((yield* Effect.provide(balanceOf(acc.id), context)).used).toBe(15)
         }
       }))
+
+    it.scoped("sweep abandoned charges of accounts busy on the other replica: no deadlock, no 500, exact balances", () =>
+      Effect.gen(function*() {
+        const a = yield* Layer.build(busyReplica)
+        const b = yield* Layer.build(busyReplica)
+        const accounts = yield* Effect.forEach(
+          Array.from({ length: 20 }, () => 0),
+          () => Effect.provide(account({ patch: { monthly_limit: 10_000 } }), a)
+        )
+        // Charges a replica that died left behind, in an order unrelated to the accounts: 100 per account.
+        const gateway = Context.get(a, Gateway)
+        const abandoned = yield* Effect.forEach(
+          scrambled(accounts.flatMap((acc) => Array.from({ length: 100 }, () => acc))),
+          (acc) => gateway.admit(Option.some(acc.api_key), { method: "GET", route: credits }),
+          { concurrency: 50 }
+        )
+        yield* Effect.provide(replicaHolding(abandoned.map((charge) => charge.chargeId)), a)
+
+        // 100 calls per account on B, all in flight; A sweeps once B has answered some of them.
+        const url = Context.get(b, TestServer).url
+        const calls = scrambled(accounts.flatMap((acc) => Array.from({ length: 100 }, () => acc)).reverse())
+        let answered = 0
+        let busy!: () => void
+        const serving = new Promise<void>((resolve) => (busy = resolve))
+        const answers = Promise.all(calls.map((acc) =>
+          fetchStatus(url + credits, keyHeader(acc.api_key)).then((answer) => (++answered === 100 && busy(), answer))
+        ))
+        yield* Effect.promise(() => serving)
+        const swept = yield* Effect.exit(gateway.sweep)
+        const statuses = (yield* Effect.promise(() => answers)).map((answer) => answer.status)
+        expect(statuses.filter((status) => status !== 200)).toEqual([])
+        expect(swept).toEqual(Exit.succeed(abandoned.length))
+        for (const acc of accounts) {
+          expect((yield* Effect.provide(balanceOf(acc.id), a)).used).toBe(100)
+        }
+      }), { timeout: 120_000 })
   })
 })

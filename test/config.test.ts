@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Option } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Option } from "effect"
 import { settings } from "../src/AppConfig.js"
 
 const read = (env: Record<string, string>) =>
@@ -28,5 +28,17 @@ describe("configuration (AppConfig)", () => {
       expect(Either.isRight(defaults) && [defaults.right.loginMaxFailures, defaults.right.trustProxy]).toEqual([5, false])
       const refused = yield* read({ LOGIN_MAX_FAILURES: "0" })
       expect(Either.isLeft(refused) && String(refused.left)).toContain("LOGIN_MAX_FAILURES must be between 1 and 1000")
+    }))
+
+  it.effect("replica heartbeat and sweep settings: defaults, and a timeout shorter than two beats is refused", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      expect(Either.isRight(defaults) && [
+        Duration.toMillis(defaults.right.replicaHeartbeatEvery),
+        Duration.toMillis(defaults.right.replicaHeartbeatTimeout),
+        Duration.toMillis(defaults.right.ledgerSweepAfter)
+      ]).toEqual([10_000, 60_000, 6 * 3_600_000])
+      const refused = yield* read({ REPLICA_HEARTBEAT_EVERY: "30 seconds", REPLICA_HEARTBEAT_TIMEOUT: "45 seconds" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("REPLICA_HEARTBEAT_TIMEOUT must be at least twice REPLICA_HEARTBEAT_EVERY")
     }))
 })

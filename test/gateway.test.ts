@@ -1,14 +1,28 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+import { connect } from "node:net"
 import { Accounts } from "../src/accounts/Accounts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
 const unauthorized = `{"success":false,"error":"Unauthorized"}`
 const credits = "/api/v1/credits"
 
+/** Sends `head` as it is (a request line `fetch` would never send) and reads the answer until the server closes. */
+const rawRequest = (head: string) =>
+  Effect.flatMap(TestServer, ({ url }) =>
+    Effect.async<string>((resume) => {
+      const socket = connect(Number(new URL(url).port), "127.0.0.1", () => socket.write(head))
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk) => chunks.push(chunk))
+      socket.on("close", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+      socket.on("error", (error) => resume(Effect.die(error)))
+      return Effect.sync(() => socket.destroy())
+    }))
+
 const server = testServer({ config: { creditPackUrl: "https://shop.example/packs/api-credits" } }).pipe(
-  Layer.provide(TestDatabase)
+  Layer.provideMerge(TestDatabase)
 )
 
 describe("the metered gateway", () => {
@@ -183,6 +197,21 @@ describe("the metered gateway", () => {
           expect(after).toEqual({ used: 1, limit: 3, remaining: 2, addon_remaining: 3, total_remaining: 5 })
           yield* TestClock.adjust("400 days")
           expect((yield* balanceOf(id)).addon_remaining).toBe(3)
+        }))
+    })
+
+    describe("the ledger (G13)", () => {
+      it.effect("stores the path of an absolute-form request target, never its scheme, host or query", () =>
+        Effect.gen(function*() {
+          const { id, api_key } = yield* account()
+          const answer = yield* rawRequest(
+            `GET http://evil.example/api/v1/credits?api_key=${api_key}&x=1 HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`
+          )
+          expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+          const sql = yield* SqlClient.SqlClient
+          const routes = yield* sql<{ method: string; route: string }>`
+            select method, route from request_ledger where account_id = ${id}::uuid order by id`
+          expect(routes).toEqual([{ method: "GET", route: "/api/v1/credits" }])
         }))
     })
   })

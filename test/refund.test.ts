@@ -1,21 +1,23 @@
 import { HttpMiddleware } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Scope, TestClock } from "effect"
 import { Gateway } from "../src/gateway/Gateway.js"
-import { ProbeApiLive } from "./support/ProbeApi.js"
+import { ProbeApiLive, ProbeHold, withProbeHold } from "./support/ProbeApi.js"
+import { replicaHolding } from "./support/Replicas.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, eventually, keyHeader, TestServer, testServer } from "./support/TestServer.js"
+import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
 const internal = `{"success":false,"error":"Internal server error"}`
 
 // The refund must hold whatever is stacked around the app: Effect's logger, CORS, our access log.
-const server = testServer({
-  api: ProbeApiLive,
-  accessLog: true,
-  middleware: [HttpMiddleware.logger, HttpMiddleware.cors()],
-  config: { ledgerSweepEvery: Duration.minutes(1), ledgerSweepAfter: Duration.minutes(10) }
-}).pipe(Layer.provideMerge(TestDatabase))
+const server = withProbeHold((api) =>
+  testServer({
+    api,
+    accessLog: true,
+    middleware: [HttpMiddleware.logger, HttpMiddleware.cors()]
+  }).pipe(Layer.provideMerge(TestDatabase))
+)
 
 const ledgerOf = (accountId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -35,8 +37,8 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
           expect(answer.headers.get("ratelimit")).not.toBeNull()
         }
         expect((yield* balanceOf(id)).used).toBe(0)
-        const ledger = yield* eventually(ledgerOf(id), (rows) => rows.every((row) => row.status !== null))
-        expect(ledger).toEqual([
+        // A 5xx is recorded before it is answered: nothing to wait for.
+        expect(yield* ledgerOf(id)).toEqual([
           { route: "/api/v1/probe/dies", method: "GET", pool: "monthly", status: 500, refunded: true, completed: true },
           { route: "/api/v1/probe/throws", method: "GET", pool: "monthly", status: 500, refunded: true, completed: true }
         ])
@@ -74,42 +76,94 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
           [400, `{"success":false,"error":"limit: Expected number, actual \\"ten\\""}`]
         ])
         expect((yield* balanceOf(id)).used).toBe(answers.length)
-        const ledger = yield* eventually(ledgerOf(id), (rows) => rows.every((row) => row.completed))
+        yield* (yield* Gateway).flush
+        const ledger = yield* ledgerOf(id)
         expect(ledger.map((row) => [row.status, row.refunded])).toEqual(answers.map((a) => [a.status, false]))
       }))
 
-    it.effect("refunds a call whose client went away before the handler finished", () =>
+    it.scoped("refunds a call whose client went away before the handler finished", () =>
       Effect.gen(function*() {
         const { id, api_key } = yield* account()
         const { url } = yield* TestServer
-        const aborted = yield* Effect.promise(async () => {
-          const controller = new AbortController()
-          const pending = fetch(`${url}/api/v1/probe/hangs`, { ...keyHeader(api_key), signal: controller.signal })
-          await new Promise((resolve) => setTimeout(resolve, 300))
-          controller.abort()
-          return pending.then(() => false, () => true)
-        })
-        expect(aborted).toBe(true)
-        const balance = yield* eventually(balanceOf(id), (b) => b.used === 0)
-        expect(balance.used).toBe(0)
-        const ledger = yield* ledgerOf(id)
-        expect(ledger.map((row) => row.refunded)).toEqual([true])
+        const refunds = yield* (yield* Gateway).refunds
+        const controller = new AbortController()
+        const outcome = fetch(`${url}/api/v1/probe/held`, { ...keyHeader(api_key), signal: controller.signal })
+          .then(() => "answered", () => "aborted")
+        const held = yield* Queue.take(yield* ProbeHold)
+        controller.abort()
+        expect(yield* Effect.promise(() => outcome)).toBe("aborted")
+        expect(yield* Queue.take(refunds)).toBe(held.chargeId)
+        expect((yield* balanceOf(id)).used).toBe(0)
+        expect((yield* ledgerOf(id)).map((row) => row.refunded)).toEqual([true])
       }))
 
-    it.effect("the sweeper refunds a charge whose process died, once it is older than LEDGER_SWEEP_AFTER", () =>
+    it.scoped("a call still running is never refunded while its replica beats; once that replica is dead, exactly once", () =>
       Effect.gen(function*() {
         const { id, api_key } = yield* account()
         const gateway = yield* Gateway
-        // What a process killed mid-request leaves behind: a charge that never completes.
+        const answer = yield* Effect.fork(call("/api/v1/probe/held", keyHeader(api_key)))
+        const held = yield* Queue.take(yield* ProbeHold)
+        // Past the old LEDGER_SWEEP_AFTER (10 minutes), and hours more: its replica beats.
+        yield* TestClock.adjust("11 minutes")
+        expect(yield* gateway.sweep).toBe(0)
+        yield* TestClock.adjust("5 hours")
+        expect(yield* gateway.sweep).toBe(0)
+        expect((yield* balanceOf(id)).used).toBe(1)
+        // Its process dies: the charge is held by a replica whose heartbeat stopped.
+        yield* replicaHolding([held.chargeId!])
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+        expect(yield* gateway.sweep).toBe(0)
+        // A replica that was only paused answers after all: the call keeps its refund, once.
+        yield* Deferred.succeed(held.release, undefined)
+        expect((yield* Fiber.join(answer)).status).toBe(200)
+        yield* gateway.flush
+        expect(yield* ledgerOf(id)).toEqual([
+          { route: "/api/v1/probe/held", method: "GET", pool: "monthly", status: 200, refunded: true, completed: true }
+        ])
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.effect("a replica is dead once its heartbeat is older than REPLICA_HEARTBEAT_TIMEOUT, not before", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const gateway = yield* Gateway
+        const { chargeId } = yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+        yield* replicaHolding([chargeId], Duration.toMillis("1 minute"))
+        expect(yield* gateway.sweep).toBe(0)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.scoped("a replica that stops cleanly has what it still held refunded at the next sweep", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const scope = yield* Scope.make()
+        const other = yield* Layer.buildWithScope(testServer({ api: ProbeApiLive }), scope)
+        yield* Context.get(other, Gateway).admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+        const gateway = yield* Gateway
+        expect(yield* gateway.sweep).toBe(0)
+        yield* Scope.close(scope, Exit.void)
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(0)
+      }))
+
+    it.effect("a charge open for LEDGER_SWEEP_AFTER is refunded even though its replica beats (the ceiling)", () =>
+      Effect.gen(function*() {
+        const { id, api_key } = yield* account()
+        const gateway = yield* Gateway
+        // A charge nobody completes, next to one that completes.
         yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
         expect((yield* call("/api/v1/probe/soft", keyHeader(api_key))).status).toBe(200)
-        yield* eventually(ledgerOf(id), (rows) => rows[1]?.completed === true)
+        yield* gateway.flush
         expect((yield* balanceOf(id)).used).toBe(2)
-        yield* TestClock.adjust("9 minutes")
+        yield* TestClock.adjust("359 minutes")
+        expect(yield* gateway.sweep).toBe(0)
         expect((yield* balanceOf(id)).used).toBe(2)
         yield* TestClock.adjust("2 minutes")
-        const balance = yield* eventually(balanceOf(id), (b) => b.used === 1)
-        expect(balance.used).toBe(1)
+        expect(yield* gateway.sweep).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(1)
         expect((yield* ledgerOf(id)).map((row) => [row.route, row.refunded])).toEqual([
           ["/api/v1/credits", true],
           ["/api/v1/probe/soft", false]
@@ -118,10 +172,7 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
         expect(yield* gateway.sweep).toBe(0)
         expect((yield* balanceOf(id)).used).toBe(1)
       }))
-  })
 
-  // A day of TestClock would run 1,440 sweeps of the layer above: this one sweeps yearly.
-  layer(testServer({ api: ProbeApiLive }).pipe(Layer.provide(TestDatabase)))((it) => {
     it.effect("the daily search quota answers the bare 403 and keeps the monthly credit (G7)", () =>
       Effect.gen(function*() {
         const { id, api_key } = yield* account({ patch: { daily_search_limit: 2 } })
@@ -138,4 +189,23 @@ describe("refunds and kept credits (spec: Limits 'Refund', Errors rule 3; G4)", 
         expect((yield* call("/api/v1/probe/search", post)).status).toBe(200)
       }))
   })
+
+  // The sweeper loop of a server that sweeps every minute (the layer above sweeps yearly).
+  layer(testServer({ api: ProbeApiLive, config: { ledgerSweepEvery: Duration.minutes(1) } }).pipe(Layer.provideMerge(TestDatabase)))(
+    (it) => {
+      it.scoped("the sweeper runs every LEDGER_SWEEP_EVERY", () =>
+        Effect.gen(function*() {
+          const { id, api_key } = yield* account()
+          const gateway = yield* Gateway
+          const refunds = yield* gateway.refunds
+          for (let round = 1; round <= 2; round++) {
+            const { chargeId } = yield* gateway.admit(Option.some(api_key), { method: "GET", route: "/api/v1/credits" })
+            yield* replicaHolding([chargeId])
+            yield* TestClock.adjust("1 minute")
+            expect(yield* Queue.take(refunds)).toBe(chargeId)
+          }
+          expect((yield* balanceOf(id)).used).toBe(0)
+        }))
+    }
+  )
 })

@@ -59,6 +59,13 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
          where a.id = ${id}::uuid`
     })
 
+    /**
+     * Takes the account's lock, its meter row, before a transaction changes several of its rows
+     * (lock order, migration 0017). False for an unknown account.
+     */
+    const lockAccount = (id: string) =>
+      Effect.map(sql`select 1 from account_meters where account_id = ${id}::uuid for update`, (rows) => rows.length > 0)
+
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
     return {
@@ -95,16 +102,15 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
       update: (id: string, patch: UpdateAccount, now: Date) =>
         sql.withTransaction(
           Effect.gen(function*() {
+            if (!(yield* lockAccount(id))) return false
             const set = (key: keyof UpdateAccount) => patch[key] !== undefined
-            const accounts = yield* sql<{ id: string }>`
+            yield* sql`
               update accounts set
                 plan = ${set("plan") ? sql`${patch.plan!}` : sql`plan`},
                 monthly_limit = ${set("monthly_limit") ? sql`${patch.monthly_limit ?? null}::integer` : sql`monthly_limit`},
                 daily_search_limit = ${set("daily_search_limit") ? sql`${patch.daily_search_limit ?? null}::integer` : sql`daily_search_limit`},
                 script_generation_limit = ${set("script_generation_limit") ? sql`${patch.script_generation_limit ?? null}::integer` : sql`script_generation_limit`}
-              where id = ${id}::uuid
-              returning id`
-            if (accounts.length === 0) return false
+              where id = ${id}::uuid`
             yield* sql`
               update account_meters set
                 period_start = greatest(period_start, meter_period_start(period_anchor, ${now})),
@@ -127,8 +133,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
       replaceKey: (id: string, keyHash: Uint8Array, keySealed: Uint8Array, now: Date) =>
         sql.withTransaction(
           Effect.gen(function*() {
-            const owner = yield* sql`select id from accounts where id = ${id}::uuid for update`
-            if (owner.length === 0) return false
+            if (!(yield* lockAccount(id))) return false
             yield* sql`update api_keys set revoked_at = ${now} where account_id = ${id}::uuid and revoked_at is null`
             yield* sql`insert into api_keys (account_id, key_hash, key_sealed, created_at)
                        values (${id}::uuid, ${keyHash}, ${keySealed}, ${now})`

@@ -1,10 +1,11 @@
-import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, Queue, Ref, Schedule } from "effect"
+import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, PubSub, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
-import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo } from "./GatewayRepo.js"
+import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type OpenCharge } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
+import { Replica } from "./Replica.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
 export const rateWindowSeconds = 60
@@ -28,10 +29,27 @@ const completionBatchSize = 500
 const admitQueueSize = 10_000
 const admitBatchSize = 100
 const admitWorkers = 2
+const sweepPage = 500
+
+/** The charges of a page, by account: the sweeper refunds one account per transaction. */
+const groupByAccount = (charges: ReadonlyArray<OpenCharge>) => {
+  const byAccount = new Map<string, Array<string>>()
+  for (const charge of charges) {
+    const ids = byAccount.get(charge.account_id)
+    if (ids === undefined) byAccount.set(charge.account_id, [charge.id])
+    else ids.push(charge.id)
+  }
+  return byAccount
+}
 
 interface PendingAdmission {
   readonly request: AdmitRequest
   readonly verdict: Deferred.Deferred<AdmitRow>
+}
+
+/** In the completion queue: done once every completion queued before it is written. */
+class Flush {
+  constructor(readonly done: Deferred.Deferred<void>) {}
 }
 
 /**
@@ -41,6 +59,7 @@ interface PendingAdmission {
 export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
   scoped: Effect.gen(function*() {
     const repo = yield* GatewayRepo
+    const replica = yield* Replica
     const config = yield* AppConfig
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -52,7 +71,12 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     const balanceOf = (row: AdmitRow) => creditBalance(row.used ?? 0, row.monthly_limit ?? 0, row.addon_remaining ?? 0)
 
-    const refund = (chargeId: string) => Effect.flatMap(now, (at) => repo.refund(chargeId, at))
+    // Every refund is told here, for whoever waits for one (tests); nobody listening costs nothing.
+    const refunds = yield* PubSub.unbounded<string>()
+    const refund = (chargeId: string) =>
+      Effect.flatMap(now, (at) => repo.refund(chargeId, at)).pipe(
+        Effect.tap((refunded) => refunded ? PubSub.publish(refunds, chargeId) : Effect.void)
+      )
 
     // Admissions go to the database in batches: calls that arrive while `admitWorkers` batches
     // are in flight wait and leave together, one statement and one commit for all of them. An
@@ -62,7 +86,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const runBatch = (batch: Chunk.Chunk<PendingAdmission>) =>
       Effect.gen(function*() {
         const items = Chunk.toReadonlyArray(batch)
-        const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request)))
+        const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request), replica.id))
         yield* Effect.forEach(items, (item, i) =>
           Exit.match(exit, {
             onFailure: (cause) => Effect.asVoid(Deferred.failCause(item.verdict, cause)),
@@ -133,9 +157,14 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     // Completions are written in batches by one fiber: a busy server then spends one statement
     // on many answers instead of one per answer. The queue is bounded (back-pressure, never
     // loss); what is queued when the service stops is written before it stops.
-    const completions = yield* Queue.bounded<Completion>(completionQueueSize)
-    const write = (batch: Chunk.Chunk<Completion>) =>
-      Chunk.isEmpty(batch) ? Effect.void : repo.complete(Chunk.toReadonlyArray(batch))
+    const completions = yield* Queue.bounded<Completion | Flush>(completionQueueSize)
+    const write = (batch: Chunk.Chunk<Completion | Flush>) => {
+      const items = Chunk.toReadonlyArray(batch)
+      const answers = items.filter((item): item is Completion => !(item instanceof Flush))
+      return (answers.length === 0 ? Effect.void : repo.complete(answers)).pipe(
+        Effect.ensuring(Effect.forEach(items, (item) => item instanceof Flush ? Deferred.succeed(item.done, undefined) : Effect.void))
+      )
+    }
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(completions), write))
     yield* Queue.takeBetween(completions, 1, completionBatchSize).pipe(
       Effect.flatMap((batch) => Effect.uninterruptible(write(batch))),
@@ -154,29 +183,57 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         const completion = { chargeId, at, status, latencyMs: msUntil(new Date(startedAt), at) }
         if (status < 500) return yield* Queue.offer(completions, completion)
         yield* repo.complete([completion])
-        yield* repo.refund(chargeId, at)
+        yield* refund(chargeId)
       })
 
     /**
-     * Refunds charges still open after `ledgerSweepAfter`: their process died mid-request.
-     * Each sweep reads only what aged past the cutoff since the previous one (the first reads
-     * everything), so a long ledger costs nothing per sweep.
+     * Refunds the open charges that `find` lists, page by page: one account per transaction,
+     * never two accounts' locks at once (lock order, migration 0017).
+     */
+    const refundAbandoned = (at: Date, find: (after: OpenCharge | null) => Effect.Effect<ReadonlyArray<OpenCharge>>) =>
+      Effect.gen(function*() {
+        let total = 0
+        let after: OpenCharge | null = null
+        for (;;) {
+          const page: ReadonlyArray<OpenCharge> = yield* find(after)
+          for (const [accountId, charges] of groupByAccount(page)) {
+            const refunded = yield* repo.refundOpen(accountId, charges, at)
+            yield* PubSub.publishAll(refunds, refunded)
+            total += refunded.length
+          }
+          if (page.length < sweepPage) return total
+          after = page[page.length - 1]!
+        }
+      })
+
+    /**
+     * Refunds the charges nobody will complete (G4): those of replicas that stopped beating
+     * `replicaHeartbeatTimeout` ago or stopped cleanly, then any still open `ledgerSweepAfter`
+     * after it was taken (the ceiling). A call whose replica beats is never refunded before the
+     * ceiling. This replica beats first, so its own calls never pass for a dead replica's.
+     * The ceiling's sweep reads only what aged past the cutoff since the previous one (the first
+     * reads everything); a dead replica's, its charges from its start or the ceiling before its
+     * last beat: a long ledger costs nothing per sweep.
      */
     const sweptUntil = yield* Ref.make<Date | null>(null)
     const sweep = Effect.gen(function*() {
+      yield* replica.beat
       const at = yield* now
+      const deadBefore = new Date(at.getTime() - Duration.toMillis(config.replicaHeartbeatTimeout))
+      let total = 0
+      for (const dead of yield* repo.deadReplicas(deadBefore, config.ledgerSweepAfter)) {
+        total += yield* refundAbandoned(at, (after) =>
+          repo.openCharges({ replica: dead.id, from: dead.since, until: null, after, limit: sweepPage }))
+        yield* repo.forgetReplica(dead.id, deadBefore)
+      }
       const cutoff = new Date(at.getTime() - Duration.toMillis(config.ledgerSweepAfter))
       const previous = yield* Ref.get(sweptUntil)
       // A margin for charges whose insert committed late, after the previous sweep read.
       const from = previous === null ? null : new Date(previous.getTime() - 60_000)
-      let total = 0
-      for (;;) {
-        const refunded = yield* repo.refundAbandoned(from, cutoff, at, 500)
-        total += refunded
-        if (refunded < 500) break
-      }
+      total += yield* refundAbandoned(at, (after) =>
+        repo.openCharges({ replica: null, from, until: cutoff, after, limit: sweepPage }))
       yield* Ref.set(sweptUntil, cutoff)
-      if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request never completed`)
+      if (total > 0) yield* Effect.logWarning(`Refunded ${total} charge(s) whose request will never complete`)
       return total
     })
 
@@ -184,14 +241,22 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       admit,
       refund,
       complete,
+      /** Waits until every completion queued so far is written (the ledger then shows those answers). */
+      flush: Effect.flatMap(Deferred.make<void>(), (done) =>
+        Effect.zipRight(Queue.offer(completions, new Flush(done)), Deferred.await(done))),
+      /** The ids of the charges refunded from now on, while the scope lasts. */
+      refunds: PubSub.subscribe(refunds),
       sweep,
-      /** The sweeper loop, for a layer to fork; time comes from the Clock so TestClock drives it. */
+      /**
+       * The sweeper loop, for a layer to fork: on a fixed grid from the start (a sweep that ends
+       * past a tick is followed by the next at once). Time comes from the Clock, so TestClock drives it.
+       */
       sweeper: sweep.pipe(
         Effect.catchAllCause((cause) => Effect.logError("Ledger sweep failed", cause)),
-        Effect.repeat(Schedule.spaced(config.ledgerSweepEvery)),
+        Effect.repeat(Schedule.fixed(config.ledgerSweepEvery)),
         Effect.asVoid
       )
     }
   }),
-  dependencies: [GatewayRepo.Default]
+  dependencies: [GatewayRepo.Default, Replica.Default]
 }) {}

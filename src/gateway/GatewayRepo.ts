@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Duration, Effect, Schema } from "effect"
 import { PlanName } from "./Api.js"
 
 /** One `gateway_verdict` (migration 0001): the verdict and the meters after it. */
@@ -39,7 +39,33 @@ export interface Completion {
   readonly latencyMs: number
 }
 
-/** The SQL of the metered path. Database failures are defects here (STYLE: Errors). */
+/** A charge that has not completed, as the sweeper finds it. */
+export const OpenCharge = Schema.Struct({
+  id: Schema.String,
+  account_id: Schema.String,
+  charged_at: Schema.DateFromSelf
+})
+export type OpenCharge = typeof OpenCharge.Type
+
+export const OpenChargesRequest = Schema.Struct({
+  /** Only the charges of this replica; null: of any. */
+  replica: Schema.NullOr(Schema.String),
+  from: Schema.NullOr(Schema.DateFromSelf),
+  until: Schema.NullOr(Schema.DateFromSelf),
+  after: Schema.NullOr(OpenCharge),
+  limit: Schema.Int
+})
+export type OpenChargesRequest = typeof OpenChargesRequest.Type
+
+/** A replica that stopped beating, and the instant from which its open charges are looked for. */
+export const DeadReplica = Schema.Struct({ id: Schema.String, since: Schema.DateFromSelf })
+export type DeadReplica = typeof DeadReplica.Type
+
+/**
+ * The SQL of the metered path. Database failures are defects here (STYLE: Errors). Every
+ * statement follows the lock order of migration 0017: an account's meter row first, one account
+ * per transaction but for admission batches (ascending account id), ledger rows in id order.
+ */
 export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -47,8 +73,8 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
     const AdmitRows = Schema.Array(Schema.extend(Schema.Struct({ ord: Schema.Int }), AdmitRow))
     const decodeRows = Schema.decodeUnknown(AdmitRows)
 
-    /** Verdicts in the order of the requests. */
-    const admitMany = (requests: ReadonlyArray<AdmitRequest>) =>
+    /** Verdicts in the order of the requests; the charges are held by `replica`. */
+    const admitMany = (requests: ReadonlyArray<AdmitRequest>, replica: string) =>
       Effect.gen(function*() {
         const first = requests[0]!
         const rows = yield* sql`
@@ -59,12 +85,35 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
                  (verdict).script_period_start
             from gateway_admit_many(${requests.map((r) => r.keyHash)}::bytea[], ${requests.map((r) => r.now)}::timestamptz[],
                                     ${requests.map((r) => r.method)}::text[], ${requests.map((r) => r.route)}::text[],
-                                    ${first.rateLimit}, make_interval(secs => ${first.windowSeconds}))`
+                                    ${first.rateLimit}, make_interval(secs => ${first.windowSeconds}), ${replica}::uuid)`
         const verdicts = yield* decodeRows(rows)
         const byPosition = new Array<AdmitRow>(requests.length)
         for (const { ord, ...verdict } of verdicts) byPosition[ord - 1] = verdict
         return byPosition
       }).pipe(Effect.orDie)
+
+    const findOpen = SqlSchema.findAll({
+      Request: OpenChargesRequest,
+      Result: OpenCharge,
+      execute: ({ after, from, limit, replica, until }) =>
+        sql`select l.id::text as id, l.account_id::text as account_id, l.charged_at from request_ledger l
+             where l.charged_at >= coalesce(${from}::timestamptz, '-infinity')
+               and l.charged_at < coalesce(${until}::timestamptz, 'infinity')
+               and (l.charged_at, l.id) > (coalesce(${after?.charged_at ?? null}::timestamptz, '-infinity'), ${after?.id ?? "0"}::bigint)
+               and l.completed_at is null and l.refunded_at is null
+               and (${replica}::uuid is null or l.replica_id = ${replica}::uuid)
+             order by l.charged_at, l.id
+             limit ${limit}`
+    })
+
+    const findDead = SqlSchema.findAll({
+      Request: Schema.Struct({ deadBefore: Schema.DateFromSelf, ceiling: Schema.DurationFromSelf }),
+      Result: DeadReplica,
+      execute: ({ ceiling, deadBefore }) =>
+        sql`select id::text, greatest(started_at, beat_at - make_interval(secs => ${Duration.toSeconds(ceiling)})) as since
+              from gateway_replicas
+             where stopped_at is not null or beat_at < ${deadBefore}`
+    })
 
     return {
       /**
@@ -80,26 +129,60 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
           Effect.orDie
         ),
 
-      /** Records how charged calls were answered, many in one statement. */
+      /** Records how charged calls were answered, many in one statement; their rows are locked in id order. */
       complete: (completions: ReadonlyArray<Completion>) =>
         sql`update request_ledger l
                set completed_at = coalesce(l.completed_at, c.at), status = c.status, latency_ms = c.latency_ms
-              from unnest(${completions.map((c) => c.chargeId)}::bigint[],
-                          ${completions.map((c) => c.at)}::timestamptz[],
-                          ${completions.map((c) => c.status)}::integer[],
-                          ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
+              from (select c.* from unnest(${completions.map((c) => c.chargeId)}::bigint[],
+                                           ${completions.map((c) => c.at)}::timestamptz[],
+                                           ${completions.map((c) => c.status)}::integer[],
+                                           ${completions.map((c) => c.latencyMs)}::integer[]) as c(id, at, status, latency_ms)
+                      join request_ledger k on k.id = c.id
+                     order by c.id
+                       for update of k) c
              where l.id = c.id`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Refunds up to `limit` charges opened in [from, cutoff) that never completed. */
-      refundAbandoned: (from: Date | null, cutoff: Date, now: Date, limit: number) =>
-        sql<{ refunded: number }>`
-          select count(*) filter (where gateway_refund(id, ${now}))::int as refunded
-            from (select id from request_ledger
-                   where charged_at < ${cutoff} and charged_at >= coalesce(${from}::timestamptz, '-infinity')
-                     and completed_at is null and refunded_at is null
-                   order by charged_at
-                   limit ${limit}) open`.pipe(
-          Effect.map((rows) => rows[0]?.refunded ?? 0),
+      /**
+       * Up to `limit` charges opened in [from, until) (of `replica`, when given) that have neither
+       * completed nor been refunded, in charge order, after `after` (the last of the previous
+       * page). Reads the charge-time index only over that range, and locks nothing.
+       */
+      openCharges: (request: OpenChargesRequest) => findOpen(request).pipe(Effect.orDie),
+
+      /** Registers a replica that starts now; its id. */
+      registerReplica: (now: Date) =>
+        sql<{ id: string }>`insert into gateway_replicas (id, started_at, beat_at)
+                            values (gen_random_uuid(), ${now}, ${now}) returning id::text`.pipe(
+          Effect.map((rows) => rows[0]!.id),
+          Effect.orDie
+        ),
+
+      /** A heartbeat; it registers the replica again if a sweeper took it for dead and forgot it. */
+      beat: (replica: string, now: Date) =>
+        sql`insert into gateway_replicas (id, started_at, beat_at) values (${replica}::uuid, ${now}, ${now})
+            on conflict (id) do update set beat_at = excluded.beat_at, stopped_at = null`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** A clean stop: the replica is gone now, whatever it still held is swept at once. */
+      retireReplica: (replica: string, now: Date) =>
+        sql`update gateway_replicas set stopped_at = ${now} where id = ${replica}::uuid`.pipe(Effect.asVoid, Effect.orDie),
+
+      /**
+       * Replicas stopped or silent since `deadBefore`, each with the instant from which its open
+       * charges are looked for: its start, or `ceiling` before its last beat (older charges are
+       * the ceiling's).
+       */
+      deadReplicas: (deadBefore: Date, ceiling: Duration.Duration) => findDead({ deadBefore, ceiling }).pipe(Effect.orDie),
+
+      /** Forgets a dead replica whose charges are refunded, unless it has beaten since. */
+      forgetReplica: (replica: string, deadBefore: Date) =>
+        sql`delete from gateway_replicas
+             where id = ${replica}::uuid and (stopped_at is not null or beat_at < ${deadBefore})`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Refunds those of `charges` (all of one account) still open; the ids refunded. */
+      refundOpen: (accountId: string, charges: ReadonlyArray<string>, now: Date) =>
+        sql<{ id: string }>`
+          select id::text from gateway_refund_charges(${accountId}::uuid, ${charges}::bigint[], ${now}, true) as id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
           Effect.orDie
         )
     }

@@ -15,10 +15,17 @@ import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
 
-/** The path of a request URL, without the query string (which may hold a key, G13). */
+/**
+ * An absolute-form request target (`GET http://host/path`, RFC 9112 3.2.2) is routed by its path:
+ * the router (find-my-way) drops this prefix, so `pathOf` drops the same one.
+ */
+const absoluteForm = /^https?:\/\/.*?\//
+
+/** The path a request was routed by: no scheme or host, no query string (which may hold a key, G13). */
 export const pathOf = (url: string): string => {
-  const end = url.search(/[?#]/)
-  return end === -1 ? url : url.slice(0, end)
+  const path = url.startsWith("/") ? url : url.replace(absoluteForm, "/")
+  const end = path.search(/[?#]/)
+  return end === -1 ? path : path.slice(0, end)
 }
 
 /** spec: INTERPRETATIONS G5: the IETF rate-limit fields on every metered answer. */

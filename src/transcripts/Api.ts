@@ -39,6 +39,8 @@ export class ScriptRefusal extends Schema.TaggedError<ScriptRefusal>()("ScriptRe
   static readonly audio = (reason: string) => new ScriptRefusal({ message: `Could not prepare audio (${reason})` })
   static readonly transcriptionFailed = () => new ScriptRefusal({ message: "Transcription failed" })
   static readonly scriptFailed = () => new ScriptRefusal({ message: "Script generation failed" })
+  /** Not in the spec: every turn stayed taken for TRANSCRIBE_QUEUE_TIMEOUT; worded like its siblings. */
+  static readonly busy = () => new ScriptRefusal({ message: "Transcription is busy. Try again in a few minutes." })
 }
 
 export const Refused = Schema.Struct({

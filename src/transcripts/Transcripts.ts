@@ -1,5 +1,6 @@
-import { Clock, Config, Effect, Option } from "effect"
+import { Clock, Config, Duration, Effect, Option, Ref, SubscriptionRef } from "effect"
 import { type CallerInfo, planNames } from "../gateway/Api.js"
+import { Gateway } from "../gateway/Gateway.js"
 import {
   maxSimilarScripts,
   ScriptRefusal,
@@ -52,7 +53,42 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       Config.validate({ message: "TRANSCRIBE_CONCURRENCY must be from 1 to 32", validation: (n) => n >= 1 && n <= 32 })
     )
     const turns = yield* Effect.makeSemaphore(concurrency)
+    // ...but not for ever: a long queue would hold requests (and their charges) without limit.
+    const queueTimeout = yield* Config.duration("TRANSCRIBE_QUEUE_TIMEOUT").pipe(
+      Config.withDefault(Duration.minutes(1)),
+      Config.validate({ message: "TRANSCRIBE_QUEUE_TIMEOUT must be positive", validation: Duration.greaterThan(Duration.zero) })
+    )
+    const waiting = yield* SubscriptionRef.make(0)
+    const gateway = yield* Gateway
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /**
+     * Runs `work` in one of the process's turns. A caller that waits `TRANSCRIBE_QUEUE_TIMEOUT`
+     * for one gets the busy refusal, its credit back and nothing taken (the work never starts);
+     * once started, the work is not timed. The turn and the timeout claim the wait, only one wins.
+     */
+    const inTurn = <A, E, R>(caller: CallerInfo, work: Effect.Effect<A, E, R>): Effect.Effect<A, E | ScriptRefusal, R> =>
+      Effect.gen(function*() {
+        const state = yield* Ref.make<"waiting" | "started" | "gave up">("waiting")
+        const stopWaiting = SubscriptionRef.update(waiting, (n) => n - 1)
+        const claim = (next: "started" | "gave up") =>
+          Effect.uninterruptible(Effect.tap(
+            Ref.modify(state, (current) => current === "waiting" ? [true, next] : [false, current]),
+            (won) => won ? stopWaiting : Effect.void
+          ))
+        yield* SubscriptionRef.update(waiting, (n) => n + 1)
+        const run = turns.withPermits(1)(Effect.flatMap(claim("started"), (won) => won ? work : Effect.never))
+        const giveUp = Effect.sleep(queueTimeout).pipe(
+          Effect.zipRight(claim("gave up")),
+          Effect.flatMap((won) => won ? Effect.void : Effect.never),
+          Effect.zipRight(caller.chargeId === null ? Effect.void : gateway.refund(caller.chargeId)),
+          Effect.zipRight(Effect.fail(ScriptRefusal.busy()))
+        )
+        // A caller that leaves while waiting (the client went away) waits no more.
+        return yield* Effect.raceFirst(run, giveUp).pipe(
+          Effect.ensuring(Effect.flatMap(Ref.get(state), (current) => current === "waiting" ? stopWaiting : Effect.void))
+        )
+      })
 
     /** spec: rule 3, gates (c) and (d): a plan below Basic, then the month's generations used up. */
     const mayGenerate = (caller: CallerInfo) =>
@@ -90,6 +126,9 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       /** What `/ready` and the start-up log name. */
       engines: { audio: extractor.engine, transcription: transcriber.engine, scripts: writer.engine },
 
+      /** How many generations wait for a turn, now and at every change. */
+      waiting: waiting.changes,
+
       /** spec: "Reads an existing transcript only; does not consume the script-generation quota." */
       read: (subject: Subject, id: string): Effect.Effect<TranscriptRecord> =>
         Effect.map(repo.find(subject, id), (found) =>
@@ -110,7 +149,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
           const cached = yield* cachedAnswer(subject, request.id)
           if (Option.isSome(cached)) return cached.value
           yield* mayGenerate(caller)
-          return yield* turns.withPermits(1)(repo.exclusively(subject, request.id, Effect.gen(function*() {
+          return yield* inTurn(caller, repo.exclusively(subject, request.id, Effect.gen(function*() {
             // The first of two concurrent generations may have just finished.
             const meanwhile = yield* cachedAnswer(subject, request.id)
             if (Option.isSome(meanwhile)) return meanwhile.value
@@ -161,5 +200,5 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         })
     }
   }),
-  dependencies: [TranscriptsRepo.Default]
+  dependencies: [TranscriptsRepo.Default, Gateway.Default]
 }) {}

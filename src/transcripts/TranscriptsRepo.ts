@@ -70,7 +70,8 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
 
       /**
        * Takes one script generation of the account's 30-day period (G8) if one is left: atomic,
-       * so concurrent generations never overshoot. The generations left after it, or none.
+       * so concurrent generations never overshoot. The generations left after it, or none. It
+       * locks the meter row inside `exclusively`, after the record's lock (lock order, migration 0017).
        */
       takeScriptGeneration: (accountId: string, now: Date): Effect.Effect<Option.Option<number>> =>
         sql<{ remaining: number }>`

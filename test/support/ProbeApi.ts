@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import { serviceApi } from "../../src/Api.js"
 import { NotFound, NotFoundBody } from "../../src/Errors.js"
 import { Caller, metered } from "../../src/gateway/Api.js"
@@ -35,7 +35,7 @@ export class ProbeGroup extends metered(
         .setPayload(Schema.Struct({ limit: Schema.Int.pipe(Schema.between(1, 50)), query: Schema.optional(Schema.String) }))
         .addSuccess(Schema.Struct({ success: Schema.Boolean, limit: Schema.Int }))
     )
-    .add(HttpApiEndpoint.get("hangs", "/api/v1/probe/hangs").addSuccess(Schema.Struct({ success: Schema.Boolean })))
+    .add(HttpApiEndpoint.get("held", "/api/v1/probe/held").addSuccess(Schema.Struct({ success: Schema.Boolean })))
     .add(
       HttpApiEndpoint.post("search", "/api/v1/probe/search")
         .addSuccess(Schema.Struct({ success: Schema.Boolean }))
@@ -53,24 +53,53 @@ export class ProbeApi extends serviceApi("probe")
   .add(alias(ProbeGroup, { from: "/api/v1/probe", to: "/api/probe-alias" }))
 {}
 
-export const ProbeLive = Metered.group(ProbeApi, "probe", (handlers) =>
-  Effect.gen(function*() {
-    const quota = yield* SearchQuota
-    return handlers
-      .handle("dies", () => Effect.die(new Error("boom: secret internals")))
-      .handle("throws", () =>
-        Effect.sync(() => {
-          throw new Error("thrown")
-        }))
-      .handle("soft", () => Effect.succeed({ success: false, message: "Nothing matched" }))
-      .handle("item", ({ path }) =>
-        path.id === "known" ? Effect.succeed({ success: true, id: path.id }) : Effect.fail(new NotFound({ error: "Item not found" })))
-      .handle("echo", ({ payload }) => Effect.succeed({ success: true, limit: payload.limit }))
-      .handle("hangs", () => Effect.never)
-      .handle("search", () => Effect.as(Effect.flatMap(Caller, quota.consume), { success: true }))
-  }))
+/** A call of `/api/v1/probe/held` that has started: its charge, and the latch that lets it answer. */
+export interface HeldCall {
+  readonly chargeId: string | null
+  readonly release: Deferred.Deferred<void>
+}
 
-export const ProbeApiLive = HttpApiBuilder.api(ProbeApi).pipe(
-  Layer.provide(ProbeLive),
-  Layer.provide([MeteredLive, SessionAuthLive])
-)
+/** Where held calls arrive, in the order they start; each waits for its `release`. */
+export class ProbeHold extends Context.Tag("test/ProbeHold")<ProbeHold, Queue.Queue<HeldCall>>() {}
+
+const probeLive = (hold: Queue.Queue<HeldCall>) =>
+  Metered.group(ProbeApi, "probe", (handlers) =>
+    Effect.gen(function*() {
+      const quota = yield* SearchQuota
+      return handlers
+        .handle("dies", () => Effect.die(new Error("boom: secret internals")))
+        .handle("throws", () =>
+          Effect.sync(() => {
+            throw new Error("thrown")
+          }))
+        .handle("soft", () => Effect.succeed({ success: false, message: "Nothing matched" }))
+        .handle("item", ({ path }) =>
+          path.id === "known" ? Effect.succeed({ success: true, id: path.id }) : Effect.fail(new NotFound({ error: "Item not found" })))
+        .handle("echo", ({ payload }) => Effect.succeed({ success: true, limit: payload.limit }))
+        .handle("held", () =>
+          Effect.gen(function*() {
+            const release = yield* Deferred.make<void>()
+            yield* Queue.offer(hold, { chargeId: (yield* Caller).chargeId, release })
+            yield* Deferred.await(release)
+            return { success: true }
+          }))
+        .handle("search", () => Effect.as(Effect.flatMap(Caller, quota.consume), { success: true }))
+    }))
+
+const probeApiLive = (hold: Queue.Queue<HeldCall>) =>
+  HttpApiBuilder.api(ProbeApi).pipe(
+    Layer.provide(probeLive(hold)),
+    Layer.provide([MeteredLive, SessionAuthLive])
+  )
+
+/** The probe API; its held calls hang (no test takes them). */
+export const ProbeApiLive = Layer.unwrapEffect(Effect.map(Queue.unbounded<HeldCall>(), probeApiLive))
+
+/**
+ * A world built by `serve` around the probe API, plus `ProbeHold`: the test takes each held call
+ * as it starts and releases it when it likes.
+ */
+export const withProbeHold = <A, E, R>(serve: (api: typeof ProbeApiLive) => Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(
+    Effect.map(Queue.unbounded<HeldCall>(), (hold) => Layer.merge(serve(probeApiLive(hold)), Layer.succeed(ProbeHold, hold)))
+  )

@@ -42,9 +42,10 @@ export const testServer = (options: TestServerOptions = {}) =>
     Layer.provide(AppConfig.layerWith({
       port: 0,
       host: "127.0.0.1",
-      // TestClock.adjust runs every sweep (and rollup look) a jump of months would contain;
-      // sweeper tests set their own.
+      // TestClock.adjust runs every sweep (and heartbeat, rollup look) a jump of months would
+      // contain; sweeper tests set their own. A sweep beats its own replica's heartbeat first.
       ledgerSweepEvery: Duration.days(365),
+      replicaHeartbeatEvery: Duration.days(365),
       rollupRefreshEvery: Duration.days(365),
       ...options.config
     })),

@@ -16,6 +16,7 @@ import m0013 from "./0013_shop_search.js"
 import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
 import m0016 from "./0016_shop_suggestions.js"
+import m0017 from "./0017_gateway_hardening.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -33,7 +34,8 @@ export const migrations = {
   "0013_shop_search": m0013,
   "0014_shop_rollups": m0014,
   "0015_transcripts": m0015,
-  "0016_shop_suggestions": m0016
+  "0016_shop_suggestions": m0016,
+  "0017_gateway_hardening": m0017
 }
 
 /**
