@@ -72,7 +72,7 @@ const oneRunningOneWaiting = Effect.gen(function*() {
 
 describe("the transcription queue (TRANSCRIBE_QUEUE_TIMEOUT)", () => {
   layer(world)((it) => {
-    it.scoped("a call that waits 60 s for a turn is refused, takes no generation and gets its credit back", () =>
+    it.scoped("a call that waits 60 s for a turn is refused and takes no generation; like any deliberate answer it keeps its credit (G4)", () =>
       Effect.gen(function*() {
         const { first, firstTurn, id, second: queued } = yield* oneRunningOneWaiting
         yield* TestClock.adjust("59 seconds")
@@ -81,14 +81,14 @@ describe("the transcription queue (TRANSCRIBE_QUEUE_TIMEOUT)", () => {
         // spec: Errors rule 5: answered 200 { success: false, message } by the route.
         expect(yield* Fiber.join(queued)).toEqual(Either.left(ScriptRefusal.busy()))
         expect(ScriptRefusal.busy().message).toBe("Transcription is busy. Try again in a few minutes.")
-        expect((yield* balanceOf(id)).used).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(2)
         expect(yield* scriptsUsed(id)).toBe(0)
         yield* waitingFor(0)
         // The first, which had its turn all along, is not timed and takes its generation.
         yield* Deferred.succeed(firstTurn, undefined)
         const done = yield* Fiber.join(first)
         expect(Either.isRight(done) && done.right.source).toBe("generated")
-        expect((yield* balanceOf(id)).used).toBe(1)
+        expect((yield* balanceOf(id)).used).toBe(2)
         expect(yield* scriptsUsed(id)).toBe(1)
       }))
 

@@ -1,6 +1,5 @@
 import { Clock, Config, Duration, Effect, Option, Ref, SubscriptionRef } from "effect"
 import { type CallerInfo, planNames } from "../gateway/Api.js"
-import { Gateway } from "../gateway/Gateway.js"
 import {
   maxSimilarScripts,
   ScriptRefusal,
@@ -59,15 +58,15 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       Config.validate({ message: "TRANSCRIBE_QUEUE_TIMEOUT must be positive", validation: Duration.greaterThan(Duration.zero) })
     )
     const waiting = yield* SubscriptionRef.make(0)
-    const gateway = yield* Gateway
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
      * Runs `work` in one of the process's turns. A caller that waits `TRANSCRIBE_QUEUE_TIMEOUT`
-     * for one gets the busy refusal, its credit back and nothing taken (the work never starts);
+     * for one gets the busy refusal and takes no generation (the work never starts); like every
+     * deliberate answer it keeps its credit (G4);
      * once started, the work is not timed. The turn and the timeout claim the wait, only one wins.
      */
-    const inTurn = <A, E, R>(caller: CallerInfo, work: Effect.Effect<A, E, R>): Effect.Effect<A, E | ScriptRefusal, R> =>
+    const inTurn = <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E | ScriptRefusal, R> =>
       Effect.gen(function*() {
         const state = yield* Ref.make<"waiting" | "started" | "gave up">("waiting")
         const stopWaiting = SubscriptionRef.update(waiting, (n) => n - 1)
@@ -81,7 +80,6 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         const giveUp = Effect.sleep(queueTimeout).pipe(
           Effect.zipRight(claim("gave up")),
           Effect.flatMap((won) => won ? Effect.void : Effect.never),
-          Effect.zipRight(caller.chargeId === null ? Effect.void : gateway.refund(caller.chargeId)),
           Effect.zipRight(Effect.fail(ScriptRefusal.busy()))
         )
         // A caller that leaves while waiting (the client went away) waits no more.
@@ -149,7 +147,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
           const cached = yield* cachedAnswer(subject, request.id)
           if (Option.isSome(cached)) return cached.value
           yield* mayGenerate(caller)
-          return yield* inTurn(caller, repo.exclusively(subject, request.id, Effect.gen(function*() {
+          return yield* inTurn(repo.exclusively(subject, request.id, Effect.gen(function*() {
             // The first of two concurrent generations may have just finished.
             const meanwhile = yield* cachedAnswer(subject, request.id)
             if (Option.isSome(meanwhile)) return meanwhile.value
@@ -200,5 +198,5 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         })
     }
   }),
-  dependencies: [TranscriptsRepo.Default, Gateway.Default]
+  dependencies: [TranscriptsRepo.Default]
 }) {}
