@@ -11,11 +11,11 @@
  */
 import { ConfigProvider, Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { SqlClient } from "@effect/sql"
-import { CatalogRepo } from "../src/catalog/CatalogRepo.js"
-import { type Entity, entities, type Numbered } from "../src/catalog/Entities.js"
-import { batchSize, defaultLanes, Ingest } from "../src/catalog/Ingest.js"
-import { entityNames } from "../src/catalog/records/index.js"
-import * as Database from "../src/db/Database.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { type Entity, entities, type Numbered } from "../src/ingest/Entities.js"
+import { batchSize, defaultLanes, Ingest } from "../src/ingest/Ingest.js"
+import { entityNames } from "../src/ingest/Records.js"
+import * as Database from "../src/platform/db/Database.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { runBench, withScratchDatabase } from "./Scratch.js"
 import { explainShapes } from "./shapes.js"
@@ -29,7 +29,7 @@ const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
  */
 const databaseAlone = (name: "ads", records: Iterable<unknown>) =>
   Effect.gen(function*() {
-    const repo = yield* CatalogRepo
+    const repo = yield* IngestRepo
     const sql = yield* SqlClient.SqlClient
     const entity: Entity<any> = entities[name]
     const lanes = entity.lanes ?? defaultLanes
@@ -95,7 +95,7 @@ runBench(() =>
     })
     await Effect.runPromise(
       program.pipe(
-        Effect.provide(Layer.merge(Ingest.Default, CatalogRepo.Default)),
+        Effect.provide(Layer.merge(Ingest.Default, IngestRepo.Default)),
         Effect.provide(db),
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
         Effect.orDie

@@ -14,13 +14,13 @@
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
 import { Clock, ConfigProvider, Effect, Layer, Redacted, Stream } from "effect"
-import { CatalogRepo } from "../src/catalog/CatalogRepo.js"
-import { Ingest } from "../src/catalog/Ingest.js"
-import * as Database from "../src/db/Database.js"
-import { ensureDatabase, startCluster } from "../src/db/EmbeddedPostgres.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import * as Database from "../src/platform/db/Database.js"
+import { ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { ShopRecordId } from "../src/shop/catalog/Entities.js"
-import { ShopSearch } from "../src/shopSearch/ShopSearch.js"
+import { ShopSearch } from "../src/shop/search/ShopSearch.js"
 import { runBench, sumAhead, withScratchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -189,10 +189,10 @@ const withDatabase = async (use: (url: string) => Promise<void>) => {
 runBench(() =>
   withDatabase(async (url) => {
     const db = Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((context) => Effect.provide(Database.migrate, context)))
-    const run = <A, E>(effect: Effect.Effect<A, E, Ingest | CatalogRepo | ShopSearch | SqlClient.SqlClient>) =>
+    const run = <A, E>(effect: Effect.Effect<A, E, Ingest | IngestRepo | ShopSearch | SqlClient.SqlClient>) =>
       Effect.runPromise(
         effect.pipe(
-          Effect.provide(Layer.mergeAll(Ingest.Default, CatalogRepo.Default, ShopSearch.Default).pipe(Layer.provideMerge(db))),
+          Effect.provide(Layer.mergeAll(Ingest.Default, IngestRepo.Default, ShopSearch.Default).pipe(Layer.provideMerge(db))),
           Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
           Effect.orDie
         ) as Effect.Effect<A>

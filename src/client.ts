@@ -10,7 +10,7 @@ import {
 } from "@effect/platform"
 import { Data, Effect, FiberRef, Option, type ParseResult, Redacted } from "effect"
 import type { Simplify } from "effect/Types"
-import { AdIntelApi } from "./Api.js"
+import { AdIntelApi } from "./app/Api.js"
 
 /**
  * The typed client for integrators (`import { makeClient } from "adintel/client"`): every route
@@ -22,9 +22,9 @@ import { AdIntelApi } from "./Api.js"
  * so it can never disagree with the server.
  */
 
-export { CreditsExhausted, PlanRequired, Unauthorized } from "./gateway/Api.js"
-export { DailyQuota } from "./shop/Api.js"
-export { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "./Errors.js"
+export { CreditsExhausted, PlanRequired, Unauthorized } from "./access/gateway/Api.js"
+export { DailyQuota } from "./shop/account/Api.js"
+export { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "./kernel/Errors.js"
 
 /**
  * spec: Errors, "Two kinds of 429", 1, with the seconds the answer's `Retry-After` asks for

@@ -1,10 +1,10 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Option, Predicate } from "effect"
-import { AppConfig } from "./AppConfig.js"
-import * as Database from "./db/Database.js"
+import { AppConfig } from "./platform/AppConfig.js"
+import * as Database from "./platform/db/Database.js"
 import { DemoData } from "./demo/DemoData.js"
 import { FirstStartLive } from "./demo/FirstStart.js"
-import * as Server from "./Server.js"
+import * as Server from "./app/Server.js"
 
 /** The composition root: configuration, the database, the server, the first start's demo data. */
 const Main = Layer.mergeAll(

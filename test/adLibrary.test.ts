@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
+import { Ingest } from "../src/ingest/Ingest.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
 import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"

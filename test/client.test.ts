@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { makeClient } from "../src/client.js"
-import { runChild } from "../src/transcripts/ChildProcess.js"
+import { runChild } from "../src/platform/ChildProcess.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, TestServer, testServer } from "./support/TestServer.js"
 

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { Gateway } from "../src/gateway/Gateway.js"
+import { Gateway } from "../src/access/gateway/Gateway.js"
 import { replicaHolding } from "./support/Replicas.js"
 import { clientOn, TestDatabase, TestDatabaseUrlLive } from "./support/TestDatabase.js"
 import { account, balanceOf, keyHeader, TestServer, testServer } from "./support/TestServer.js"

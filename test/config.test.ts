@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Option } from "effect"
-import { settings } from "../src/AppConfig.js"
+import { settings } from "../src/platform/AppConfig.js"
 
 const read = (env: Record<string, string>) =>
   Effect.either(Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(env)))))

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { entityNames, records } from "../src/catalog/records/index.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import { entityNames, records } from "../src/ingest/Records.js"
 import { scales, world } from "../src/demo/World.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 

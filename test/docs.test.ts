@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import { type EntityName, entityNames, records } from "../src/catalog/records/index.js"
+import { type EntityName, entityNames, records } from "../src/ingest/Records.js"
 
 /** docs/DATA.md shows one example line per entity: each must be a record the import accepts. */
 describe("docs/DATA.md", () => {

@@ -3,8 +3,8 @@ import { Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { copyFile, link, mkdir, readdir, readlink, rm, rmdir, stat, symlink, writeFile } from "node:fs/promises"
 import * as path from "node:path"
-import { ClusterStartError, freePort, startCluster } from "../src/db/EmbeddedPostgres.js"
-import { runChild } from "../src/transcripts/ChildProcess.js"
+import { ClusterStartError, freePort, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
+import { runChild } from "../src/platform/ChildProcess.js"
 import { tempDir } from "./support/TempDir.js"
 
 const root = process.getuid?.() === 0

@@ -1,7 +1,7 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AdIntelApi } from "../src/Api.js"
+import { AdIntelApi } from "../src/app/Api.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, type Answer, sameOrigin, signIn, TestServer, testServer } from "./support/TestServer.js"
 

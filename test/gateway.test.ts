@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { connect } from "node:net"
-import { Accounts } from "../src/accounts/Accounts.js"
+import { Accounts } from "../src/access/accounts/Accounts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 

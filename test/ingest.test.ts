@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Stream } from "effect"
-import { CatalogRepo } from "../src/catalog/CatalogRepo.js"
-import { boundedLines, Ingest, maxLineLength, maxReportedErrors } from "../src/catalog/Ingest.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { boundedLines, Ingest, maxLineLength, maxReportedErrors } from "../src/ingest/Ingest.js"
 import * as World from "./fixtures/world.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 
@@ -232,16 +232,16 @@ describe("ingestion", () => {
   // A batch is one transaction: a failure between a video and its product links loses the
   // batch whole, never half a record.
   const failingSecondBatch = Layer.effect(
-    CatalogRepo,
+    IngestRepo,
     Effect.gen(function*() {
-      const real = yield* CatalogRepo
+      const real = yield* IngestRepo
       let batches = 0
-      return CatalogRepo.make({
+      return IngestRepo.make({
         ...real,
         replaceVideoProducts: (rows) => (++batches === 2 ? Effect.die("disk full") : real.replaceVideoProducts(rows))
       })
     })
-  ).pipe(Layer.provide(CatalogRepo.Default))
+  ).pipe(Layer.provide(IngestRepo.Default))
 
   layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(failingSecondBatch), Layer.provideMerge(TestDatabase)))((it) => {
     it.effect("a crash in the middle of an import leaves whole batches only", () =>

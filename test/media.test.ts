@@ -16,8 +16,8 @@ import {
   pHashOfPixels,
   syntheticCreative,
   toSigned64
-} from "../src/media/ImageFeatures.js"
-import { RemoteMedia, type RemoteMediaSettings, settings } from "../src/media/RemoteMedia.js"
+} from "../src/platform/media/ImageFeatures.js"
+import { RemoteMedia, type RemoteMediaSettings, settings } from "../src/platform/media/RemoteMedia.js"
 import { tempDir } from "./support/TempDir.js"
 
 const hashOf = (bytes: Uint8Array) => Effect.flatMap(ImageFeatures, (features) => features.hash(bytes))

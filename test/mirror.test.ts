@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Accounts } from "../src/accounts/Accounts.js"
+import { Accounts } from "../src/access/accounts/Accounts.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ProbeApiLive } from "./support/ProbeApi.js"

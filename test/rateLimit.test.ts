@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Accounts } from "../src/accounts/Accounts.js"
+import { Accounts } from "../src/access/accounts/Accounts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
 

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { createHash } from "node:crypto"
-import { maxSessionsPerAccount } from "../src/session/Sessions.js"
+import { maxSessionsPerAccount } from "../src/access/session/Sessions.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, sameOrigin, signIn, TestServer, testServer } from "./support/TestServer.js"
 

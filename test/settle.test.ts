@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, Fiber, Ref } from "effect"
-import { InternalServerError } from "../src/Errors.js"
-import { type Admission, Caller } from "../src/gateway/Api.js"
-import { settle } from "../src/gateway/Http.js"
+import { InternalServerError } from "../src/kernel/Errors.js"
+import { type Admission, Caller } from "../src/access/gateway/Api.js"
+import { settle } from "../src/access/gateway/Http.js"
 
 const admission: Admission = {
   accountId: "account",

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option, TestClock } from "effect"
-import { Gateway } from "../src/gateway/Gateway.js"
-import { SearchQuota } from "../src/shop/SearchQuota.js"
+import { Gateway } from "../src/access/gateway/Gateway.js"
+import { SearchQuota } from "../src/shop/account/SearchQuota.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
 

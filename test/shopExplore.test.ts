@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { ShopRollups } from "../src/shopSearch/ShopRollups.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import { ShopRollups } from "../src/shop/search/ShopRollups.js"
 import { loadedSmallWorldServer, recordsOf, seriesOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 

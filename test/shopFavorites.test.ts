@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Stream, TestClock } from "effect"
-import { Ingest } from "../src/catalog/Ingest.js"
-import { maxFavorites } from "../src/shopFavorites/Api.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import { maxFavorites } from "../src/shop/favorites/Api.js"
 import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn } from "./support/TestServer.js"
 

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, TestClock } from "effect"
-import { maxPresets } from "../src/shopPresets/Api.js"
+import { maxPresets } from "../src/shop/presets/Api.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, signIn, testServer } from "./support/TestServer.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { Ingest } from "../src/catalog/Ingest.js"
+import { Ingest } from "../src/ingest/Ingest.js"
 import { DemoData } from "../src/demo/DemoData.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
 import { ingestAll, loadSmallWorld, magicAi } from "./support/AdWorld.js"

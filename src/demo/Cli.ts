@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { progressLine } from "../cli/Progress.js"
+import { progressLine } from "../platform/Progress.js"
 import { DemoData } from "./DemoData.js"
 import { scales } from "./World.js"
 

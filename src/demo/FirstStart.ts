@@ -1,8 +1,8 @@
 import { Config, Console, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Accounts } from "../accounts/Accounts.js"
-import { AppConfig } from "../AppConfig.js"
-import { databaseUrl } from "../db/Database.js"
+import { Accounts } from "../access/accounts/Accounts.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { databaseUrl } from "../platform/db/Database.js"
 import { Readiness } from "../system/Readiness.js"
 import { DemoData } from "./DemoData.js"
 

@@ -1,4 +1,4 @@
-import type { EntityName } from "../catalog/records/index.js"
+import type { EntityName } from "../ingest/Records.js"
 import { adCopy, brandName, leaves as leavesOf, type Niche, niches, slug, videoCaption } from "./Copy.js"
 import { Prng } from "./Prng.js"
 

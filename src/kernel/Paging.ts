@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { InvalidRequest } from "../Errors.js"
+import { InvalidRequest } from "./Errors.js"
 
 /**
  * INTERPRETATIONS P2: lists take `page` (from 1) and `page_size` (default 20, 1 to 100) and

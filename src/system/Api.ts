@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope } from "../Envelope.js"
+import { envelope } from "../kernel/Envelope.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {

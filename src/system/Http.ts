@@ -1,11 +1,11 @@
 import { Effect, Option } from "effect"
-import { AdSimilarity } from "../adLibrary/AdSimilarity.js"
-import { AdIntelApi } from "../Api.js"
+import { AdSimilarity } from "../ads/library/AdSimilarity.js"
+import { AdIntelApi } from "../app/Api.js"
 import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
 import { SystemRepo } from "./SystemRepo.js"
-import * as Routes from "../gateway/Http.js"
+import * as Routes from "../access/gateway/Http.js"
 
 export const SystemLive = Routes.group(AdIntelApi, "system", (handlers) =>
   Effect.gen(function*() {

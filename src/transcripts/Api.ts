@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ExternalId, Url } from "../catalog/records/Fields.js"
-import { metered } from "../gateway/Api.js"
-import { Words } from "../QueryParams.js"
-import { strictStruct } from "../QueryParams.js"
-import { shopPrefix } from "../shop/Api.js"
-import { ProductionLevel, productionLevels, ScriptAnalysis, Segment, WrittenScript } from "./Pipeline.js"
+import { ExternalId, Url } from "../kernel/Fields.js"
+import { metered } from "../access/gateway/Api.js"
+import { Words } from "../kernel/QueryParams.js"
+import { strictStruct } from "../kernel/QueryParams.js"
+import { shopPrefix } from "../shop/account/Api.js"
+import { ProductionLevel, productionLevels, ScriptAnalysis, Segment, WrittenScript } from "./engines/Pipeline.js"
 
 /**
  * Transcripts and similar scripts of short-video shop videos and of ads (issue 6; spec:

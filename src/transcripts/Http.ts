@@ -1,9 +1,9 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { AdIntelApi } from "../Api.js"
-import { Caller, type CallerInfo } from "../gateway/Api.js"
-import * as Metered from "../gateway/Http.js"
-import { SignedIn } from "../session/SignedIn.js"
+import { AdIntelApi } from "../app/Api.js"
+import { Caller, type CallerInfo } from "../access/gateway/Api.js"
+import * as Metered from "../access/gateway/Http.js"
+import { SignedIn } from "../access/session/SignedIn.js"
 import type { Refused, ScriptRefusal, Subject } from "./Api.js"
 import { type Presence, type ScriptRequest, Transcripts } from "./Transcripts.js"
 

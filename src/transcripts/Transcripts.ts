@@ -1,5 +1,5 @@
 import { Clock, Config, Duration, Effect, Option, Ref, SubscriptionRef } from "effect"
-import { type CallerInfo, planNames } from "../gateway/Api.js"
+import { type CallerInfo, planNames } from "../access/gateway/Api.js"
 import {
   maxSimilarScripts,
   ScriptRefusal,
@@ -8,11 +8,11 @@ import {
   type TranscriptGenerated,
   type TranscriptRecord
 } from "./Api.js"
-import { AudioExtractor } from "./AudioExtractor.js"
-import { MediaFetcher, type MediaSources } from "./MediaFetcher.js"
-import type { ProductionLevel, ScriptBrief, Transcript } from "./Pipeline.js"
-import { ScriptWriter } from "./ScriptWriter.js"
-import { Transcriber } from "./Transcriber.js"
+import { AudioExtractor } from "./engines/audio/AudioExtractor.js"
+import { MediaFetcher, type MediaSources } from "./engines/media/MediaFetcher.js"
+import type { ProductionLevel, ScriptBrief, Transcript } from "./engines/Pipeline.js"
+import { ScriptWriter } from "./engines/script/ScriptWriter.js"
+import { Transcriber } from "./engines/speech/Transcriber.js"
 import { TranscriptsRepo } from "./TranscriptsRepo.js"
 
 /** A generation request, the record named by its id whatever the route calls it. */

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { scriptPeriodDays } from "../gateway/Meters.js"
+import { scriptPeriodDays } from "../access/gateway/Meters.js"
 import type { SimilarScript, Subject } from "./Api.js"
-import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./Pipeline.js"
+import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./engines/Pipeline.js"
 
 const StoredRow = Schema.Struct({
   transcript: Schema.NullOr(Schema.String),

@@ -1,5 +1,5 @@
 import { Effect, Layer, Stream } from "effect"
-import { Ingest } from "../../src/catalog/Ingest.js"
+import { Ingest } from "../../src/ingest/Ingest.js"
 import { DemoData } from "../../src/demo/DemoData.js"
 import { scales, world } from "../../src/demo/World.js"
 import { advertisers, landers, stores } from "../fixtures/world.js"

@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { inject } from "vitest"
-import * as Database from "../../src/db/Database.js"
+import * as Database from "../../src/platform/db/Database.js"
 
 const withAdmin = <A>(f: (client: pg.Client) => Promise<A>) =>
   Effect.promise(async () => {

@@ -1,12 +1,12 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Duration, Effect, Layer } from "effect"
-import { Accounts } from "../../src/accounts/Accounts.js"
-import type { CreateAccount, UpdateAccount } from "../../src/accounts/Api.js"
-import { AppConfig, type AppSettings } from "../../src/AppConfig.js"
-import { Gateway } from "../../src/gateway/Gateway.js"
-import * as Server from "../../src/Server.js"
-import { Sessions } from "../../src/session/Sessions.js"
-import { SearchQuota } from "../../src/shop/SearchQuota.js"
+import { Accounts } from "../../src/access/accounts/Accounts.js"
+import type { CreateAccount, UpdateAccount } from "../../src/access/accounts/Api.js"
+import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.js"
+import { Gateway } from "../../src/access/gateway/Gateway.js"
+import * as Server from "../../src/app/Server.js"
+import { Sessions } from "../../src/access/session/Sessions.js"
+import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
 
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import type { TestProject } from "vitest/node"
-import { type Cluster, ClusterStartError, startCluster } from "../../src/db/EmbeddedPostgres.js"
+import { type Cluster, ClusterStartError, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
 
 declare module "vitest" {
   export interface ProvidedContext {

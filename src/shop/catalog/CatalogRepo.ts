@@ -156,7 +156,7 @@ const categorySubtree = (sql: SqlClient.SqlClient, region: string, externalId: s
     select c.id from shop_categories c join tree t on c.parent_id = t.id)
   select id from tree)`
 
-export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/CatalogRepo", {
+export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/CatalogRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

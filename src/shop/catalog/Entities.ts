@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { CountryCode, ExternalId } from "../../catalog/records/Fields.js"
+import { CountryCode, ExternalId } from "../../kernel/Fields.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
-import { Choice } from "../../Params.js"
-import { type Param, param } from "../../QueryParams.js"
+import { Choice } from "../../kernel/Params.js"
+import { type Param, param } from "../../kernel/QueryParams.js"
 import type { AnyParam } from "../RouteParams.js"
 
 /**

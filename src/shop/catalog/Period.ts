@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { InvalidRequest } from "../../Errors.js"
+import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, daysIn, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { defaultPeriodDays, maxPeriodDays } from "./Entities.js"
 import type { PeriodMetrics } from "./Views.js"

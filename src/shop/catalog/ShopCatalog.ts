@@ -1,5 +1,5 @@
 import { Clock, Effect, Layer, Option } from "effect"
-import type { InvalidRequest } from "../../Errors.js"
+import type { InvalidRequest } from "../../kernel/Errors.js"
 import { boundedWindowOf, type Page, pageOf, type PageWindow } from "../../kernel/Paging.js"
 import { addDays, dayOf } from "../../kernel/UtcDay.js"
 import { CatalogRepo, type CatalogQuery, type CatalogRow } from "./CatalogRepo.js"

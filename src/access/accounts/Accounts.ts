@@ -1,0 +1,117 @@
+import { Clock, Effect, Option } from "effect"
+import { Conflict, NotFound } from "../../kernel/Errors.js"
+import * as ApiKey from "../gateway/ApiKey.js"
+import { KeySealer } from "../gateway/KeySealer.js"
+import { creditBalance, scriptResetsAt, searchesLeft, startOfNextUtcDay } from "../gateway/Meters.js"
+import type { AccountView, CreateAccount, CreatedAccount, UpdateAccount } from "./Api.js"
+import { type AccountRow, AccountsRepo } from "./AccountsRepo.js"
+import * as Password from "./Password.js"
+
+const accountNotFound = new NotFound({ error: "Account not found" })
+
+/** An account and its meters as the admin API, the CLI and the usage page show them. */
+export const accountView = (row: AccountRow, now: Date): AccountView => ({
+  id: row.id,
+  email: row.email,
+  plan: row.plan,
+  credits: creditBalance(row.used, row.monthly_limit, row.addon_remaining),
+  daily_search: {
+    used: row.search_used,
+    limit: row.daily_search_limit,
+    remaining: searchesLeft(row.search_used, row.daily_search_limit),
+    unlimited: row.daily_search_limit === null,
+    resets_at: startOfNextUtcDay(now).toISOString()
+  },
+  script_generations: {
+    used: row.script_used,
+    limit: row.script_generation_limit,
+    remaining: Math.max(0, row.script_generation_limit - row.script_used),
+    resets_at: scriptResetsAt(row.script_period_start)?.toISOString() ?? null
+  }
+})
+
+/** Accounts and their keys: what the admin API, the CLI and the demo set-up share. */
+export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AccountsRepo
+    const sealer = yield* KeySealer
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const view = (id: string) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const row = yield* repo.find(id, at)
+        if (Option.isNone(row)) return yield* Effect.fail(accountNotFound)
+        return accountView(row.value, at)
+      })
+
+    const mustExist = (found: boolean) => (found ? Effect.void : Effect.fail(accountNotFound))
+
+    return {
+      view,
+
+      create: (input: CreateAccount) =>
+        Effect.gen(function*() {
+          const key = ApiKey.generate()
+          const id = yield* repo.insert({
+            email: input.email,
+            passwordHash: input.password === undefined ? null : yield* Password.hash(input.password),
+            plan: input.plan,
+            keyHash: ApiKey.digest(key),
+            keySealed: sealer.seal(key),
+            now: yield* now
+          })
+          if (Option.isNone(id)) {
+            return yield* Effect.fail(new Conflict({ error: "An account with this email already exists" }))
+          }
+          return { id: id.value, email: input.email, plan: input.plan, api_key: key } satisfies CreatedAccount
+        }),
+
+      update: (id: string, patch: UpdateAccount) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          yield* Effect.flatMap(repo.update(id, patch, yield* now), mustExist)
+          return yield* view(id)
+        }),
+
+      addAddonCredits: (id: string, amount: number) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          yield* Effect.flatMap(repo.addAddon(id, amount), mustExist)
+          return (yield* view(id)).credits
+        }),
+
+      /** A new key; the previous one is refused from the moment this returns, by every replica. */
+      regenerateKey: (id: string) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          const key = ApiKey.generate()
+          yield* Effect.flatMap(repo.replaceKey(id, ApiKey.digest(key), sealer.seal(key), yield* now), mustExist)
+          return key
+        }),
+
+      /** Sets the password of the browser session; signed-in browsers must sign in again. */
+      setPassword: (id: string, password: string) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
+        }),
+
+      /** The live key in clear, for its owner's key page. */
+      revealKey: (id: string) =>
+        Effect.gen(function*() {
+          yield* view(id)
+          const sealed = yield* repo.liveKey(id)
+          if (Option.isNone(sealed)) return yield* Effect.fail(accountNotFound)
+          return yield* sealer.open(sealed.value)
+        }),
+
+      /** An account id from an id or an e-mail address (the CLI accepts either). */
+      resolve: (ref: string) =>
+        ref.includes("@")
+          ? Effect.flatMap(repo.findIdByEmail(ref), Option.match({ onNone: () => Effect.fail(accountNotFound), onSome: Effect.succeed }))
+          : Effect.as(view(ref), ref)
+    }
+  }),
+  dependencies: [AccountsRepo.Default, KeySealer.Default]
+}) {}

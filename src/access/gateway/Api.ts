@@ -1,0 +1,143 @@
+import { HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
+import { Context, Schema } from "effect"
+import { envelope, fixed } from "../../kernel/Envelope.js"
+import { InternalServerErrorBody } from "../../kernel/Errors.js"
+import { Choice } from "../../kernel/Params.js"
+
+/**
+ * The metered gateway's contract (spec: Authentication, Errors, Limits; INTERPRETATIONS G1-G13):
+ * the `Metered` middleware every programmatic route group carries, what it gives handlers
+ * (`Caller`), and the failures it answers with. No runtime beyond tags and schemas.
+ */
+
+export const planNames = ["free", "basic", "pro", "premium"] as const
+export const PlanName = Choice(...planNames)
+export type PlanName = typeof PlanName.Type
+
+/** spec: Resources, "Credit balance (`credits` object)". */
+export const CreditBalance = Schema.Struct({
+  used: Schema.Int,
+  limit: Schema.Int,
+  remaining: Schema.Int,
+  addon_remaining: Schema.Int,
+  total_remaining: Schema.Int
+})
+export type CreditBalance = typeof CreditBalance.Type
+
+/** spec: Errors, 401 row. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  error: fixed("Unauthorized")
+}) {}
+export const UnauthorizedBody = envelope(Unauthorized, 401)
+
+/** spec: Errors, 403 plan row; INTERPRETATIONS G12. */
+export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", {
+  error: Schema.String
+}) {
+  static readonly forService = (serviceName: string) =>
+    new PlanRequired({ error: `${serviceName} Basic plan or higher required` })
+}
+export const PlanRequiredBody = envelope(PlanRequired, 403)
+
+/** spec: Errors, "Two kinds of 429", 1. No `credits`: that is how clients tell the two apart. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  error: Schema.TemplateLiteral("Rate limit exceeded. Max ", Schema.Number, " requests per minute.")
+}) {
+  static readonly perMinute = (limit: number) =>
+    new RateLimited({ error: `Rate limit exceeded. Max ${limit} requests per minute.` })
+}
+export const RateLimitedBody = envelope(RateLimited, 429)
+
+/** spec: Errors, "Two kinds of 429", 2. */
+export class CreditsExhausted extends Schema.TaggedError<CreditsExhausted>()("CreditsExhausted", {
+  error: fixed("No API credits remaining. Buy an add-on pack or wait until next monthly reset."),
+  credits: CreditBalance,
+  purchase: Schema.Struct({ url: Schema.String })
+}) {}
+export const CreditsExhaustedBody = envelope(CreditsExhausted, 429)
+
+/** The sliding rate window after a call (spec: INTERPRETATIONS G5). */
+export interface RateWindow {
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until the oldest request in the window leaves it and a slot frees. */
+  readonly resetSeconds: number
+}
+
+/** Daily short-video searches (G7). `limit` null: unlimited. */
+export interface DailySearchQuota {
+  readonly used: number
+  readonly limit: number | null
+  readonly resetsAt: Date
+}
+
+/** Monthly script generations (G8); `resetsAt` null until the first generation of a period. */
+export interface ScriptQuota {
+  readonly used: number
+  readonly limit: number
+  readonly resetsAt: Date | null
+}
+
+/**
+ * Who is calling, and the state of their meters: right after this call's own charge (G2) on
+ * the key side, as they stand on the session side (legacy dashboard paths, S4).
+ */
+export interface CallerInfo {
+  readonly accountId: string
+  readonly plan: PlanName
+  readonly credits: CreditBalance
+  readonly dailySearch: DailySearchQuota
+  readonly scripts: ScriptQuota
+  /** This call's programmatic charge, refunded if the handler dies (G4); null on the session side. */
+  readonly chargeId: string | null
+}
+
+/** What the gateway admits a keyed call with. */
+export interface Admission extends CallerInfo {
+  readonly keyId: string
+  readonly chargeId: string
+  readonly rate: RateWindow
+}
+
+export class Caller extends Context.Tag("adintel/Caller")<Caller, CallerInfo>() {}
+
+/**
+ * Authenticates the key, checks the plan, takes a rate-window slot and charges one credit
+ * (G1 steps 1-4), then provides `Caller`. Handlers of a metered group are built with
+ * `Metered.group` (gateway/Http.ts) so the charge is refunded when they die or are interrupted.
+ */
+export class Metered extends HttpApiMiddleware.Tag<Metered>()("adintel/Metered", {
+  failure: Schema.Union(UnauthorizedBody, PlanRequiredBody, RateLimitedBody, CreditsExhaustedBody, InternalServerErrorBody),
+  provides: Caller
+}) {}
+
+/**
+ * The three places a key may be sent, as OpenAPI security schemes (spec: Authentication).
+ * Declared for documentation only: `HttpApiSecurity` middleware would try the schemes in turn
+ * and keep the last failure, which breaks "the first non-empty value wins".
+ */
+export const keySchemes = {
+  ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Preferred." },
+  BearerKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_KEY>`; other schemes are ignored." },
+  ApiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Fallback only: values end up in URLs." }
+} as const
+
+const keySecurity = Object.keys(keySchemes).map((name) => ({ [name]: [] }))
+
+/** Puts a group behind the gateway: the middleware, its failures, and the key schemes in OpenAPI. */
+export const metered = <
+  Id extends string,
+  Endpoints extends import("@effect/platform").HttpApiEndpoint.HttpApiEndpoint.Any,
+  E,
+  R,
+  TopLevel extends boolean
+>(group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R, TopLevel>) =>
+  group
+    .middleware(Metered)
+    .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: keySecurity }))
+
+/** Registers the key schemes once for the whole document (used by the API's own annotation). */
+export const withKeySchemes = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  components: { ...spec.components, securitySchemes: { ...spec.components?.securitySchemes, ...keySchemes } }
+})

@@ -1,0 +1,158 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { AdIntelApi } from "../../app/Api.js"
+import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
+import { Caller, Unauthorized } from "../gateway/Api.js"
+import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
+import { keyPage, loginPage } from "./Pages.js"
+import { Sessions } from "./Sessions.js"
+import { sessionOf, tokenOf } from "./SignedIn.js"
+import * as Routes from "../gateway/Http.js"
+
+type Request = HttpServerRequest.HttpServerRequest
+
+/** The client's address: the socket's, or the proxy's X-Forwarded-For when it is trusted. */
+const clientAddress = (request: Request, config: AppSettings) => {
+  const forwarded = config.trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
+  return forwarded || Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+const isHttps = (request: Request, config: AppSettings) =>
+  Option.match(config.publicUrl, {
+    onSome: (url) => url.protocol === "https:",
+    onNone: () => config.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https"
+  })
+
+/** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and host. */
+const baseUrl = (request: Request, config: AppSettings) =>
+  Option.match(config.publicUrl, {
+    onSome: (url) => url.origin,
+    onNone: () => {
+      const forwarded = config.trustProxy ? request.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined
+      return `${isHttps(request, config) ? "https" : "http"}://${forwarded || request.headers["host"] || "localhost"}`
+    }
+  })
+
+const originOf = (value: string | undefined) => {
+  if (value === undefined) return undefined
+  try {
+    return new URL(value).origin
+  } catch {
+    return "null"
+  }
+}
+
+/**
+ * S1: a state-changing session request must come from this service's own pages. Browsers send
+ * Origin with every form post; Referer stands in where a privacy setting dropped Origin.
+ */
+const sameOrigin = (request: Request, config: AppSettings) => {
+  const origin = request.headers["origin"] ?? originOf(request.headers["referer"])
+  if (origin === undefined) return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin header missing" }))
+  if (origin !== baseUrl(request, config)) {
+    return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin does not match this service" }))
+  }
+  return Effect.void
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
+
+/** Session pages are private and never framed; their one inline script carries a nonce. */
+const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
+  const nonce = randomBytes(16).toString("base64")
+  return HttpServerResponse.text(body(nonce), {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: {
+      "cache-control": "no-store",
+      "x-frame-options": "DENY",
+      "referrer-policy": "same-origin",
+      "content-security-policy":
+        `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      ...headers
+    }
+  })
+}
+
+const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
+
+/** S1/S4: the session cookie as authentication; provides the account as a caller, no charge. */
+export const SessionAuthLive = Layer.effect(
+  SessionAuth,
+  Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const config = yield* AppConfig
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session = yield* sessionOf(sessions, request)
+      if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized())
+      // A cookie rides along with any site's request: only reads may come from elsewhere.
+      if (!safeMethods.has(request.method)) yield* sameOrigin(request, config)
+      return yield* sessions.caller(session.value.accountId)
+    })
+  })
+)
+
+export const SessionLive = Routes.group(AdIntelApi, "session", (handlers) =>
+  Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const config = yield* AppConfig
+    const signedIn = (request: Request) => sessionOf(sessions, request)
+
+    return handlers
+      .handle("loginPage", ({ request, urlParams }) =>
+        Effect.map(signedIn(request), (session) =>
+          Option.isSome(session) ? seeOther(urlParams.next ?? "/api") : page((nonce) => loginPage({ nonce, next: urlParams.next }))))
+      .handle("login", ({ payload, request }) =>
+        Effect.gen(function*() {
+          yield* sameOrigin(request, config)
+          const form = (error: string) => (nonce: string) => loginPage({ nonce, next: payload.next, email: payload.email, error })
+          return yield* sessions.signIn({ email: payload.email, password: payload.password, address: clientAddress(request, config) }).pipe(
+            Effect.map((session) =>
+              HttpServerResponse.unsafeSetCookie(seeOther(payload.next ?? "/api"), sessionCookieName, session.token, {
+                httpOnly: true,
+                sameSite: "lax",
+                secure: isHttps(request, config),
+                path: "/",
+                // Relative, so a browser whose clock is off keeps it as long as the server does.
+                maxAge: config.sessionMaxAge
+              })
+            ),
+            Effect.catchTags({
+              BadCredentials: () => Effect.succeed(page(form("Wrong e-mail or password."), 401)),
+              SignInLocked: ({ retryAfterSeconds }) =>
+                Effect.succeed(page(
+                  form(`Too many failed sign-ins. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).`),
+                  429,
+                  { "retry-after": String(retryAfterSeconds) }
+                ))
+            })
+          )
+        }))
+      .handle("logout", ({ request }) =>
+        Effect.gen(function*() {
+          yield* sameOrigin(request, config)
+          yield* Option.match(tokenOf(request), { onNone: () => Effect.void, onSome: sessions.signOut })
+          return HttpServerResponse.expireCookie(seeOther("/login"), sessionCookieName, { path: "/" })
+        }))
+      .handle("keyPage", ({ request }) =>
+        Effect.gen(function*() {
+          const session = yield* signedIn(request)
+          // S2: no session, the sign-in page, coming back here afterwards.
+          if (Option.isNone(session)) return HttpServerResponse.redirect("/login?next=%2Fapi", { status: 302 })
+          const data = yield* sessions.keyPage(session.value.accountId, session.value.token)
+          return page((nonce) => keyPage(data, { nonce, baseUrl: baseUrl(request, config) }))
+        }))
+      .handle("regenerate", ({ request }) =>
+        Effect.gen(function*() {
+          yield* sameOrigin(request, config)
+          const caller = yield* Caller
+          const key = yield* sessions.regenerate(caller.accountId, tokenOf(request))
+          // A form post from the key page goes back to it, which shows the new key once.
+          const fromForm = request.headers["content-type"]?.startsWith("application/x-www-form-urlencoded") ?? false
+          return fromForm ? seeOther("/api") : { success: true as const, api_key: key }
+        }))
+      .handle("usage", () => Effect.flatMap(Caller, (caller) => sessions.usage(caller.accountId)))
+      .handle("logs", ({ urlParams }) => Effect.flatMap(Caller, (caller) => sessions.logs(caller.accountId, urlParams)))
+  }))

@@ -1,0 +1,145 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { metered } from "../../access/gateway/Api.js"
+import { IdPath } from "../../kernel/Params.js"
+import { ExternalId, Url } from "../../kernel/Fields.js"
+import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams, Words } from "./Filters.js"
+
+/**
+ * The ad libraries (spec: Programmatic routes; INTERPRETATIONS P1): one search over the four
+ * libraries, one route per library, one ad by id, and the similar-ads AI. Contract only.
+ */
+
+const Range = Schema.Struct({ lower: Schema.Number, upper: Schema.NullOr(Schema.Number), currency: Schema.optional(Schema.String) })
+
+/** An ad as every route shows it; `id` is the ad's id in its library (the one imports carry). */
+export const AdView = Schema.Struct({
+  id: Schema.String,
+  library: Schema.String,
+  status: Schema.String,
+  format: Schema.String,
+  advertiser: Schema.Struct({
+    id: Schema.String,
+    name: Schema.String,
+    domain: Schema.NullOr(Schema.String),
+    verified: Schema.Boolean,
+    followers: Schema.NullOr(Schema.Number),
+    country: Schema.NullOr(Schema.String)
+  }),
+  first_seen: Schema.String,
+  last_seen: Schema.String,
+  start_date: Schema.NullOr(Schema.String),
+  end_date: Schema.NullOr(Schema.String),
+  days_running: Schema.Number,
+  headline: Schema.NullOr(Schema.String),
+  body: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  cta: Schema.NullOr(Schema.Struct({ text: Schema.NullOr(Schema.String), type: Schema.NullOr(Schema.String) })),
+  landing: Schema.NullOr(Schema.Struct({ url: Schema.String, final_url: Schema.NullOr(Schema.String), domain: Schema.NullOr(Schema.String) })),
+  media: Schema.Array(Schema.Unknown),
+  publisher_platforms: Schema.Array(Schema.String),
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  impressions: Schema.NullOr(Range),
+  spend: Schema.NullOr(Range),
+  reach: Schema.NullOr(Range),
+  engagement: Schema.NullOr(Schema.Struct({
+    likes: Schema.NullOr(Schema.Number),
+    comments: Schema.NullOr(Schema.Number),
+    shares: Schema.NullOr(Schema.Number),
+    views: Schema.NullOr(Schema.Number)
+  })),
+  niche: Schema.NullOr(Schema.String),
+  ai_tags: Schema.NullOr(Schema.Struct({ hook: Schema.NullOr(Schema.String), angle: Schema.NullOr(Schema.String), persona: Schema.NullOr(Schema.String) })),
+  variant_group: Schema.NullOr(Schema.String),
+  lander_id: Schema.NullOr(Schema.String),
+  store_id: Schema.NullOr(Schema.String),
+  search: Schema.NullOr(Schema.Unknown).annotations({ description: "Search-engine creatives: advertiser verification, display URL, regions" }),
+  fetched_at: Schema.String,
+  source: Schema.String
+}).annotations({ identifier: "Ad" })
+export type AdView = typeof AdView.Type
+
+/** P1: the answer of every paginated ad search. */
+const page = <A, I>(item: Schema.Schema<A, I>) =>
+  Schema.Struct({
+    success: Schema.Literal(true),
+    data: Schema.Array(item),
+    scroll_token: Schema.NullOr(Schema.String).annotations({ description: "Send it as `scroll_token` for the next page; null on the last" }),
+    has_more: Schema.Boolean
+  })
+export const AdPage = page(AdView)
+export type AdPage = typeof AdPage.Type
+
+/** One ad with what surrounds it. */
+export const AdDetail = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.extend(AdView, Schema.Struct({
+    variants: Schema.Array(Schema.String).annotations({ description: "Ids of the other ads of its variant group, newest first (at most 100)" }),
+    lander: Schema.NullOr(Schema.Struct({ id: Schema.String, url: Schema.String, domain: Schema.String, title: Schema.NullOr(Schema.String), page_type: Schema.String })),
+    store: Schema.NullOr(Schema.Struct({ id: Schema.String, domain: Schema.String, name: Schema.NullOr(Schema.String), platform: Schema.NullOr(Schema.String) }))
+  }))
+})
+export type AdDetail = typeof AdDetail.Type
+
+const describe = (library: Library) => {
+  const metrics = engagementOf[library]
+  return `Keyset-paginated (INTERPRETATIONS P1): \`limit\` 1-${maxLimit} on the first request, then \`scroll_token\` alone. ` +
+    (metrics.length === 0 ? "This library shows no engagement." : `Engagement ranges: ${metrics.join(", ")}.`)
+}
+
+const search = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, library: Library, summary: string) =>
+  HttpApiEndpoint.get(name, path)
+    .setUrlParams(SearchQuery(library))
+    .addSuccess(AdPage)
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, describe(library))
+
+/** Alone in its group: it has an un-versioned alias (S3). */
+export class AdLibraryApi extends metered(
+  HttpApiGroup.make("adlibrary").add(search("social", "/api/v1/adlibrary", "social", "Search social-network ads"))
+) {}
+
+export class AdsApi extends metered(
+  HttpApiGroup.make("ads")
+    .add(search("pinboard", "/api/v1/pinboard-ads", "pinboard", "Search image-board ads"))
+    .add(search("clipapp", "/api/v1/clipapp-ads", "clipapp", "Search short-video ads"))
+    .add(search("search", "/api/v1/search-ads", "search", "Search search-engine ad creatives"))
+    .add(
+      HttpApiEndpoint.get("clipappAd", "/api/v1/clipapp-ads/:id")
+        .setPath(IdPath)
+        .addSuccess(AdDetail)
+        .annotate(OpenApi.Summary, "One short-video ad, with its variants, lander and store")
+    )
+) {}
+
+export const SimilarAd = Schema.extend(AdView, Schema.Struct({
+  similarity: Schema.Number.annotations({ description: "How alike, from 0 to 1; results are ordered by it" })
+}))
+export const SimilarPage = page(SimilarAd)
+export type SimilarPage = typeof SimilarPage.Type
+
+/** What magic-ai looks for: exactly one of these, unless a `scroll_token` continues a search. */
+export interface MagicAiRequest extends SearchParams {
+  readonly ad_id?: string
+  readonly text?: string
+  readonly image_url?: string
+}
+export const MagicAiRequest = Schema.Struct({
+  ad_id: Schema.optional(ExternalId.annotations({ description: "Ads like this one (its `id`)" })),
+  text: Schema.optional(Words(5_000).annotations({ description: "Ads like this copy" })),
+  image_url: Schema.optional(Url.annotations({
+    description: "Ads whose creative looks like this image (http(s); fetched once, public addresses only)"
+  })),
+  ...bodyFilterFields
+}).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<MagicAiRequest, Record<string, unknown>>
+
+/** Alone in its group: it has a legacy session path (S4). */
+export class MagicAiApi extends metered(
+  HttpApiGroup.make("magicAi").add(
+    HttpApiEndpoint.post("similar", "/api/v1/magic-ai")
+      .setPayload(MagicAiRequest)
+      .addSuccess(SimilarPage)
+      .annotate(OpenApi.Summary, "Similar ads: like an ad, a copy or an image; same filters and paging as the searches")
+  )
+) {}

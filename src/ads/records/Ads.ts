@@ -1,0 +1,156 @@
+import { Schema } from "effect"
+import {
+  Amount,
+  Choice,
+  CountryCode,
+  Count,
+  Currency,
+  Day,
+  Domain,
+  ExternalId,
+  Instant,
+  LanguageCode,
+  List,
+  listOf,
+  maybe,
+  Provenance,
+  Range,
+  Text,
+  Url
+} from "../../kernel/Fields.js"
+
+export const AdLibrary = Choice("social", "pinboard", "clipapp", "search").annotations({
+  description: "Which ad library: social network, image board, short video, search engine"
+})
+export type AdLibrary = typeof AdLibrary.Type
+
+/** The page or account behind ads; `platform` is the library its ads appear in. */
+export const Advertiser = Schema.Struct({
+  platform: AdLibrary,
+  external_id: ExternalId,
+  name: Text(300),
+  domain: maybe(Domain),
+  verified: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  followers: maybe(Count),
+  country: maybe(CountryCode),
+  niche: maybe(Text(100)),
+  ...Provenance
+}).annotations({ identifier: "Advertiser", description: "An advertiser (page) of an ad library" })
+export type Advertiser = typeof Advertiser.Type
+
+export const MediaAsset = Schema.Struct({
+  type: Choice("image", "video"),
+  url: Url,
+  thumbnail_url: maybe(Url),
+  duration_seconds: maybe(Amount),
+  width: maybe(Count),
+  height: maybe(Count)
+})
+
+export const SearchCreative = Schema.Struct({
+  advertiser_verified: Schema.Boolean,
+  display_url: Text(500),
+  regions: List(
+    Schema.Struct({ region: CountryCode, impressions: Schema.NullOr(Range) }),
+    250
+  )
+}).annotations({ description: "Search-engine creatives only" })
+
+/** One ad of any of the four libraries. */
+export const Ad = Schema.Struct({
+  library: AdLibrary,
+  external_id: ExternalId,
+  advertiser_external_id: ExternalId.annotations({
+    description: "external_id of an advertiser whose platform is this ad's library"
+  }),
+  status: Choice("active", "inactive"),
+  first_seen: Instant,
+  last_seen: Instant,
+  start_date: maybe(Day),
+  end_date: maybe(Day),
+  days_running: maybe(Count).annotations({ description: "Computed from the dates when absent" }),
+  format: Choice("image", "video", "carousel", "text", "dpa"),
+  media: listOf(MediaAsset, 20),
+  body: maybe(Text(10_000)),
+  headline: maybe(Text(500)),
+  description: maybe(Text(2_000)),
+  cta: maybe(Schema.Struct({ text: Text(100), type: Text(50) })),
+  landing: maybe(Schema.Struct({ url: Url, final_url: Schema.NullOr(Url), domain: Domain })),
+  lander_external_id: maybe(ExternalId),
+  store_external_id: maybe(ExternalId),
+  publisher_platforms: listOf(Text(50), 20),
+  countries: listOf(CountryCode, 250),
+  languages: listOf(LanguageCode, 50),
+  impressions: maybe(Range),
+  spend: maybe(Range),
+  reach: maybe(Range),
+  engagement: maybe(
+    Schema.Struct({ likes: maybe(Count), comments: maybe(Count), shares: maybe(Count), views: maybe(Count) })
+  ).annotations({ description: "Counts where the library shows them; null where it does not" }),
+  niche: maybe(Text(100)),
+  ai_tags: maybe(Schema.Struct({ hook: maybe(Text(300)), angle: maybe(Text(300)), persona: maybe(Text(300)) })),
+  variant_group: maybe(ExternalId).annotations({ description: "Ads sharing it are variants (duplicates) of one creative" }),
+  search: maybe(SearchCreative),
+  ...Provenance
+}).pipe(
+  Schema.filter((ad) => Date.parse(ad.last_seen) >= Date.parse(ad.first_seen) || { path: ["last_seen"], message: "must not be before first_seen" }),
+  Schema.filter((ad) => ad.start_date == null || ad.end_date == null || ad.end_date >= ad.start_date || { path: ["end_date"], message: "must not be before start_date" }),
+  Schema.filter((ad) => ad.search == null || ad.library === "search" || { path: ["search"], message: "is only for the search library" }),
+  Schema.filter((ad) => ad.spend == null || ad.spend.currency !== undefined || { path: ["spend", "currency"], message: "is required for a spend range" })
+).annotations({ identifier: "Ad", description: "An ad of the social, image-board, short-video or search-engine library" })
+export type Ad = typeof Ad.Type
+
+export const PageType = Choice("product", "listicle", "advertorial", "quiz", "home")
+
+export const Lander = Schema.Struct({
+  external_id: ExternalId,
+  url: Url,
+  final_url: maybe(Url),
+  domain: Domain,
+  title: maybe(Text(500)),
+  page_type: PageType,
+  screenshot_url: maybe(Url),
+  platform: maybe(Text(100)).annotations({ description: "Site technology, e.g. shopify, wordpress" }),
+  offer_price: maybe(Amount),
+  currency: maybe(Currency),
+  linked_ads: Schema.optionalWith(Count, { default: () => 0 }),
+  first_seen: maybe(Instant),
+  last_seen: maybe(Instant),
+  store_external_id: maybe(ExternalId),
+  ...Provenance
+}).annotations({ identifier: "Lander", description: "A landing page ads lead to" })
+export type Lander = typeof Lander.Type
+
+export const Store = Schema.Struct({
+  external_id: ExternalId,
+  domain: Domain,
+  name: maybe(Text(300)),
+  platform: maybe(Text(100)),
+  country: maybe(CountryCode),
+  currency: maybe(Currency),
+  product_count: maybe(Count),
+  created_on: maybe(Day),
+  monthly_visits: listOf(
+    Schema.Struct({
+      month: Schema.String.pipe(
+        Schema.pattern(/^(19\d{2}|2\d{3})-(0[1-9]|1[0-2])$/),
+        Schema.annotations({ message: () => ({ message: "must be a month YYYY-MM from 1900-01 to 2999-12", override: true }) })
+      ),
+      visits: Count
+    }),
+    60
+  ),
+  active_ads: Schema.optionalWith(Count, { default: () => 0 }),
+  best_sellers: listOf(
+    Schema.Struct({
+      title: Text(500),
+      price: maybe(Amount),
+      currency: maybe(Currency),
+      image_url: maybe(Url),
+      url: maybe(Url)
+    }),
+    50
+  ),
+  ...Provenance
+}).annotations({ identifier: "Store", description: "A hosted online store (Shopify-like)" })
+export type Store = typeof Store.Type

@@ -1,0 +1,94 @@
+import { Effect, Option } from "effect"
+import type { AdView } from "../library/Api.js"
+import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import {
+  defaultPageSize,
+  maxAdvertisers,
+  maxPageWindow,
+  maxWeeks,
+  type StoreAdvertiser,
+  type StoreCountQuery,
+  type StoreCreative,
+  type StoreCreativeQuery,
+  type StoreListQuery,
+  type StoreQuery
+} from "./Api.js"
+import { type Overview, type StoreAdFilters, StoreAdsRepo, type StoreKey, type StoreRow } from "./StoreAdsRepo.js"
+import type { Page } from "../../kernel/Params.js"
+
+
+const storeNotFound = new NotFound({ error: "Store not found" })
+const creativeNotFound = new NotFound({ error: "Creative not found" })
+
+/** spec: INTERPRETATIONS G11: exactly one of the two names the store. */
+const keyOf = (query: StoreQuery): Effect.Effect<StoreKey, InvalidRequest> => {
+  if (query.store_id !== undefined && query.domain !== undefined) {
+    return Effect.fail(new InvalidRequest({ error: "domain: send store_id or domain, not both" }))
+  }
+  if (query.store_id !== undefined) return Effect.succeed({ by: "store_id", value: query.store_id })
+  if (query.domain !== undefined) return Effect.succeed({ by: "domain", value: query.domain })
+  return Effect.fail(new InvalidRequest({ error: "store_id or domain is missing" }))
+}
+
+const checkFilters = (filters: StoreAdFilters): Effect.Effect<void, InvalidRequest> =>
+  filters.first_seen_from !== undefined && filters.first_seen_to !== undefined && filters.first_seen_from > filters.first_seen_to
+    ? Effect.fail(new InvalidRequest({ error: "first_seen_from: must not be after first_seen_to" }))
+    : Effect.void
+
+/**
+ * A hosted store's search-engine creatives (issue 4): the list, counts, one creative, the
+ * overview and the advertisers behind them. Bad input is refused before the store is looked up.
+ */
+export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
+  effect: Effect.gen(function*() {
+    const repo = yield* StoreAdsRepo
+
+    /** The store a request names, once its input is known to be good. */
+    const storeOf = (key: StoreKey): Effect.Effect<StoreRow, NotFound> =>
+      Effect.flatMap(repo.store(key), Option.match({ onNone: () => Effect.fail(storeNotFound), onSome: Effect.succeed }))
+
+    const found = <A>(creative: Option.Option<A>) =>
+      Option.match(creative, { onNone: () => Effect.fail(creativeNotFound), onSome: Effect.succeed })
+
+    return {
+      /** P2 page of the store's creatives, newest first. */
+      list: (query: StoreListQuery): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
+        Effect.gen(function*() {
+          const key = yield* keyOf(query)
+          const page = query.page ?? 1
+          const pageSize = query.page_size ?? defaultPageSize
+          // Offsets cost what they skip: pages stop at a fixed depth (issue 4, "bound the paging").
+          if (page * pageSize > maxPageWindow) {
+            return yield* Effect.fail(new InvalidRequest({
+              error: `page: at most ${Math.floor(maxPageWindow / pageSize)} for page_size ${pageSize}; narrow the list with status, region or first_seen_from/first_seen_to`
+            }))
+          }
+          yield* checkFilters(query)
+          const store = yield* storeOf(key)
+          const { ads, total } = yield* repo.page(store, query, { limit: pageSize, offset: (page - 1) * pageSize })
+          return { data: ads, total, page, page_size: pageSize }
+        }),
+
+      count: (query: StoreCountQuery) =>
+        Effect.gen(function*() {
+          const key = yield* keyOf(query)
+          yield* checkFilters(query)
+          return yield* repo.count(yield* storeOf(key), query)
+        }),
+
+      /** One creative of the store; another store's creative is not found. */
+      detail: (query: StoreCreativeQuery): Effect.Effect<AdView, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => Effect.flatMap(repo.find(store, query.id), found)),
+
+      creative: (query: StoreCreativeQuery): Effect.Effect<StoreCreative, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => Effect.flatMap(repo.creative(store, query.id), found)),
+
+      overview: (query: StoreQuery): Effect.Effect<Overview, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.overview(store, maxWeeks)),
+
+      advertisers: (query: StoreQuery): Effect.Effect<ReadonlyArray<StoreAdvertiser>, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.advertisers(store, maxAdvertisers))
+    }
+  }),
+  dependencies: [StoreAdsRepo.Default]
+}) {}

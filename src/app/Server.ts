@@ -1,0 +1,274 @@
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpApp,
+  HttpMiddleware,
+  type HttpRouter,
+  HttpServer,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Clock, type ConfigError, Effect, Layer, Option } from "effect"
+import { createServer } from "node:http"
+import type { Duplex } from "node:stream"
+import { Accounts } from "../access/accounts/Accounts.js"
+import { AdminAuthLive, AdminLive } from "../access/accounts/Http.js"
+import { AdSearch } from "../ads/library/AdSearch.js"
+import { AdSimilarity } from "../ads/library/AdSimilarity.js"
+import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
+import { CatalogAdminLive } from "../ingest/Http.js"
+import { Ingest } from "../ingest/Ingest.js"
+import { AdIntelApi } from "./Api.js"
+import { AppConfig, type AppSettings } from "../platform/AppConfig.js"
+import { CreditsLive } from "../access/credits/Http.js"
+import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "../kernel/Errors.js"
+import { ImageFeatures } from "../platform/media/ImageFeatures.js"
+import { RemoteMedia } from "../platform/media/RemoteMedia.js"
+import { describeIssue } from "../kernel/Issues.js"
+import { Gateway } from "../access/gateway/Gateway.js"
+import { MeteredLive, pathOf } from "../access/gateway/Http.js"
+import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
+import { SessionAuthLive, SessionLive } from "../access/session/Http.js"
+import { Sessions } from "../access/session/Sessions.js"
+import { ShopLive } from "../shop/account/Http.js"
+import { ShopDetailLive, ShopProductDetailLive } from "../shop/detail/Http.js"
+import { ShopDetail } from "../shop/detail/ShopDetail.js"
+import { ShopExploreLive } from "../shop/explore/Http.js"
+import { ShopExplore } from "../shop/explore/ShopExplore.js"
+import { ShopRollups } from "../shop/search/ShopRollups.js"
+import { SearchQuota } from "../shop/account/SearchQuota.js"
+import { ShopCountry } from "../shop/account/ShopCountry.js"
+import { ShopFavoritesLive } from "../shop/favorites/Http.js"
+import { ShopFavorites } from "../shop/favorites/ShopFavorites.js"
+import { ShopPresetsLive } from "../shop/presets/Http.js"
+import { ShopPresets } from "../shop/presets/ShopPresets.js"
+import { ShopSearchLive } from "../shop/search/Http.js"
+import { ShopSearch } from "../shop/search/ShopSearch.js"
+import { StoreAdsLive } from "../ads/storeAds/Http.js"
+import { StoreAds } from "../ads/storeAds/StoreAds.js"
+import { SignedIn } from "../access/session/SignedIn.js"
+import { SystemLive } from "../system/Http.js"
+import { Readiness } from "../system/Readiness.js"
+import { SystemRepo } from "../system/SystemRepo.js"
+import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
+import { PipelineLive } from "../transcripts/engines/Engines.js"
+import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
+import type { MediaFetcher } from "../transcripts/engines/media/MediaFetcher.js"
+import type { ScriptWriter } from "../transcripts/engines/script/ScriptWriter.js"
+import type { Transcriber } from "../transcripts/engines/speech/Transcriber.js"
+import { Transcripts } from "../transcripts/Transcripts.js"
+
+/** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
+export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
+
+const isJsonDecodeFailure = (defect: unknown) =>
+  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+
+/** A body the bounded request refused (RequestBody.ts), as the platform's read failure carries it. */
+const bodyRejection = (defect: unknown): Option.Option<BodyRejected> =>
+  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.cause instanceof BodyRejected
+    ? Option.some(defect.cause)
+    : Option.none()
+
+const isRouteNotFound = (failure: unknown) => HttpServerError.isServerError(failure) && failure._tag === "RouteNotFound"
+
+/**
+ * Sign-in, the key page's forms and the admin API take small bodies; every other route the
+ * general limit (the NDJSON import streams and counts its own, up to `MAX_IMPORT_BYTES`).
+ */
+export const bodyLimitOf = (path: string, config: Pick<AppSettings, "maxBodyBytes" | "maxFormBytes">): number =>
+  path === "/login" || path === "/logout" || path === "/api/regenerate" || path.startsWith("/admin/")
+    ? config.maxFormBytes
+    : config.maxBodyBytes
+
+/**
+ * The service's answers for what the routes themselves do not answer, applied inside HttpApi
+ * so the contract's error schemas encode them:
+ * - every body is read bounded (RequestBody.ts): too large is 413, malformed (not JSON, nested
+ *   too deep, a broken multipart form) is G11's 400, and a 413 closes the connection rather
+ *   than read the rest;
+ * - bad input is G11's `{ success: false, error }` naming the field, not HttpApi's decode body;
+ * - an unknown path is a JSON 404 (HttpApi answers an empty body by default);
+ * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent.
+ */
+export const ConventionsLive = HttpApiBuilder.middleware(Effect.map(AppConfig, (config) => (app) =>
+  // The app's error type is `never` by HttpApi's typing; at run time it fails with the typed
+  // errors of the routes, which the API's error schema encodes afterwards.
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, boundedRequest(request, bodyLimitOf(pathOf(request.url), config))),
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        if (failure._tag === "Some") {
+          const error = failure.value
+          if (error instanceof HttpApiDecodeError) return Effect.fail(new InvalidRequest({ error: describeDecodeError(error) }))
+          if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
+          return Effect.failCause(cause)
+        }
+        const rejected = Option.flatMap(Cause.dieOption(cause), bodyRejection)
+        if (Option.isSome(rejected)) {
+          const { status, message } = rejected.value
+          if (status === 400) return Effect.fail(new InvalidRequest({ error: message }))
+          return HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))).pipe(
+            Effect.zipRight(Effect.fail(new PayloadTooLarge({ error: message })))
+          )
+        }
+        if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
+          return Effect.fail(new InvalidRequest({ error: malformedJson }))
+        }
+        return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
+      })
+    )) as typeof app
+))
+
+/** `api_key` values are replaced before a URL is logged (G13). */
+export const redactUrl = (url: string): string => url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]")
+
+/** One line per answered request: method, path (keys redacted), status and duration. */
+export const accessLog = HttpMiddleware.make((app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const start = yield* Clock.currentTimeMillis
+    const response = yield* app
+    const end = yield* Clock.currentTimeMillis
+    yield* Effect.logInfo(`${request.method} ${redactUrl(request.url)} ${response.status} ${end - start}ms`)
+    return response
+  })
+)
+
+/** Every service behind the routes; each needs only the database and `AppConfig`. */
+export const ServicesLive = Layer.mergeAll(
+  Gateway.Default,
+  Accounts.Default,
+  SystemRepo.Default,
+  Ingest.Default,
+  Readiness.Default,
+  Sessions.Default,
+  AdSearch.Default,
+  StoreAds.Default,
+  ShopFavorites.Default,
+  ShopPresets.Default,
+  ShopSearch.Default,
+  ShopDetail.Default,
+  ShopRollups.Default
+).pipe(
+  // The short-video shop's detail pages run explore searches; explore takes daily searches.
+  Layer.provideMerge(ShopExplore.Default),
+  Layer.provideMerge(Layer.mergeAll(SearchQuota.Default, ShopCountry.Default)),
+  // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
+  Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
+)
+
+/** The contract with all its handlers. */
+export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
+)
+
+/** Refunds charges whose process died (G4), for as long as the server runs. */
+export const SweeperLive = Layer.scopedDiscard(
+  Effect.flatMap(Gateway, (gateway) => Effect.forkScoped(gateway.sweeper))
+)
+
+/** Keeps the short-video shop's explore rollups in step with the daily series. */
+export const RollupsLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const rollups = yield* ShopRollups
+    const { rollupRefreshEvery } = yield* AppConfig
+    yield* Effect.forkScoped(rollups.keepFresh(rollupRefreshEvery))
+  })
+)
+
+export interface ServeOptions {
+  /** Extra middleware around the whole app, outermost last (tests stack logger and CORS here). */
+  readonly middleware?: ReadonlyArray<HttpMiddleware.HttpMiddleware>
+  readonly accessLog?: boolean
+}
+
+/**
+ * Serves any `HttpApi` built from our groups with the service's conventions: G11 errors, JSON
+ * fallbacks, `/openapi.json`, `/docs` (works offline), the access log. `api` is the
+ * `HttpApiBuilder.api(...)` layer; the result still needs an `HttpServer` and the services.
+ */
+export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeOptions = {}) =>
+  HttpApiBuilder.serve((app) => {
+    let served: HttpApp.Default<any, any> = app
+    if (options.accessLog !== false) served = accessLog(served)
+    for (const middleware of options.middleware ?? []) served = middleware(served)
+    return served as HttpApp.Default
+  }).pipe(
+    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi()),
+    Layer.provide(ConventionsLive),
+    Layer.provide(api),
+    HttpServer.withLogAddress
+  )
+
+/**
+ * Node refuses some requests itself, before any route runs: headers over its limit (431), a
+ * request it cannot parse (400), one whose headers never finish (408). Its own answers have
+ * no body; these carry the service's envelope, and close the connection as Node's do.
+ */
+export const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "Request header fields too large"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "Request timeout"]
+    : [400, "Bad Request", "Bad request"]
+  const body = JSON.stringify({ success: false, error: message })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/** A Node HTTP server on `HOST`:`PORT` (port 0: any free port). */
+export const NodeServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, ({ host, port }) =>
+    NodeHttpServer.layer(() => createServer().on("clientError", answerClientError), { port, host }))
+)
+
+export interface LayerOptions extends ServeOptions {
+  /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
+  readonly api?: Layer.Layer<
+    HttpApi.Api,
+    never,
+    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | ShopPresets | AdSimilarity
+    | ShopCountry | ShopExplore | ShopSearch | ShopDetail | AppConfig | Transcripts | SignedIn
+  >
+  /**
+   * The transcript pipeline's layers (media, audio, speech, script): the configured engines
+   * unless a test swaps them.
+   */
+  readonly pipeline?: Layer.Layer<MediaFetcher | AudioExtractor | Transcriber | ScriptWriter, ConfigError.ConfigError, RemoteMedia>
+}
+
+/** The start-up log names the engines configuration chose, as `/ready` does. */
+const EnginesLog = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const similarity = yield* AdSimilarity
+    const { engines } = yield* Transcripts
+    yield* Effect.logInfo(`Similar ads: ${similarity.engine}`)
+    yield* Effect.logInfo(`Transcripts: audio ${engines.audio}; speech ${engines.transcription}; scripts ${engines.scripts}`)
+  })
+)
+
+/** The whole service, short of the database and the configuration. */
+export const layer = (options: LayerOptions = {}) =>
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
+    Layer.provideMerge(NodeServerLive),
+    Layer.provide(Layer.mergeAll(
+      Transcripts.Default.pipe(Layer.provide(options.pipeline ?? PipelineLive)),
+      SignedIn.Default
+    )),
+    Layer.provide(ServicesLive)
+  )
+

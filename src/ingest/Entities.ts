@@ -1,0 +1,223 @@
+import { createHash } from "node:crypto"
+import { Effect, type Schema } from "effect"
+import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
+import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
+import { type EntityName, records } from "./Records.js"
+import {
+  type DailyPoint,
+  type MetricSubject,
+  metricsOf,
+  type ShopCategory,
+  type ShopCreator,
+  type ShopMetrics,
+  type ShopProduct,
+  type ShopShop,
+  type ShopVideo
+} from "../shop/records/Shop.js"
+
+/**
+ * How each entity is imported: its record schema, the key a later line replaces an earlier
+ * one by, and how a batch of records is written. One pipeline (Ingest.ts) serves them all.
+ */
+
+export interface Numbered<A> {
+  readonly line: number
+  readonly record: A
+}
+
+export interface Written {
+  /** Lines the database refused (unknown references), naming the field. */
+  readonly errors: ReadonlyArray<LineError>
+}
+
+export interface Entity<A> {
+  readonly schema: Schema.Schema<A, any>
+  /** Two lines with the same key are one record: the later line wins. */
+  readonly key: (record: A) => string
+  readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
+  /** Tables a large import grows: their planner statistics are refreshed afterwards. */
+  readonly tables: ReadonlyArray<string>
+  /** Concurrent write lanes; 1 where records of a file refer to each other. */
+  readonly lanes?: number
+}
+
+/** Same record, same hash: an unchanged record is never rewritten. */
+const hash = (record: unknown) => createHash("sha256").update(JSON.stringify(record)).digest("base64url")
+
+const withLine = <A>(toRow: (record: A) => Record<string, unknown>) => ({ line, record }: Numbered<A>): Row => ({
+  ...toRow(record),
+  line,
+  content_hash: hash(record)
+})
+
+const plain = <A extends object>(
+  table: typeof tables[keyof typeof tables],
+  toRow: (record: A) => Record<string, unknown> = (r) => ({ ...r }) as Record<string, unknown>
+) =>
+  (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) =>
+    Effect.map(repo.upsert(table, batch.map(withLine(toRow))), ({ errors }) => ({ errors }))
+
+const json = (value: unknown) => value
+
+const dayCount = (from: string, to: string) => Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000))
+
+const adRow = (ad: Ad): Record<string, unknown> => ({
+  library: ad.library,
+  external_id: ad.external_id,
+  advertiser_external_id: ad.advertiser_external_id,
+  lander_external_id: ad.lander_external_id,
+  store_external_id: ad.store_external_id,
+  status: ad.status,
+  first_seen: ad.first_seen,
+  last_seen: ad.last_seen,
+  start_date: ad.start_date,
+  end_date: ad.end_date,
+  days_running: ad.days_running ?? dayCount(ad.start_date ?? ad.first_seen, ad.end_date ?? ad.last_seen),
+  format: ad.format,
+  media: json(ad.media),
+  body: ad.body,
+  headline: ad.headline,
+  description: ad.description,
+  cta_text: ad.cta?.text ?? null,
+  cta_type: ad.cta?.type ?? null,
+  landing_url: ad.landing?.url ?? null,
+  landing_final_url: ad.landing?.final_url ?? null,
+  landing_domain: ad.landing?.domain ?? null,
+  publisher_platforms: ad.publisher_platforms,
+  countries: ad.countries,
+  languages: ad.languages,
+  impressions_lower: ad.impressions?.lower ?? null,
+  impressions_upper: ad.impressions?.upper ?? null,
+  spend_lower: ad.spend?.lower ?? null,
+  spend_upper: ad.spend?.upper ?? null,
+  spend_currency: ad.spend?.currency ?? null,
+  reach_lower: ad.reach?.lower ?? null,
+  reach_upper: ad.reach?.upper ?? null,
+  likes: ad.engagement?.likes ?? null,
+  comments: ad.engagement?.comments ?? null,
+  shares: ad.engagement?.shares ?? null,
+  views: ad.engagement?.views ?? null,
+  niche: ad.niche,
+  hook: ad.ai_tags?.hook ?? null,
+  angle: ad.ai_tags?.angle ?? null,
+  persona: ad.ai_tags?.persona ?? null,
+  variant_group: ad.variant_group,
+  search: json(ad.search),
+  fetched_at: ad.fetched_at,
+  source: ad.source,
+  method: ad.method
+})
+
+const regional = (record: { readonly region: string; readonly external_id: string }) => `${record.region}/${record.external_id}`
+
+export const entities = {
+  advertisers: {
+    tables: ["advertisers"],
+    schema: records.advertisers.schema,
+    key: (a) => `${a.platform}/${a.external_id}`,
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((a: Advertiser) => ({ ...a })))
+        const renamed = yield* repo.renamedAdvertisers(rows)
+        const { errors } = yield* repo.upsert(tables.advertisers, rows)
+        yield* repo.reindexAdsOf(renamed)
+        return { errors }
+      })
+  } satisfies Entity<Advertiser>,
+  stores: {
+    tables: ["stores"],
+    schema: records.stores.schema,
+    key: (s) => s.external_id,
+    write: plain<Store>(tables.stores)
+  } satisfies Entity<Store>,
+  landers: {
+    tables: ["landers"],
+    schema: records.landers.schema,
+    key: (l) => l.external_id,
+    write: plain<Lander>(tables.landers)
+  } satisfies Entity<Lander>,
+  ads: {
+    tables: ["ads"],
+    schema: records.ads.schema,
+    key: (a) => `${a.library}/${a.external_id}`,
+    write: plain<Ad>(tables.ads, adRow)
+  } satisfies Entity<Ad>,
+  "shop-categories": {
+    tables: ["shop_categories"],
+    lanes: 1,
+    schema: records["shop-categories"].schema,
+    key: regional,
+    // Level by level, so a parent sent in the same batch exists when its children are written.
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const errors: Array<LineError> = []
+        for (const level of [1, 2, 3]) {
+          const rows = batch.filter(({ record }) => record.level === level).map(withLine((c: ShopCategory) => ({ ...c })))
+          if (rows.length > 0) errors.push(...(yield* repo.upsert(tables.shopCategories, rows)).errors)
+        }
+        return { errors }
+      })
+  } satisfies Entity<ShopCategory>,
+  "shop-shops": {
+    tables: ["shop_shops"],
+    schema: records["shop-shops"].schema,
+    key: regional,
+    write: plain<ShopShop>(tables.shopShops)
+  } satisfies Entity<ShopShop>,
+  "shop-creators": {
+    tables: ["shop_creators"],
+    schema: records["shop-creators"].schema,
+    key: regional,
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((c: ShopCreator) => ({ ...c })))
+        const unknown = yield* repo.missingInList(rows, "category_external_ids", "shop_categories", "a category of this list does not exist in this region")
+        const bad = new Set(unknown.map((e) => e.line))
+        const { errors } = yield* repo.upsert(tables.shopCreators, rows.filter((r) => !bad.has(r.line)))
+        return { errors: [...unknown, ...errors] }
+      })
+  } satisfies Entity<ShopCreator>,
+  "shop-products": {
+    tables: ["shop_products"],
+    schema: records["shop-products"].schema,
+    key: regional,
+    write: plain<ShopProduct>(tables.shopProducts)
+  } satisfies Entity<ShopProduct>,
+  "shop-videos": {
+    tables: ["shop_videos", "shop_video_products"],
+    schema: records["shop-videos"].schema,
+    key: regional,
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine((v: ShopVideo) => ({ ...v })))
+        const unknown = yield* repo.missingInList(rows, "product_external_ids", "shop_products", "a product of this list does not exist in this region")
+        const bad = new Set(unknown.map((e) => e.line))
+        const { errors, written } = yield* repo.upsert(tables.shopVideos, rows.filter((r) => !bad.has(r.line)))
+        if (written.length > 0) yield* repo.replaceVideoProducts(written)
+        return { errors: [...unknown, ...errors] }
+      })
+  } satisfies Entity<ShopVideo>,
+  "shop-metrics": {
+    tables: ["shop_category_daily", "shop_shop_daily", "shop_creator_daily", "shop_product_daily", "shop_video_daily"],
+    schema: records["shop-metrics"].schema,
+    key: (m) => `${m.subject}/${m.region}/${m.external_id}`,
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const errors: Array<LineError> = []
+        for (const subject of Object.keys(metricsOf) as Array<MetricSubject>) {
+          const items = batch.filter(({ record }) => record.subject === subject)
+          if (items.length === 0) continue
+          const missing = yield* repo.missingSubjects(subject, items.map(({ line, record }) => ({ line, ...record })))
+          errors.push(...missing)
+          const bad = new Set(missing.map((e) => e.line))
+          const points = items
+            .filter(({ line }) => !bad.has(line))
+            .flatMap(({ record }) =>
+              record.series.map((point: DailyPoint) => ({ region: record.region, external_id: record.external_id, ...point }))
+            )
+          if (points.length > 0) yield* repo.upsertDaily(subject, points)
+        }
+        return { errors }
+      })
+  } satisfies Entity<ShopMetrics>
+} satisfies Record<EntityName, Entity<any>>

@@ -1,0 +1,33 @@
+import { Effect, JSONSchema, type Schema, Stream } from "effect"
+import { AdIntelApi } from "../app/Api.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { PayloadTooLarge } from "../kernel/Errors.js"
+import { Ingest } from "./Ingest.js"
+import { type EntityName, records } from "./Records.js"
+import * as Routes from "../access/gateway/Http.js"
+
+/** The JSON Schema of an entity's records, generated from its Effect Schema. */
+export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
+  const schema: Schema.Schema<any, any> = records[entity].schema
+  return { ...JSONSchema.make(schema) }
+}
+
+export const CatalogAdminLive = Routes.group(AdIntelApi, "catalogAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const ingest = yield* Ingest
+    const { maxImportBytes } = yield* AppConfig
+    const tooLarge = new PayloadTooLarge({ error: `Request body too large: at most ${maxImportBytes} bytes` })
+    return handlers
+      .handle("ingest", ({ path, request }) =>
+        Effect.gen(function*() {
+          const declared = Number(request.headers["content-length"] ?? 0)
+          if (declared > maxImportBytes) return yield* Effect.fail(tooLarge)
+          let seen = 0
+          const body = request.stream.pipe(
+            Stream.mapError(() => tooLarge),
+            Stream.mapEffect((chunk) => (seen += chunk.length) > maxImportBytes ? Effect.fail(tooLarge) : Effect.succeed(chunk))
+          )
+          return yield* ingest.lines(path.entity, body)
+        }))
+      .handle("schema", ({ path }) => Effect.succeed(jsonSchemaOf(path.entity)))
+  }))

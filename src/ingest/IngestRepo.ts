@@ -1,0 +1,405 @@
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { Data, Effect, Option } from "effect"
+import { oneLine } from "../kernel/Json.js"
+import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
+
+/**
+ * Bulk upserts of the research records: one statement per table and batch. A batch travels as
+ * one JSON parameter read with `json_to_recordset`, so a thousand rows cost one round trip;
+ * the SQL text itself is built once per table from constant column lists below (no value is
+ * ever spliced into it).
+ */
+
+/** A row for `json_to_recordset`: recordset fields by name, plus the input line it came from. */
+export type Row = Readonly<Record<string, unknown>> & { readonly line: number }
+
+interface Column {
+  readonly name: string
+  readonly type: string
+  /** SQL value written when the record leaves the field out. */
+  readonly absent?: string
+}
+
+/** A reference by external id to a row of another table, resolved to its `id`. */
+interface Ref {
+  /** Foreign-key column written in this table. */
+  readonly column: string
+  /** Recordset field with the referenced external id. */
+  readonly field: string
+  readonly table: string
+  /** Also match this column of the referenced table to this recordset field (region, platform). */
+  readonly scope?: readonly [column: string, field: string]
+  /** The error for a line whose reference does not exist. */
+  readonly missing: string
+}
+
+/** How one record table is written. */
+export interface TableSpec {
+  readonly table: string
+  readonly key: ReadonlyArray<string>
+  /** Copied from the recordset as they are. */
+  readonly columns: ReadonlyArray<Column>
+  readonly refs: ReadonlyArray<Ref>
+  /** Columns computed in SQL from `r.*` and the `ref<i>` aliases of `refs`. */
+  readonly computed: ReadonlyArray<readonly [column: string, expression: string]>
+  /** Recordset fields only read by refs or computed columns. */
+  readonly inputs: ReadonlyArray<Column>
+}
+
+const col = (name: string, type: string, absent?: string): Column => (absent === undefined ? { name, type } : { name, type, absent })
+
+/** A reference to a short-video shop record of the same region. */
+const regional = (column: string, field: string, table: string, noun: string): Ref => ({
+  column,
+  field,
+  table,
+  scope: ["region", "region"],
+  missing: `no ${noun} of this region has this external_id`
+})
+
+const provenance = [col("fetched_at", "timestamptz"), col("source", "text"), col("method", "text"), col("content_hash", "text")]
+
+export const tables = {
+  advertisers: {
+    table: "advertisers",
+    key: ["platform", "external_id"],
+    columns: [
+      col("platform", "text"), col("external_id", "text"), col("name", "text"), col("domain", "text"),
+      col("verified", "boolean", "false"), col("followers", "bigint"), col("country", "text"), col("niche", "text"),
+      ...provenance
+    ],
+    refs: [],
+    computed: [],
+    inputs: []
+  },
+  stores: {
+    table: "stores",
+    key: ["external_id"],
+    columns: [
+      col("external_id", "text"), col("domain", "text"), col("name", "text"), col("platform", "text"),
+      col("country", "text"), col("currency", "text"), col("product_count", "integer"), col("created_on", "date"),
+      col("monthly_visits", "jsonb", "'[]'"), col("active_ads", "integer", "0"), col("best_sellers", "jsonb", "'[]'"),
+      ...provenance
+    ],
+    refs: [],
+    computed: [],
+    inputs: []
+  },
+  landers: {
+    table: "landers",
+    key: ["external_id"],
+    columns: [
+      col("external_id", "text"), col("url", "text"), col("final_url", "text"), col("domain", "text"),
+      col("title", "text"), col("page_type", "text"), col("screenshot_url", "text"), col("platform", "text"),
+      col("offer_price", "numeric"), col("currency", "text"), col("linked_ads", "integer", "0"),
+      col("first_seen", "timestamptz"), col("last_seen", "timestamptz"),
+      ...provenance
+    ],
+    refs: [{ column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }],
+    computed: [],
+    inputs: [col("store_external_id", "text")]
+  },
+  ads: {
+    table: "ads",
+    key: ["library", "external_id"],
+    columns: [
+      col("library", "text"), col("external_id", "text"), col("status", "text"),
+      col("first_seen", "timestamptz"), col("last_seen", "timestamptz"), col("start_date", "date"),
+      col("end_date", "date"), col("days_running", "integer"), col("format", "text"), col("media", "jsonb", "'[]'"),
+      col("body", "text"), col("headline", "text"), col("description", "text"), col("cta_text", "text"),
+      col("cta_type", "text"), col("landing_url", "text"), col("landing_final_url", "text"),
+      col("landing_domain", "text"), col("publisher_platforms", "text[]", "'{}'"), col("countries", "text[]", "'{}'"),
+      col("languages", "text[]", "'{}'"), col("impressions_lower", "bigint"), col("impressions_upper", "bigint"),
+      col("spend_lower", "numeric"), col("spend_upper", "numeric"), col("spend_currency", "text"),
+      col("reach_lower", "bigint"), col("reach_upper", "bigint"), col("likes", "bigint"),
+      col("comments", "bigint"), col("shares", "bigint"), col("views", "bigint"), col("niche", "text"),
+      col("hook", "text"), col("angle", "text"), col("persona", "text"), col("variant_group", "text"),
+      col("search", "jsonb"),
+      ...provenance
+    ],
+    refs: [
+      {
+        column: "advertiser_id",
+        field: "advertiser_external_id",
+        table: "advertisers",
+        scope: ["platform", "library"],
+        missing: "no advertiser of this library has this external_id"
+      },
+      { column: "lander_id", field: "lander_external_id", table: "landers", missing: "no lander has this external_id" },
+      { column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }
+    ],
+    computed: [["search_vector", adSearchVector("r.headline", "ref0.name", "r.description", "r.body")]],
+    inputs: [col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text")]
+  },
+  shopCategories: {
+    table: "shop_categories",
+    key: ["region", "external_id"],
+    columns: [col("region", "text"), col("external_id", "text"), col("name", "text"), col("level", "smallint"), ...provenance],
+    refs: [regional("parent_id", "parent_external_id", "shop_categories", "category")],
+    computed: [],
+    inputs: [col("parent_external_id", "text")]
+  },
+  shopShops: {
+    table: "shop_shops",
+    key: ["region", "external_id"],
+    columns: [
+      col("region", "text"), col("external_id", "text"), col("name", "text"), col("shop_type", "text"),
+      col("rating", "numeric"), col("followers", "bigint"), ...provenance
+    ],
+    refs: [regional("main_category_id", "main_category_external_id", "shop_categories", "category")],
+    computed: [],
+    inputs: [col("main_category_external_id", "text")]
+  },
+  shopCreators: {
+    table: "shop_creators",
+    key: ["region", "external_id"],
+    columns: [
+      col("region", "text"), col("external_id", "text"), col("handle", "text"), col("nickname", "text"),
+      col("followers", "bigint"), col("engagement_rate", "numeric"), ...provenance
+    ],
+    refs: [],
+    computed: [[
+      "category_ids",
+      `coalesce((select array_agg(c.id order by c.id) from shop_categories c
+                  where c.region = r.region and c.external_id = any(r.category_external_ids)), '{}')`
+    ]],
+    inputs: [col("category_external_ids", "text[]")]
+  },
+  shopProducts: {
+    table: "shop_products",
+    key: ["region", "external_id"],
+    columns: [
+      col("region", "text"), col("external_id", "text"), col("title", "text"), col("price_min", "numeric"),
+      col("price_max", "numeric"), col("currency", "text"), col("commission_rate", "numeric"),
+      col("rating", "numeric"), col("reviews", "integer"), col("launched_on", "date"), col("images", "jsonb", "'[]'"),
+      ...provenance
+    ],
+    refs: [
+      regional("shop_id", "shop_external_id", "shop_shops", "shop"),
+      regional("category_id", "category_external_id", "shop_categories", "category")
+    ],
+    computed: [],
+    inputs: [col("shop_external_id", "text"), col("category_external_id", "text")]
+  },
+  shopVideos: {
+    table: "shop_videos",
+    key: ["region", "external_id"],
+    columns: [
+      col("region", "text"), col("external_id", "text"), col("description", "text"),
+      col("duration_seconds", "integer"), col("published_at", "timestamptz"), col("is_ad", "boolean", "false"),
+      col("playback_url", "text"), col("cdn_url", "text"), ...provenance
+    ],
+    refs: [regional("creator_id", "creator_external_id", "shop_creators", "creator")],
+    computed: [],
+    inputs: [col("creator_external_id", "text")]
+  }
+} satisfies Record<string, TableSpec>
+
+/** The tables the short-video shop's suggestions are computed from. */
+const suggestionSources = new Set(["shop_categories", "shop_shops", "shop_creators", "shop_products"])
+
+/** The ad's full-text document: headline and advertiser name weigh most, then description, then body. */
+function adSearchVector(headline: string, advertiser: string, description: string, body: string) {
+  return `setweight(to_tsvector('english', coalesce(${headline}, '') || ' ' || coalesce(${advertiser}, '')), 'A')
+       || setweight(to_tsvector('english', coalesce(${description}, '')), 'B')
+       || setweight(to_tsvector('english', coalesce(${body}, '')), 'C')`
+}
+
+const recordset = (columns: ReadonlyArray<Column>) => columns.map((c) => `${c.name} ${c.type}`).join(", ")
+
+const upsertStatement = (spec: TableSpec) => {
+  const targets = [...spec.columns.map((c) => c.name), ...spec.refs.map((r) => r.column), ...spec.computed.map(([c]) => c)]
+  const values = [
+    ...spec.columns.map((c) => (c.absent === undefined ? `r.${c.name}` : `coalesce(r.${c.name}, ${c.absent})`)),
+    ...spec.refs.map((_, i) => `ref${i}.id`),
+    ...spec.computed.map(([, expression]) => expression)
+  ]
+  // Lateral lookups with `limit 1` (which keeps the planner from flattening them into joins):
+  // one unique-index probe per row, whatever the planner believes of tables an import has
+  // just filled.
+  const joins = spec.refs.map((ref, i) =>
+    `left join lateral (select t.* from ${ref.table} t where t.external_id = r.${ref.field}` +
+    (ref.scope ? ` and t.${ref.scope[0]} = r.${ref.scope[1]}` : "") + ` limit 1) ref${i} on true`
+  )
+  const updates = targets.filter((t) => !spec.key.includes(t)).map((t) => `${t} = excluded.${t}`)
+  return `insert into ${spec.table} (${targets.join(", ")})
+    select ${values.join(", ")}
+      from json_to_recordset($1::json) as r(${recordset([...spec.columns, ...spec.inputs])})
+      ${joins.join("\n      ")}
+    on conflict (${spec.key.join(", ")}) do update set ${updates.join(", ")}
+    where ${spec.table}.content_hash is distinct from excluded.content_hash`
+}
+
+const missingStatement = (ref: Ref) =>
+  `select r.line from json_to_recordset($1::json) as r(line integer, ref text, scope text)
+    where r.ref is not null and (
+      select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
+
+/** Values of a batch the database refused (SQLSTATE class 22 or 23), with its reason in one line. */
+export class DataRefused extends Data.TaggedError("DataRefused")<{ readonly reason: string }> {}
+
+/** PostgreSQL's reason, when a defect is its refusal of the data rather than a failure of its own. */
+const dataException = (defect: unknown): Option.Option<string> => {
+  if (!(defect instanceof SqlError)) return Option.none()
+  const cause: unknown = defect.cause
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+  if (!/^2[23]/.test(code)) return Option.none()
+  return Option.some(oneLine(cause instanceof Error ? cause.message : code, 160))
+}
+
+/** An input line the database refused, and why, naming the field. */
+export interface LineError {
+  readonly line: number
+  readonly error: string
+}
+
+export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    /** Database failures are defects here (STYLE: Errors); a batch's transaction rolls back. */
+    const run = <A extends object = Record<string, unknown>>(text: string, params: ReadonlyArray<unknown>) =>
+      Effect.orDie(sql.unsafe<A>(text, params))
+    const statements = new Map(Object.values(tables).map((spec) => [spec.table, upsertStatement(spec)]))
+
+    /** Lines whose references do not exist, one error each (the first failing field). */
+    const missingRefs = (spec: TableSpec, rows: ReadonlyArray<Row>) =>
+      Effect.gen(function*() {
+        const errors = new Map<number, string>()
+        for (const ref of spec.refs) {
+          const probe = rows.map((row) => ({ line: row.line, ref: row[ref.field] ?? null, scope: ref.scope ? row[ref.scope[1]] : null }))
+          if (probe.every((p) => p.ref === null)) continue
+          const missing = yield* run<{ line: number }>(missingStatement(ref), [JSON.stringify(probe)])
+          for (const { line } of missing) if (!errors.has(line)) errors.set(line, `${ref.field}: ${ref.missing}`)
+        }
+        return errors
+      })
+
+    /**
+     * Upserts rows of one table: rows with unknown references are left out and reported, the
+     * others written in one statement. Rows whose content did not change are not rewritten.
+     */
+    const upsert = (spec: TableSpec, rows: ReadonlyArray<Row>) =>
+      Effect.gen(function*() {
+        const errors = yield* missingRefs(spec, rows)
+        const valid = errors.size === 0 ? rows : rows.filter((row) => !errors.has(row.line))
+        if (valid.length > 0) yield* run(statements.get(spec.table)!, [JSON.stringify(valid)])
+        // Names and popularity changed: the suggestions' strings (migration 0016) no longer hold;
+        // until they are computed again, suggestions read the catalog. In the batch's transaction.
+        if (valid.length > 0 && suggestionSources.has(spec.table)) yield* run(`delete from shop_rollup_state where entity = 'suggestions'`, [])
+        return { written: valid, errors: Array.from(errors, ([line, error]): LineError => ({ line, error })) }
+      })
+
+    /** Names of advertisers about to change: their ads' full-text documents must follow. */
+    const renamedAdvertisers = (rows: ReadonlyArray<Row>) =>
+      run<{ id: string }>(
+        `select a.id::text from json_to_recordset($1::json) as r(platform text, external_id text, name text)
+           join lateral (select id, name from advertisers a where a.platform = r.platform and a.external_id = r.external_id limit 1) a on true
+          where a.name is distinct from r.name`,
+        [JSON.stringify(rows.map((r) => ({ platform: r["platform"], external_id: r["external_id"], name: r["name"] })))]
+      ).pipe(Effect.map((found) => found.map((r) => r.id)))
+
+    const reindexAdsOf = (advertiserIds: ReadonlyArray<string>) =>
+      advertiserIds.length === 0 ? Effect.void : run(
+        `update ads set search_vector = ${adSearchVector("ads.headline", "a.name", "ads.description", "ads.body")}
+           from advertisers a where a.id = ads.advertiser_id and a.id = any($1::bigint[])`,
+        [advertiserIds]
+      ).pipe(Effect.asVoid)
+
+    /**
+     * The products a video features: the list sent replaces the previous one. Two statements:
+     * a data-modifying CTE would not see its own deletes, and re-sending a list must keep it.
+     */
+    const replaceVideoProducts = (rows: ReadonlyArray<Row>) => {
+      const desired = `
+        select v.id as video_id, p.id as product_id
+          from json_to_recordset($1::json) as r(region text, external_id text, product_external_ids text[])
+          join lateral (select id from shop_videos v where v.region = r.region and v.external_id = r.external_id limit 1) v on true
+          cross join lateral unnest(coalesce(r.product_external_ids, '{}')) as wanted(external_id)
+          join lateral (select id from shop_products p where p.region = r.region and p.external_id = wanted.external_id limit 1) p on true`
+      const sent = `
+        select v.id from json_to_recordset($1::json) as r(region text, external_id text)
+          join lateral (select id from shop_videos v where v.region = r.region and v.external_id = r.external_id limit 1) v on true`
+      const params = [JSON.stringify(rows.map((r) => ({ region: r["region"], external_id: r["external_id"], product_external_ids: r["product_external_ids"] })))]
+      return Effect.zipRight(
+        run(`delete from shop_video_products vp where vp.video_id in (${sent})
+               and (vp.video_id, vp.product_id) not in (${desired})`, params),
+        run(`insert into shop_video_products (video_id, product_id) select distinct video_id, product_id from (${desired}) d
+             on conflict do nothing`, params)
+      ).pipe(Effect.asVoid)
+    }
+
+    /** Lines listing external ids (of `table`, same region) that do not exist. */
+    const missingInList = (rows: ReadonlyArray<Row>, field: string, table: string, missing: string) =>
+      run<{ line: number }>(
+        `select distinct r.line from json_to_recordset($1::json) as r(line integer, region text, ids text[])
+           cross join lateral unnest(r.ids) as wanted(external_id)
+          where (select t.id from ${table} t where t.region = r.region and t.external_id = wanted.external_id) is null`,
+        [JSON.stringify(rows.filter((r) => ((r[field] ?? []) as ReadonlyArray<string>).length > 0).map((r) => ({ line: r.line, region: r["region"], ids: r[field] })))]
+      ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `${field}: ${missing}` }))))
+
+    /** Daily points of one subject table; a day sent again replaces that day's values. */
+    const upsertDaily = (subject: DailyTable, points: ReadonlyArray<Readonly<Record<string, unknown>>>) => {
+      const { table, owner, ownerTable, metrics } = dailyTables[subject]
+      const sets = metrics.map((m) => `${m} = excluded.${m}`).join(", ")
+      const distinct = `(${metrics.map((m) => `${table}.${m}`).join(", ")}) is distinct from (${metrics.map((m) => `excluded.${m}`).join(", ")})`
+      return run(
+        `insert into ${table} (${owner}, day, ${metrics.join(", ")})
+         select o.id, r.day, ${metrics.map((m) => `r.${m}`).join(", ")}
+           from json_to_recordset($1::json) as r(region text, external_id text, day date, ${metrics.map((m) => `${m} numeric`).join(", ")})
+           join lateral (select id from ${ownerTable} o where o.region = r.region and o.external_id = r.external_id limit 1) o on true
+         on conflict (${owner}, day) do update set ${sets} where ${distinct}`,
+        [JSON.stringify(points)]
+      ).pipe(
+        // The series changed: the explore rollups (migration 0014) no longer hold; until they are
+        // computed again, explore sums the series itself. In the batch's own transaction.
+        Effect.zipRight(run(`delete from shop_rollup_state`, [])),
+        Effect.asVoid
+      )
+    }
+
+    /** Lines whose metric subject does not exist. */
+    const missingSubjects = (subject: DailyTable, rows: ReadonlyArray<Row>) =>
+      run<{ line: number }>(
+        `select r.line from json_to_recordset($1::json) as r(line integer, region text, external_id text)
+          where (select t.id from ${dailyTables[subject].ownerTable} t where t.region = r.region and t.external_id = r.external_id) is null`,
+        [JSON.stringify(rows.map((r) => ({ line: r.line, region: r["region"], external_id: r["external_id"] })))]
+      ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `external_id: no ${subject} of this region has this external_id` }))))
+
+    /** Fresh planner statistics for tables an import has just grown. */
+    const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
+
+    return {
+      upsert,
+      analyze,
+      renamedAdvertisers,
+      reindexAdsOf,
+      replaceVideoProducts,
+      missingInList,
+      upsertDaily,
+      missingSubjects,
+      /**
+       * Runs a batch's statements in one transaction: a batch is written whole or not at all.
+       * A value the schemas let through but the database refuses (a data exception or a
+       * constraint, SQLSTATE classes 22 and 23) is `DataRefused`, with PostgreSQL's reason;
+       * anything else (connection, disk) stays a defect.
+       */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | DataRefused, R> =>
+        sql.withTransaction(effect).pipe(
+          Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die),
+          Effect.catchSomeDefect((defect) => Option.map(dataException(defect), (reason) => Effect.fail(new DataRefused({ reason }))))
+        )
+    }
+  })
+}) {}
+
+export type DailyTable = MetricSubject
+
+/** Where each subject's daily series lives; its metric columns are the record's (`metricsOf`). */
+const dailyTables = {
+  category: { table: "shop_category_daily", owner: "category_id", ownerTable: "shop_categories", metrics: metricsOf.category },
+  shop: { table: "shop_shop_daily", owner: "shop_id", ownerTable: "shop_shops", metrics: metricsOf.shop },
+  creator: { table: "shop_creator_daily", owner: "creator_id", ownerTable: "shop_creators", metrics: metricsOf.creator },
+  product: { table: "shop_product_daily", owner: "product_id", ownerTable: "shop_products", metrics: metricsOf.product },
+  video: { table: "shop_video_daily", owner: "video_id", ownerTable: "shop_videos", metrics: metricsOf.video }
+} satisfies Record<MetricSubject, { readonly table: string; readonly owner: string; readonly ownerTable: string; readonly metrics: ReadonlyArray<string> }>

@@ -1,0 +1,72 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import type { Schema } from "effect"
+import { metered } from "../../access/gateway/Api.js"
+import { strictStruct } from "../../kernel/QueryParams.js"
+import { DailyQuotaBody, shopPrefix } from "../account/Api.js"
+import { exploreParams, type ShopEntity } from "../catalog/Entities.js"
+import { fieldsOf, queryOf } from "../RouteParams.js"
+import { CountAnswer, explorePage } from "../catalog/Views.js"
+
+/**
+ * Explore and count of the short-video shop's categories, shops, creators, videos and products
+ * (spec: Short-video shop API; INTERPRETATIONS G7, P2, P3): twenty endpoints derived from the
+ * entity declarations, each typed as its own (name, parameters, answer). Contract only.
+ */
+
+type ExploreRoute = "explore" | "count"
+
+const bodyOf = <E extends ShopEntity, Route extends ExploreRoute>(entity: E, route: Route) =>
+  strictStruct(fieldsOf(exploreParams(entity, route), "body"), "body")
+
+const summaries = {
+  explore: (entity: ShopEntity) => `List or search ${entity}, with period metrics (1 daily search)`,
+  count: (entity: ShopEntity) => `Count matching ${entity} (1 daily search)`
+}
+const bodyNote = "The same parameters as the GET form; both may be sent, merged, and the body wins on a conflict (P3)."
+
+/** One route of an entity: `GET <entity>/<route>` (`productsExplore`) and its POST form (`productsExplorePost`). */
+const routeOf = <E extends ShopEntity, Route extends ExploreRoute, const Suffix extends string, Answer extends Schema.Schema.Any>(
+  entity: E,
+  route: Route,
+  suffix: Suffix,
+  answer: Answer
+) => {
+  const name = `${entity}${suffix}` as const
+  const path = `${shopPrefix}/${entity}/${route}` as const
+  return [
+    HttpApiEndpoint.get(name, path)
+      .setUrlParams(queryOf(exploreParams(entity, route)))
+      .addSuccess(answer)
+      .addError(DailyQuotaBody)
+      .annotate(OpenApi.Summary, summaries[route](entity)),
+    HttpApiEndpoint.post(`${name}Post`, path)
+      .setUrlParams(queryOf(exploreParams(entity, route)))
+      .setPayload(bodyOf(entity, route))
+      .addSuccess(answer)
+      .addError(DailyQuotaBody)
+      .annotate(OpenApi.Summary, summaries[route](entity))
+      .annotate(OpenApi.Description, bodyNote)
+  ] as const
+}
+
+/** An entity's four endpoints: `productsExplore`, `productsExplorePost`, `productsCount`, `productsCountPost`. */
+const endpointsOf = <E extends ShopEntity>(entity: E) => [
+  ...routeOf(entity, "explore", "Explore", explorePage(entity)),
+  ...routeOf(entity, "count", "Count", CountAnswer)
+] as const
+
+/** Each entity's endpoints (`satisfies`: an entity added to the declaration must be added here). */
+const endpoints = {
+  categories: endpointsOf("categories"),
+  shops: endpointsOf("shops"),
+  creators: endpointsOf("creators"),
+  videos: endpointsOf("videos"),
+  products: endpointsOf("products")
+} satisfies Record<ShopEntity, ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any>>
+
+export class ShopExploreApi extends metered(
+  [...endpoints.categories, ...endpoints.shops, ...endpoints.creators, ...endpoints.videos, ...endpoints.products].reduce(
+    (group: HttpApiGroup.HttpApiGroup<"shopExplore", (typeof endpoints)[ShopEntity][number], never>, endpoint) => group.add(endpoint),
+    HttpApiGroup.make("shopExplore")
+  )
+) {}
