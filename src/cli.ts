@@ -11,8 +11,6 @@ import { demoCommand } from "./demo/Cli.js"
 import { DemoData } from "./demo/DemoData.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import * as Database from "./platform/db/Database.js"
-import { ImageFeatures } from "./platform/media/ImageFeatures.js"
-import { RemoteMedia } from "./platform/media/RemoteMedia.js"
 
 const adminCommand = Command.make("admin").pipe(
   Command.withDescription("AdIntel operator commands"),
@@ -22,9 +20,7 @@ const adminCommand = Command.make("admin").pipe(
 /** The composition root of `npm run admin`: the same services as the server, no HTTP. */
 const cli = Command.run(adminCommand, { name: "adintel admin", version: "0.1.0" })
 
-const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default, CreativeHasher.Default).pipe(
-  Layer.provide(Layer.merge(RemoteMedia.Default, ImageFeatures.Default)),
-  Layer.provideMerge(Ingest.Default),
+const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default, CreativeHasher.Default, Ingest.Default).pipe(
   Layer.provide(AppConfig.layer),
   Layer.provide(Database.layer),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))

@@ -77,7 +77,7 @@ describe("embedded PostgreSQL", () => {
   it.live("a process that started and stopped a cluster keeps its exit code, and exits cleanly", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir("exit")
-      const script = `import { startCluster } from "./src/db/EmbeddedPostgres.ts"
+      const script = `import { startCluster } from "./src/platform/db/EmbeddedPostgres.ts"
         const cluster = await startCluster({ dataDir: ${JSON.stringify(dir)}, persistent: false })
         await cluster.stop()
         process.exitCode = 3`

@@ -1,25 +1,24 @@
-import { HttpApi, OpenApi } from "@effect/platform"
-import { AdminApi } from "../access/accounts/Api.js"
-import { AdLibraryApi, AdsApi, MagicAiApi } from "../ads/library/Api.js"
-import { CatalogAdminApi } from "../ingest/Api.js"
-import { CreditsApi } from "../access/credits/Api.js"
-import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody, PayloadTooLargeBody } from "../kernel/Errors.js"
+import { OpenApi } from "@effect/platform"
+import { AdminContract } from "../access/accounts/Api.js"
+import { CreditsContract } from "../access/credits/Api.js"
 import { withKeySchemes } from "../access/gateway/Api.js"
-import { alias, legacy } from "../access/Mirror.js"
-import { SessionApi, sessionCookieName } from "../access/session/Api.js"
-import { ShopApi, shopPrefix } from "../shop/account/Api.js"
-import { ShopDetailApi, ShopProductDetailApi } from "../shop/detail/Api.js"
-import { ShopExploreApi } from "../shop/explore/Api.js"
-import { ShopFavoritesApi } from "../shop/favorites/Api.js"
-import { ShopPresetsApi } from "../shop/presets/Api.js"
-import { ShopSearchApi } from "../shop/search/Api.js"
-import { StoreAdsApi } from "../ads/storeAds/Api.js"
-import { SystemApi } from "../system/Api.js"
-import { AdTranscriptsApi, VideoTranscriptsApi } from "../transcripts/Api.js"
+import { SessionContract, sessionCookieName } from "../access/session/Api.js"
+import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
+import { StoreAdsContract } from "../ads/storeAds/Api.js"
+import { IngestContract } from "../ingest/Api.js"
+import { apiId, contractPart } from "../kernel/Contract.js"
+import { ShopAccountContract } from "../shop/account/Api.js"
+import { ShopDetailContract } from "../shop/detail/Api.js"
+import { ShopExploreContract } from "../shop/explore/Api.js"
+import { ShopFavoritesContract } from "../shop/favorites/Api.js"
+import { ShopPresetsContract } from "../shop/presets/Api.js"
+import { ShopSearchContract } from "../shop/search/Api.js"
+import { SystemContract } from "../system/Api.js"
+import { TranscriptsContract } from "../transcripts/Api.js"
 
 /**
  * HttpApi documents its own decode error on every 400; this service answers G11's envelope
- * instead (Server.ts), so the document keeps only that.
+ * instead (app/Server.ts), so the document keeps only that.
  */
 const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
   const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
@@ -38,17 +37,13 @@ const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
 }
 
 /**
- * An empty API with the service's conventions: any route may answer 400 for bad input
- * (G10/G11), 413 for a body larger than it takes, and 500 when it fails unexpectedly, and 404 is what an unknown path gets; the
- * OpenAPI document lists the key schemes. `AdIntelApi` is built on it, and so is any API a
- * test or an extension composes from our groups.
+ * An empty API with the service's conventions: the failures of `contractPart` (any route may
+ * answer 400 for bad input, G10/G11, 413 for a body larger than it takes, 500 when it fails
+ * unexpectedly; 404 is what an unknown path gets), and an OpenAPI document that lists the key
+ * schemes. `AdIntelApi` is built on it, and so is any API a test or an extension composes.
  */
 export const serviceApi = <const Id extends string>(id: Id) =>
-  HttpApi.make(id)
-    .addError(InvalidRequestBody)
-    .addError(NotFoundBody)
-    .addError(PayloadTooLargeBody)
-    .addError(InternalServerErrorBody)
+  contractPart(id)
     .annotateContext(
       OpenApi.annotations({
         title: "AdIntel API",
@@ -78,37 +73,24 @@ export const serviceApi = <const Id extends string>(id: Id) =>
     )
 
 /**
- * The whole contract: one value, no runtime. The server, `/openapi.json`, `/docs` and the
+ * The whole contract, composed of the products' parts (each product's `Contract.ts`): one value,
+ * no runtime. The server, `/openapi.json`, `/docs` and the
  * typed client (`HttpApiClient.make(AdIntelApi)`) all derive from it.
  */
-export class AdIntelApi extends serviceApi("adintel")
-  .add(SystemApi)
-  .add(CreditsApi)
-  .add(AdLibraryApi)
-  .add(alias(AdLibraryApi, { from: "/api/v1/adlibrary", to: "/api/adlibrary" }))
-  .add(AdsApi)
-  .add(StoreAdsApi)
-  .add(MagicAiApi)
-  .add(legacy(MagicAiApi, { from: "/api/v1/magic-ai", to: "/api/magic-ai" }))
-  .add(ShopApi)
-  .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(ShopExploreApi)
-  .add(legacy(ShopExploreApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(ShopSearchApi)
-  .add(legacy(ShopSearchApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(ShopDetailApi)
-  .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(ShopProductDetailApi)
-  .add(legacy(ShopProductDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(legacy(ShopProductDetailApi, { from: `${shopPrefix}/product-detail`, to: "/api/product-detail" }, "product-detail"))
-  .add(ShopFavoritesApi)
-  .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(ShopPresetsApi)
-  .add(legacy(ShopPresetsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(VideoTranscriptsApi)
-  .add(legacy(VideoTranscriptsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
-  .add(AdTranscriptsApi)
-  .add(SessionApi)
-  .add(AdminApi)
-  .add(CatalogAdminApi)
+export class AdIntelApi extends serviceApi(apiId)
+  .addHttpApi(SystemContract)
+  .addHttpApi(CreditsContract)
+  .addHttpApi(AdLibraryContract)
+  .addHttpApi(StoreAdsContract)
+  .addHttpApi(MagicAiContract)
+  .addHttpApi(ShopAccountContract)
+  .addHttpApi(ShopExploreContract)
+  .addHttpApi(ShopSearchContract)
+  .addHttpApi(ShopDetailContract)
+  .addHttpApi(ShopFavoritesContract)
+  .addHttpApi(ShopPresetsContract)
+  .addHttpApi(TranscriptsContract)
+  .addHttpApi(SessionContract)
+  .addHttpApi(AdminContract)
+  .addHttpApi(IngestContract)
 {}

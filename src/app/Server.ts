@@ -26,7 +26,6 @@ import { AdIntelApi } from "./Api.js"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.js"
 import { CreditsLive } from "../access/credits/Http.js"
 import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "../kernel/Errors.js"
-import { ImageFeatures } from "../platform/media/ImageFeatures.js"
 import { RemoteMedia } from "../platform/media/RemoteMedia.js"
 import { describeIssue } from "../kernel/Issues.js"
 import { Gateway } from "../access/gateway/Gateway.js"
@@ -53,9 +52,8 @@ import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
-import { SystemRepo } from "../system/SystemRepo.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
-import { PipelineLive } from "../transcripts/engines/Engines.js"
+import { PipelineLive } from "../transcripts/Engines.js"
 import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
 import type { MediaFetcher } from "../transcripts/engines/media/MediaFetcher.js"
 import type { ScriptWriter } from "../transcripts/engines/script/ScriptWriter.js"
@@ -141,28 +139,33 @@ export const accessLog = HttpMiddleware.make((app) =>
   })
 )
 
-/** Every service behind the routes; each needs only the database and `AppConfig`. */
+/**
+ * Every service the routes and the background fibers use. Each brings what it uses through its
+ * own `dependencies`, so this is a list, not an order; whatever a handler needs and this list
+ * lacks leaves `layer()` with an unmet requirement, which does not compile.
+ */
 export const ServicesLive = Layer.mergeAll(
   Gateway.Default,
   Accounts.Default,
-  SystemRepo.Default,
-  Ingest.Default,
   Readiness.Default,
+  Ingest.Default,
   Sessions.Default,
   AdSearch.Default,
+  AdSimilarity.layerConfig,
   StoreAds.Default,
-  ShopFavorites.Default,
-  ShopPresets.Default,
+  SearchQuota.Default,
+  ShopCountry.Default,
+  ShopExplore.Default,
   ShopSearch.Default,
   ShopDetail.Default,
-  ShopRollups.Default
-).pipe(
-  // The short-video shop's detail pages run explore searches; explore takes daily searches.
-  Layer.provideMerge(ShopExplore.Default),
-  Layer.provideMerge(Layer.mergeAll(SearchQuota.Default, ShopCountry.Default)),
-  // Beyond the database, the ad search needs a similarity engine and image fetching/hashing.
-  Layer.provideMerge(Layer.mergeAll(AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default))
+  ShopFavorites.Default,
+  ShopPresets.Default,
+  ShopRollups.Default,
+  RemoteMedia.Default
 )
+
+/** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
+export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig | Transcripts | SignedIn
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
@@ -238,12 +241,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<
-    HttpApi.Api,
-    never,
-    Gateway | SearchQuota | Accounts | SystemRepo | Ingest | Readiness | Sessions | AdSearch | StoreAds | ShopFavorites | ShopPresets | AdSimilarity
-    | ShopCountry | ShopExplore | ShopSearch | ShopDetail | AppConfig | Transcripts | SignedIn
-  >
+  readonly api?: Layer.Layer<HttpApi.Api, never, RouteServices>
   /**
    * The transcript pipeline's layers (media, audio, speech, script): the configured engines
    * unless a test swaps them.

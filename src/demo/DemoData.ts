@@ -1,5 +1,5 @@
 import { Chunk, Clock, Effect, Stream } from "effect"
-import { SimilarityRepo } from "../ads/library/SimilarityRepo.js"
+import { CreativeHasher } from "../ads/library/CreativeHasher.js"
 import { ShopRollups } from "../shop/search/ShopRollups.js"
 import { Ingest, type IngestReport } from "../ingest/Ingest.js"
 import { type EntityName, entityNames } from "../ingest/Records.js"
@@ -30,7 +30,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
   effect: Effect.gen(function*() {
     const ingest = yield* Ingest
     const repo = yield* DemoRepo
-    const creatives = yield* SimilarityRepo
+    const creatives = yield* CreativeHasher
     const rollups = yield* ShopRollups
     return {
       loaded: repo.loaded,
@@ -63,7 +63,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
               }
             }),
             Stream.grouped(2_000),
-            Stream.runForEach((batch) => creatives.saveHashes(Chunk.toReadonlyArray(batch), now))
+            Stream.runForEach((batch) => creatives.record(Chunk.toReadonlyArray(batch), now))
           )
           // Explore's standard periods, summed ahead once the series are in.
           if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
@@ -74,5 +74,5 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
         })
     }
   }),
-  dependencies: [DemoRepo.Default, SimilarityRepo.Default, ShopRollups.Default]
+  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default]
 }) {}

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { AdminAuth } from "../access/accounts/Api.js"
 import { Choice } from "../kernel/Params.js"
 import { entityNames } from "./Records.js"
+import { contractPart } from "../kernel/Contract.js"
 
 export const EntityPath = Schema.Struct({ entity: Choice(...entityNames) })
 
@@ -40,3 +41,6 @@ export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin")
   .annotateEndpoints(OpenApi.Transform, adminSecurity)
   .annotateContext(OpenApi.annotations({ title: "admin: data", description: "Import crawled data; enabled by ADMIN_TOKEN" }))
 {}
+
+/** The import routes' part of the contract (kernel/Contract.ts). */
+export class IngestContract extends contractPart().add(CatalogAdminApi) {}

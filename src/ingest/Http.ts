@@ -1,5 +1,5 @@
 import { Effect, JSONSchema, type Schema, Stream } from "effect"
-import { AdIntelApi } from "../app/Api.js"
+import { IngestContract } from "./Api.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { PayloadTooLarge } from "../kernel/Errors.js"
 import { Ingest } from "./Ingest.js"
@@ -12,7 +12,7 @@ export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
   return { ...JSONSchema.make(schema) }
 }
 
-export const CatalogAdminLive = Routes.group(AdIntelApi, "catalogAdmin", (handlers) =>
+export const CatalogAdminLive = Routes.group(IngestContract, "catalogAdmin", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
     const { maxImportBytes } = yield* AppConfig

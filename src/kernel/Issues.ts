@@ -71,7 +71,7 @@ export interface DecodedInput {
 /**
  * The text rule (kernel/Text.ts) over everything a route decoded, before its handler runs:
  * 400 naming the first field that breaks it. Applied by the route builder to every route
- * (gateway/Http.ts `group`), so no route carries a copy.
+ * (access/gateway/Http.ts `group`), so no route carries a copy.
  */
 export const storableInput = (input: DecodedInput): Effect.Effect<void, InvalidRequest> => {
   for (const part of [input.path, input.urlParams, input.payload]) {

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { envelope } from "../kernel/Envelope.js"
+import { contractPart } from "../kernel/Contract.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
@@ -31,3 +32,6 @@ export class SystemApi extends HttpApiGroup.make("system")
       .annotate(OpenApi.Summary, "Readiness: the database answers and start-up loads are complete")
   )
 {}
+
+/** The system's part of the contract (kernel/Contract.ts): its handlers are built against it. */
+export class SystemContract extends contractPart().add(SystemApi) {}

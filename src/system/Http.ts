@@ -1,15 +1,13 @@
 import { Effect, Option } from "effect"
 import { AdSimilarity } from "../ads/library/AdSimilarity.js"
-import { AdIntelApi } from "../app/Api.js"
+import { SystemContract } from "./Api.js"
 import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
-import { SystemRepo } from "./SystemRepo.js"
 import * as Routes from "../access/gateway/Http.js"
 
-export const SystemLive = Routes.group(AdIntelApi, "system", (handlers) =>
+export const SystemLive = Routes.group(SystemContract, "system", (handlers) =>
   Effect.gen(function*() {
-    const repo = yield* SystemRepo
     const readiness = yield* Readiness
     const similarity = yield* AdSimilarity
     const { engines } = yield* Transcripts
@@ -22,7 +20,7 @@ export const SystemLive = Routes.group(AdIntelApi, "system", (handlers) =>
             const { percent, task } = loading.value
             return yield* Effect.fail(new NotReady({ error: `${task} (${percent}%)`, progress: percent }))
           }
-          if (!(yield* repo.ping)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
+          if (!(yield* readiness.database)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
           return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines } }
         }))
   }))

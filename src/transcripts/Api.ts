@@ -6,6 +6,8 @@ import { Words } from "../kernel/QueryParams.js"
 import { strictStruct } from "../kernel/QueryParams.js"
 import { shopPrefix } from "../shop/account/Api.js"
 import { ProductionLevel, productionLevels, ScriptAnalysis, Segment, WrittenScript } from "./engines/Pipeline.js"
+import { contractPart } from "../kernel/Contract.js"
+import { legacy } from "../access/session/Legacy.js"
 
 /**
  * Transcripts and similar scripts of short-video shop videos and of ads (issue 6; spec:
@@ -195,3 +197,10 @@ export class AdTranscriptsApi extends metered(
     )
     .annotate(OpenApi.Title, "Ad transcripts and scripts")
 ) {}
+
+/** Transcripts' part of the contract (kernel/Contract.ts): videos (also under the legacy prefix, S4) and ads. */
+export class TranscriptsContract extends contractPart()
+  .add(VideoTranscriptsApi)
+  .add(legacy(VideoTranscriptsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(AdTranscriptsApi)
+{}

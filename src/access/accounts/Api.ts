@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { CreditBalance, PlanName, UnauthorizedBody } from "../gateway/Api.js"
 import { IdPath, IntRange } from "../../kernel/Params.js"
+import { contractPart } from "../../kernel/Contract.js"
 
 /**
  * The operator's admin API: enabled only when `ADMIN_TOKEN` is set, authenticated by
@@ -118,3 +119,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
   .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: [{ AdminToken: [] }] }))
   .annotateContext(OpenApi.annotations({ title: "admin", description: "Operator API, enabled by ADMIN_TOKEN" }))
 {}
+
+/** The admin API's part of the contract (kernel/Contract.ts). */
+export class AdminContract extends contractPart().add(AdminApi) {}

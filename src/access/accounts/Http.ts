@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AdIntelApi } from "../../app/Api.js"
+import { AdminContract } from "./Api.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { NotFound } from "../../kernel/Errors.js"
 import { Unauthorized } from "../gateway/Api.js"
@@ -28,7 +28,7 @@ export const AdminAuthLive = Layer.effect(
   })
 )
 
-export const AdminLive = Routes.group(AdIntelApi, "admin", (handlers) =>
+export const AdminLive = Routes.group(AdminContract, "admin", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers

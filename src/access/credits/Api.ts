@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreditBalance, metered } from "../gateway/Api.js"
+import { contractPart } from "../../kernel/Contract.js"
 
 /** spec: Resources, "Response of `GET /api/v1/credits`". */
 export const CreditsResponse = Schema.Struct({
@@ -15,3 +16,6 @@ export class CreditsApi extends metered(
       .annotate(OpenApi.Summary, "Credit balance, after this call's own charge (1 credit)")
   )
 ) {}
+
+/** The credits' part of the contract (kernel/Contract.ts). */
+export class CreditsContract extends contractPart().add(CreditsApi) {}

@@ -10,7 +10,7 @@ import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../../kernel/Errors.js"
 import { storableInput } from "../../kernel/Issues.js"
-import { isMirrorOf } from "../Mirror.js"
+import { isMirrorOf } from "../../kernel/Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
@@ -101,7 +101,7 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
 
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
-/** Every handler behind the text rule on its decoded input (Issues.ts), then `settle`. */
+/** Every handler behind the text rule on its decoded input (kernel/Issues.ts), then `settle`. */
 const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
   Object.assign(Object.create(Object.getPrototypeOf(handlers)), {
     group: handlers.group,
@@ -111,7 +111,7 @@ const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
     }))
   })
 
-/** The mirrors (Mirror.ts) of group `Name` that the API holds. */
+/** The mirrors (kernel/Mirror.ts) of group `Name` that the API holds. */
 type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = Extract<
   HttpApiGroup.HttpApiGroup.Name<Groups>,
   `${Name}@${string}`

@@ -5,6 +5,7 @@ import { envelope } from "../../kernel/Envelope.js"
 import { Caller, CreditBalance, PlanName, PlanRequiredBody, UnauthorizedBody } from "../gateway/Api.js"
 import { Day } from "../../kernel/Fields.js"
 import { param } from "../../kernel/QueryParams.js"
+import { contractPart } from "../../kernel/Contract.js"
 
 /**
  * The browser-session side (spec: Session helpers, Route kinds; INTERPRETATIONS S1, S2, S4):
@@ -156,3 +157,6 @@ export class SessionApi extends HttpApiGroup.make("session")
   )
   .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: [{ SessionCookie: [] }] }))
 {}
+
+/** The browser side's part of the contract (kernel/Contract.ts). */
+export class SessionContract extends contractPart().add(SessionApi) {}

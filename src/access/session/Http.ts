@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { AdIntelApi } from "../../app/Api.js"
+import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
@@ -94,7 +94,7 @@ export const SessionAuthLive = Layer.effect(
   })
 )
 
-export const SessionLive = Routes.group(AdIntelApi, "session", (handlers) =>
+export const SessionLive = Routes.group(SessionContract, "session", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig

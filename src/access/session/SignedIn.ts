@@ -27,5 +27,6 @@ export class SignedIn extends Effect.Service<SignedIn>()("adintel/SignedIn", {
         ? Effect.succeed(true)
         : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(sessionOf(sessions, request), Option.exists((session) => session.accountId === caller.accountId)))
-  }))
+  })),
+  dependencies: [Sessions.Default]
 }) {}

@@ -189,5 +189,5 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
     }
   }),
   // AdSimilarity, RemoteMedia and ImageFeatures are chosen by the composition root (and by tests).
-  dependencies: [AdSearchRepo.Default, SimilarityRepo.Default, ScrollToken.Default]
+  dependencies: [AdSearchRepo.Default, SimilarityRepo.Default, ScrollToken.Default, AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default]
 }) {}

@@ -4,6 +4,9 @@ import { metered } from "../../access/gateway/Api.js"
 import { IdPath } from "../../kernel/Params.js"
 import { ExternalId, Url } from "../../kernel/Fields.js"
 import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams, Words } from "./Filters.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
+import { alias } from "../../kernel/Mirror.js"
 
 /**
  * The ad libraries (spec: Programmatic routes; INTERPRETATIONS P1): one search over the four
@@ -143,3 +146,16 @@ export class MagicAiApi extends metered(
       .annotate(OpenApi.Summary, "Similar ads: like an ad, a copy or an image; same filters and paging as the searches")
   )
 ) {}
+
+/** The ad searches' part of the contract (kernel/Contract.ts), with the S3 alias. */
+export class AdLibraryContract extends contractPart()
+  .add(AdLibraryApi)
+  .add(alias(AdLibraryApi, { from: "/api/v1/adlibrary", to: "/api/adlibrary" }))
+  .add(AdsApi)
+{}
+
+/** Similar ads' part of the contract, with the legacy session path (S4). */
+export class MagicAiContract extends contractPart()
+  .add(MagicAiApi)
+  .add(legacy(MagicAiApi, { from: "/api/v1/magic-ai", to: "/api/magic-ai" }))
+{}

@@ -1,7 +1,7 @@
 import { Clock, Effect } from "effect"
 import { ImageFeatures, toSigned64 } from "../../platform/media/ImageFeatures.js"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
-import { SimilarityRepo } from "./SimilarityRepo.js"
+import { type CreativeOf, SimilarityRepo } from "./SimilarityRepo.js"
 
 export interface HashOptions {
   /** Creatives to process at most in this run. */
@@ -35,6 +35,9 @@ export class CreativeHasher extends Effect.Service<CreativeHasher>()("adintel/Cr
     const media = yield* RemoteMedia
     const images = yield* ImageFeatures
     return {
+      /** Stores hashes computed elsewhere, as hashing would (the demo draws its creatives rather than fetch them). */
+      record: (creatives: ReadonlyArray<CreativeOf>, at: Date) => repo.saveHashes(creatives, at),
+
       hashPending: ({ concurrency, limit, onProgress = () => Effect.void, retryFailed }: HashOptions) =>
         Effect.gen(function*() {
           let report: HashReport = { hashed: 0, failed: 0 }
@@ -69,5 +72,5 @@ export class CreativeHasher extends Effect.Service<CreativeHasher>()("adintel/Cr
         })
     }
   }),
-  dependencies: [SimilarityRepo.Default]
+  dependencies: [SimilarityRepo.Default, RemoteMedia.Default, ImageFeatures.Default]
 }) {}

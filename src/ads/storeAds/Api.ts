@@ -5,6 +5,7 @@ import { CountryCode, Day, Domain, ExternalId } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
 import { Choice } from "../../kernel/Params.js"
 import { param } from "../../kernel/QueryParams.js"
+import { contractPart } from "../../kernel/Contract.js"
 
 /**
  * A hosted store's search-engine creatives (issue 4; spec: Programmatic routes,
@@ -192,3 +193,6 @@ export class StoreAdsApi extends metered(
         .annotate(OpenApi.Description, `A creative of another store is a 404. ${storeNote}`)
     )
 ) {}
+
+/** Store search ads' part of the contract (kernel/Contract.ts). */
+export class StoreAdsContract extends contractPart().add(StoreAdsApi) {}

@@ -3,6 +3,8 @@ import { Schema } from "effect"
 import { envelope, fixed } from "../../kernel/Envelope.js"
 import { CountryCode } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /** Every short-video shop path starts here (spec: Endpoints, "Short-video shop API"). */
 export const shopPrefix = "/api/v1/clipapp-shop"
@@ -90,3 +92,9 @@ export class ShopApi extends metered(
       )
   )
 ) {}
+
+/** The shop account's part of the contract (kernel/Contract.ts), also under the browser session's legacy prefix (S4). */
+export class ShopAccountContract extends contractPart()
+  .add(ShopApi)
+  .add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+{}

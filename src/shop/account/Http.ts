@@ -1,11 +1,11 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { AdIntelApi } from "../../app/Api.js"
+import { ShopAccountContract } from "./Api.js"
 import { Caller } from "../../access/gateway/Api.js"
 import * as Metered from "../../access/gateway/Http.js"
 import { pathOf } from "../../access/gateway/Http.js"
 import { UnknownShopEndpoint, unknownPathNames } from "./Api.js"
-import { handleAll } from "../Handlers.js"
+import { handleAll } from "../../kernel/Handlers.js"
 import { SearchQuota } from "./SearchQuota.js"
 import { ShopCountry } from "./ShopCountry.js"
 
@@ -13,7 +13,7 @@ import { ShopCountry } from "./ShopCountry.js"
 const unknownPath = () => ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
   Effect.fail(UnknownShopEndpoint.of(request.method, pathOf(request.url)))
 
-export const ShopLive = Metered.group(AdIntelApi, "shop", (handlers) =>
+export const ShopLive = Metered.group(ShopAccountContract, "shop", (handlers) =>
   Effect.gen(function*() {
     const quota = yield* SearchQuota
     const countries = yield* ShopCountry

@@ -3,7 +3,7 @@ import { CountryCode, ExternalId } from "../../kernel/Fields.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
 import { type Param, param } from "../../kernel/QueryParams.js"
-import type { AnyParam } from "../RouteParams.js"
+import type { AnyParam } from "../../kernel/RouteParams.js"
 
 /**
  * The short-video shop's explorable entities, each declared once (issue 5, "One engine, not

@@ -6,8 +6,10 @@ import { Choice, PathId } from "../../kernel/Params.js"
 import { List, param } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
 import { exploreParams, type ExploreParamsOf, keysOf, type ShopEntity, ShopRecordId } from "../catalog/Entities.js"
-import { fieldsOf, queryOf, withoutParams } from "../RouteParams.js"
+import { fieldsOf, queryOf, withoutParams } from "../../kernel/RouteParams.js"
 import { entityViews, explorePage, PeriodMetrics } from "../catalog/Views.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /**
  * The detail pages of a shop, a creator and a product (issue 5, "Detail routes ... share one
@@ -74,7 +76,7 @@ export const details = {
     series: [],
     lists: { products: { entity: "products", link: "shop_id", summary: "The shop's products" } }
   },
-  // Categories: the ranking lists are POST like the others; summary and history are GETs (categories/Api.ts).
+  // Categories: the ranking lists are POST like the others; summary and history are GETs (`categories/...` paths).
   categories: {
     entity: "categories",
     page: false,
@@ -482,3 +484,15 @@ export const seriesRoutes = <P extends DetailPath>(paths: ReadonlyArray<P>) => {
   // One route per series of the paths, named as `EndpointName` spells them.
   return { names: routes.map((route) => route.name as SeriesName<P>), route: (name: string) => routes.find((route) => route.name === name)! }
 }
+
+/**
+ * The detail pages' part of the contract (kernel/Contract.ts), also under the browser session's
+ * legacy prefix (S4); the product page also at its own legacy path.
+ */
+export class ShopDetailContract extends contractPart()
+  .add(ShopDetailApi)
+  .add(legacy(ShopDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(ShopProductDetailApi)
+  .add(legacy(ShopProductDetailApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+  .add(legacy(ShopProductDetailApi, { from: `${shopPrefix}/product-detail`, to: "/api/product-detail" }, "product-detail"))
+{}

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { AdIntelApi } from "../../app/Api.js"
+import { ShopDetailContract } from "./Api.js"
 import { Caller, type CallerInfo } from "../../access/gateway/Api.js"
 import * as Metered from "../../access/gateway/Http.js"
 import type { ExploreParams, ShopEntity } from "../catalog/Entities.js"
-import { handleAll } from "../Handlers.js"
+import { handleAll } from "../../kernel/Handlers.js"
 import { type DetailPath, details, type DetailSelection, endpointName, listRoutes, type PagePath, seriesRoutes } from "./Api.js"
 import type { VisitType } from "./DetailRepo.js"
 import { ShopDetail } from "./ShopDetail.js"
@@ -56,7 +56,7 @@ const familiesOf = (detail: ShopDetail) => ({
   }
 })
 
-export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers) =>
+export const ShopDetailLive = Metered.group(ShopDetailContract, "shopDetail", (handlers) =>
   Effect.map(ShopDetail, (detail) => {
     const family = familiesOf(detail)
     const paths = ["shop-detail", "creator-detail", "shops", "categories"] as const
@@ -101,7 +101,7 @@ export const ShopDetailLive = Metered.group(AdIntelApi, "shopDetail", (handlers)
         withCaller((caller) => detail.visitEvents(entityOfVisit[urlParams.type], caller, urlParams)))
   }))
 
-export const ShopProductDetailLive = Metered.group(AdIntelApi, "shopProductDetail", (handlers) =>
+export const ShopProductDetailLive = Metered.group(ShopDetailContract, "shopProductDetail", (handlers) =>
   Effect.map(ShopDetail, (detail) => {
     const family = familiesOf(detail)
     const paths = ["product-detail"] as const

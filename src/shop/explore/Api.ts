@@ -4,8 +4,10 @@ import { metered } from "../../access/gateway/Api.js"
 import { strictStruct } from "../../kernel/QueryParams.js"
 import { DailyQuotaBody, shopPrefix } from "../account/Api.js"
 import { exploreParams, type ShopEntity } from "../catalog/Entities.js"
-import { fieldsOf, queryOf } from "../RouteParams.js"
+import { fieldsOf, queryOf } from "../../kernel/RouteParams.js"
 import { CountAnswer, explorePage } from "../catalog/Views.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /**
  * Explore and count of the short-video shop's categories, shops, creators, videos and products
@@ -70,3 +72,9 @@ export class ShopExploreApi extends metered(
     HttpApiGroup.make("shopExplore")
   )
 ) {}
+
+/** Explore's part of the contract (kernel/Contract.ts), also under the browser session's legacy prefix (S4). */
+export class ShopExploreContract extends contractPart()
+  .add(ShopExploreApi)
+  .add(legacy(ShopExploreApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+{}

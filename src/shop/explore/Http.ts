@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { AdIntelApi } from "../../app/Api.js"
+import { ShopExploreContract } from "./Api.js"
 import { Caller } from "../../access/gateway/Api.js"
 import * as Metered from "../../access/gateway/Http.js"
 import { type ExploreParams, shopEntities, type ShopEntity } from "../catalog/Entities.js"
-import { handleAll } from "../Handlers.js"
+import { handleAll } from "../../kernel/Handlers.js"
 import { ShopExplore } from "./ShopExplore.js"
 
 /** What a GET or POST form of a route carries: the query string, and the body (P3). */
@@ -18,7 +18,7 @@ const countNames = counts.map(([name]) => name)
 const entityOfCount = new Map<string, ShopEntity>(counts)
 
 /** Every entity's endpoints, handled by the one engine: its explore pages by entity (their answers differ), every count alike. */
-export const ShopExploreLive = Metered.group(AdIntelApi, "shopExplore", (handlers) =>
+export const ShopExploreLive = Metered.group(ShopExploreContract, "shopExplore", (handlers) =>
   Effect.map(ShopExplore, (explore) => {
     /** An entity's explore pages, GET and POST: the names, and their handler. */
     const pages = <E extends ShopEntity>(entity: E) =>

@@ -6,6 +6,8 @@ import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /**
  * The account's short-video shop favorites (issue 5; spec: Short-video shop API, Favorites;
@@ -135,3 +137,9 @@ export class ShopFavoritesApi extends metered(
         )
     )
 ) {}
+
+/** Favorites' part of the contract (kernel/Contract.ts), also under the browser session's legacy prefix (S4). */
+export class ShopFavoritesContract extends contractPart()
+  .add(ShopFavoritesApi)
+  .add(legacy(ShopFavoritesApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+{}

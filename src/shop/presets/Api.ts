@@ -7,7 +7,9 @@ import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
 import { exploreParams, shopEntities, type ShopEntity } from "../catalog/Entities.js"
-import { fieldsOf, withoutParams } from "../RouteParams.js"
+import { fieldsOf, withoutParams } from "../../kernel/RouteParams.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /**
  * The account's saved explore filters of the short-video shop (issue 5, "Per-account records";
@@ -154,3 +156,9 @@ export class ShopPresetsApi extends metered(
         .annotate(OpenApi.Description, "An unknown id is a 404 `Preset not found`.")
     )
 ) {}
+
+/** Filter presets' part of the contract (kernel/Contract.ts), also under the browser session's legacy prefix (S4). */
+export class ShopPresetsContract extends contractPart()
+  .add(ShopPresetsApi)
+  .add(legacy(ShopPresetsApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+{}

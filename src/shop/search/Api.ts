@@ -7,8 +7,10 @@ import { Choice } from "../../kernel/Params.js"
 import { param } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
 import { ShopRecordId } from "../catalog/Entities.js"
-import { queryOf } from "../RouteParams.js"
+import { queryOf } from "../../kernel/RouteParams.js"
 import { entityViews } from "../catalog/Views.js"
+import { contractPart } from "../../kernel/Contract.js"
+import { legacy } from "../../access/session/Legacy.js"
 
 /**
  * Trending products, product search and autocomplete of the short-video shop (spec:
@@ -141,3 +143,9 @@ export class ShopSearchApi extends metered(
         )
     )
 ) {}
+
+/** Trending, search and suggestions' part of the contract (kernel/Contract.ts), also under the browser session's legacy prefix (S4). */
+export class ShopSearchContract extends contractPart()
+  .add(ShopSearchApi)
+  .add(legacy(ShopSearchApi, { from: shopPrefix, to: "/api/clipapp-shop" }))
+{}

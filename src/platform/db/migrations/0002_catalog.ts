@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * The research data every route family reads (record shapes: src/catalog/records/, docs/DATA.md).
+ * The research data every route family reads (record shapes: src/ads/records/, src/shop/records/, docs/DATA.md).
  * Each record table has the natural key it is upserted by, a `content_hash` so that re-sending
  * an unchanged record writes nothing, and provenance (`fetched_at`, `source`, `method`).
  * Indexes follow the query shapes of the routes to come: ad filters, full-text ranking,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Short-video shop autocomplete (src/shopSearch/). Each type's strings in a region, holding
+ * Short-video shop autocomplete (src/shop/search/). Each type's strings in a region, holding
  * what suggestions read (index-only scans):
  * - most popular first (ties by id, byte order): a common prefix is completed from the first
  *   rows of this order;

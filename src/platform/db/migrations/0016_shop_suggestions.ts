@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Short-video shop autocomplete, summed ahead (src/shopSearch/). `shop_suggestions`: each
+ * Short-video shop autocomplete, summed ahead (src/shop/search/). `shop_suggestions`: each
  * type's distinct strings of a region (case ignored), each as its most popular record, with that
  * popularity: about a tenth of the catalog's rows, since titles repeat across shops.
  * `shop_suggestion_words`: the same strings once per later place a word may start (after a space

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { paramFields, strictStruct } from "../kernel/QueryParams.js"
+import { paramFields, strictStruct } from "./QueryParams.js"
 
 /**
  * The short-video shop's query strings and bodies, built from records of parameters

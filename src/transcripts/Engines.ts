@@ -1,14 +1,14 @@
 import { OpenAiLanguageModel } from "@effect/ai-openai"
 import { Config, Duration, Effect, Layer, Option } from "effect"
-import { openAiCompatible } from "../../platform/OpenAiCompatible.js"
-import { AudioExtractor } from "./audio/AudioExtractor.js"
-import * as ChatCompletions from "./script/ChatCompletions.js"
-import { MediaFetcher } from "./media/MediaFetcher.js"
-import * as OpenAiTranscriber from "./speech/OpenAiTranscriber.js"
-import { TranscriptionFailed } from "./Pipeline.js"
-import * as Pocketsphinx from "./speech/Pocketsphinx.js"
-import { ScriptWriter } from "./script/ScriptWriter.js"
-import { Transcriber } from "./speech/Transcriber.js"
+import { openAiCompatible } from "../platform/OpenAiCompatible.js"
+import { AudioExtractor } from "./engines/audio/AudioExtractor.js"
+import * as ChatCompletions from "./engines/script/ChatCompletions.js"
+import { MediaFetcher } from "./engines/media/MediaFetcher.js"
+import * as OpenAiTranscriber from "./engines/speech/OpenAiTranscriber.js"
+import { TranscriptionFailed } from "./engines/Pipeline.js"
+import * as Pocketsphinx from "./engines/speech/Pocketsphinx.js"
+import { ScriptWriter } from "./engines/script/ScriptWriter.js"
+import { Transcriber } from "./engines/speech/Transcriber.js"
 
 /**
  * The transcript pipeline's engines as configuration chooses them (README, "Transcripts and

@@ -1,0 +1,24 @@
+import { HttpApi } from "@effect/platform"
+import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody, PayloadTooLargeBody } from "./Errors.js"
+
+/**
+ * The service's API id. Every product's part of the contract carries it, so handlers built
+ * against a part serve the whole (`HttpApiBuilder.group` registers routes by group, and the
+ * whole is the parts' groups).
+ */
+export const apiId = "adintel"
+
+/**
+ * A part of the contract: no groups yet, the service's id and the failures any route may answer
+ * (400 bad input, G10/G11; 404; 413; 500). Each capability's `Api.ts` declares its groups (and
+ * their second paths) on one, e.g. `ShopExploreContract`, and its `Http.ts` builds the handlers
+ * against it; `app/Api.ts` composes the parts into `AdIntelApi`. A capability so never imports
+ * the whole contract, which imports every capability: dependencies point one way.
+ */
+// (`as Id`: a default value cannot be typed by the type parameter it defaults.)
+export const contractPart = <const Id extends string = typeof apiId>(id: Id = apiId as Id) =>
+  HttpApi.make(id)
+    .addError(InvalidRequestBody)
+    .addError(NotFoundBody)
+    .addError(PayloadTooLargeBody)
+    .addError(InternalServerErrorBody)
