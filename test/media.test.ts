@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, watch } from "node:fs"
 import { readdir, readFile } from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -177,6 +177,24 @@ const loopbackAllowed = { allow: ["127.0.0.1"] }
 
 const leftIn = (dir: string) => Effect.promise(() => readdir(dir))
 
+/** Resumes once `dir` holds a file: told by the file system (`fs.watch`), not found by polling. */
+const fileAppearsIn = (dir: string) =>
+  Effect.async<void>((resume) => {
+    const watcher = watch(dir)
+    let seen = false
+    const check = () =>
+      void readdir(dir).then((names) => {
+        if (names.length > 0 && !seen) {
+          seen = true
+          watcher.close()
+          resume(Effect.void)
+        }
+      })
+    watcher.on("change", check)
+    check()
+    return Effect.sync(() => watcher.close())
+  })
+
 describe("remote media (SSRF-safe fetching)", () => {
   it.scopedLive("a loopback server is refused by default and reached only when allowed", () =>
     Effect.gen(function*() {
@@ -296,7 +314,7 @@ describe("remote media (SSRF-safe fetching)", () => {
 
       // Interrupted while the body is still arriving.
       const fiber = yield* Effect.fork(Effect.scoped(media.download(`${base}/endless`)))
-      yield* Effect.sleep(Duration.millis(100))
+      yield* fileAppearsIn(dir)
       expect(yield* leftIn(dir)).toHaveLength(1)
       yield* Fiber.interrupt(fiber)
       expect(yield* leftIn(dir)).toEqual([])

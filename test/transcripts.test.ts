@@ -1,12 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { readFile } from "node:fs/promises"
-import { Effect, Layer, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Queue, Stream, TestClock } from "effect"
 import { AudioExtractor } from "../src/transcripts/engines/audio/AudioExtractor.js"
 import { MediaFetcher } from "../src/transcripts/engines/media/MediaFetcher.js"
 import { AudioUnavailable, type ScriptBrief, type WrittenScript } from "../src/transcripts/engines/Pipeline.js"
 import { ScriptWriter } from "../src/transcripts/engines/script/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/engines/speech/Transcriber.js"
+import { Transcripts } from "../src/transcripts/Transcripts.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
 import { balanceOf, call } from "./support/TestServer.js"
 import { get, MediaOrigin, mediaOrigin, parsed, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
@@ -39,7 +40,10 @@ const FakeAudio = Layer.succeed(AudioExtractor, AudioExtractor.of({
         : Effect.succeed({ path: mediaPath, seconds: 12 }))
 }))
 
-/** Each sentence a segment of 2 s; "slow" media takes 400 ms (real time) to transcribe. */
+/** Transcriptions of "slow" media that have started, each held until the test releases it. */
+const slow = Effect.runSync(Queue.unbounded<Deferred.Deferred<void>>())
+
+/** Each sentence a segment of 2 s; "slow" media is held until the test lets it finish. */
 const FakeSpeech = Layer.succeed(Transcriber, Transcriber.of({
   engine: "fake speech",
   transcribe: (wavPath) =>
@@ -48,7 +52,9 @@ const FakeSpeech = Layer.succeed(Transcriber, Transcriber.of({
       let text = yield* Effect.promise(() => readFile(wavPath, "utf8"))
       if (text.startsWith("slow ")) {
         text = text.slice(5)
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 400)))
+        const release = yield* Deferred.make<void>()
+        yield* Queue.offer(slow, release)
+        yield* Deferred.await(release)
       }
       const sentences = text.match(/[^.?!]+[.?!]/g) ?? []
       return { text, segments: sentences.map((s, i) => ({ start: i * 2, end: i * 2 + 2, text: s.trim() })) }
@@ -250,10 +256,16 @@ describe("transcripts and similar scripts", () => {
         const user = yield* signedInAccount({ script_generation_limit: 10 })
         const video_id = uniqueId("video")
         const before = { transcribed: seen.transcribed, fetched: hits.filter((h) => h === "/slow.mp4").length }
-        const answers = yield* Effect.all(
+        const calls = yield* Effect.fork(Effect.all(
           Array.from({ length: 3 }, () => post(`${v1}/transcript/generate`, user.both, { video_id, video_url: `${base}/slow.mp4` })),
           { concurrency: "unbounded" }
-        )
+        ))
+        // One transcribes (held); the two others wait, for a turn or for the record.
+        const release = yield* Queue.take(slow)
+        const transcripts = yield* Transcripts
+        yield* Stream.runDrain(Stream.take(Stream.filter(transcripts.waiting, (n) => n === 2), 1))
+        yield* Deferred.succeed(release, undefined)
+        const answers = yield* Fiber.join(calls)
         expect(answers.map((a) => a.json.source).sort()).toEqual(["cached", "cached", "generated"])
         expect(answers.map((a) => a.json.transcript)).toEqual([spoken, spoken, spoken])
         expect(seen.transcribed - before.transcribed).toBe(1)

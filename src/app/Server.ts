@@ -263,7 +263,8 @@ const EnginesLog = Layer.effectDiscard(
 export const layer = (options: LayerOptions = {}) =>
   Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
-    Layer.provide(Layer.mergeAll(
+    // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
+    Layer.provideMerge(Layer.mergeAll(
       Transcripts.Default.pipe(Layer.provide(options.pipeline ?? PipelineLive)),
       SignedIn.Default
     )),

@@ -88,6 +88,20 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         )
       })
 
+    /**
+     * Runs `work` holding its record (`repo.exclusively`): another generation of the same record
+     * waits, and is counted in `waiting` until its turn comes.
+     */
+    const forRecord = <A, E, R>(subject: Subject, id: string, work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.gen(function*() {
+        const started = yield* Ref.make(false)
+        const begin = Effect.zipRight(Ref.set(started, true), SubscriptionRef.update(waiting, (n) => n - 1))
+        yield* SubscriptionRef.update(waiting, (n) => n + 1)
+        return yield* repo.exclusively(subject, id, Effect.zipRight(begin, work)).pipe(
+          Effect.ensuring(Effect.flatMap(Ref.get(started), (begun) => begun ? Effect.void : SubscriptionRef.update(waiting, (n) => n - 1)))
+        )
+      })
+
     /** spec: rule 3, gates (c) and (d): a plan below Basic, then the month's generations used up. */
     const mayGenerate = (caller: CallerInfo) =>
       planNames.indexOf(caller.plan) < basicRank
@@ -124,7 +138,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       /** What `/ready` and the start-up log name. */
       engines: { audio: extractor.engine, transcription: transcriber.engine, scripts: writer.engine },
 
-      /** How many generations wait for a turn, now and at every change. */
+      /** How many generations wait, for a turn or for another generation of their record: now and at every change. */
       waiting: waiting.changes,
 
       /** spec: "Reads an existing transcript only; does not consume the script-generation quota." */
@@ -147,7 +161,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
           const cached = yield* cachedAnswer(subject, request.id)
           if (Option.isSome(cached)) return cached.value
           yield* mayGenerate(caller)
-          return yield* inTurn(repo.exclusively(subject, request.id, Effect.gen(function*() {
+          return yield* inTurn(forRecord(subject, request.id, Effect.gen(function*() {
             // The first of two concurrent generations may have just finished.
             const meanwhile = yield* cachedAnswer(subject, request.id)
             if (Option.isSome(meanwhile)) return meanwhile.value
@@ -182,7 +196,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
               Effect.zipRight(Effect.logWarning(`Script generation failed: ${reason}`), Effect.fail(ScriptRefusal.scriptFailed())))
           )
           const similar = yield* repo.similar(subject, id, brief.transcript, maxSimilarScripts)
-          return yield* repo.exclusively(subject, id, Effect.gen(function*() {
+          return yield* forRecord(subject, id, Effect.gen(function*() {
             const at = yield* now
             const remaining = yield* repo.takeScriptGeneration(caller.accountId, at)
             if (Option.isNone(remaining)) return yield* Effect.fail(ScriptRefusal.quotaExhausted())
