@@ -18,7 +18,8 @@ import { TranscriptsContract } from "../transcripts/Api.js"
 
 /**
  * HttpApi documents its own decode error on every 400; this service answers G11's envelope
- * instead (app/Server.ts), so the document keeps only that.
+ * instead (app/Server.ts), so the document keeps only that. (`any`: `OpenApi.Transform` types
+ * the document as `Record<string, any>`.)
  */
 const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
   const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"

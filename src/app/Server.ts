@@ -200,6 +200,7 @@ export interface ServeOptions {
  */
 export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeOptions = {}) =>
   HttpApiBuilder.serve((app) => {
+    // (`any`: each middleware widens the app's error and context types; HttpApiBuilder.serve takes the result.)
     let served: HttpApp.Default<any, any> = app
     if (options.accessLog !== false) served = accessLog(served)
     for (const middleware of options.middleware ?? []) served = middleware(served)

@@ -8,6 +8,7 @@ import * as Routes from "../access/gateway/Http.js"
 
 /** The JSON Schema of an entity's records, generated from its Effect Schema. */
 export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
+  // (`any`: JSONSchema.make takes any schema; the records' types differ per entity.)
   const schema: Schema.Schema<any, any> = records[entity].schema
   return { ...JSONSchema.make(schema) }
 }

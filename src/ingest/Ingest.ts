@@ -143,6 +143,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       items: Stream.Stream<Parsed, E, R>,
       onProgress: (progress: IngestProgress) => Effect.Effect<void> = () => Effect.void
     ): Effect.Effect<IngestReport, E, R> => {
+      // (`any`: the entity's record type depends on `name`; each entity's schema and writer agree on it.)
       const entity: Entity<any> = entities[name]
       const lanes = entity.lanes ?? defaultLanes
       const decode = Schema.decodeUnknownEither(entity.schema, { errors: "first", onExcessProperty: "ignore" })

@@ -29,6 +29,7 @@ export const envelope = <
       const rest = Struct.omit(encoded as Record<string, unknown>, "_tag")
       return bare ? rest : { success: false, ...rest }
     }
+    // (`as any`: the transformation's own type has the class on both sides; the wire side is the struct above.)
   }).annotations(HttpApiSchema.annotations({ status })) as any
 }
 

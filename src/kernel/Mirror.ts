@@ -23,6 +23,7 @@ export const moved = <Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
   annotate: (endpoint: Endpoints) => Endpoints = (endpoint) => endpoint
 ): Record.ReadonlyRecord<string, Endpoints> =>
   Record.map(endpoints, (endpoint) => {
+    // (`as unknown as`: `HttpApiEndpoint.Any` hides `path`, which every endpoint has.)
     const { path } = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
     if (path !== from && !path.startsWith(`${from}/`)) {
       throw new Error(`Mirror: endpoint ${endpoint.name} (${path}) is not under ${from}`)

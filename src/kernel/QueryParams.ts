@@ -6,7 +6,8 @@ import { IntRange } from "./Params.js"
  * Parameters that a route takes in a query string, a JSON body or both (INTERPRETATIONS P3),
  * declared once: each has its decoded type and the two encodings that carry it, and the
  * OpenAPI document shows the decoded type and range. Searches of every family (ads, the
- * short-video shop) declare their filters with these.
+ * short-video shop) declare their filters with these. (`any` below: the encoded side differs per
+ * parameter and `Schema` is invariant in it; only the decoded type is a parameter's contract.)
  */
 export interface Param<A> {
   /** In a query string: everything is text; lists as `a,b` or the parameter repeated. */
@@ -25,6 +26,7 @@ export const documented = <A, I>(schema: Schema.Schema<A, I>, jsonSchema: Record
   schema.annotations({ jsonSchema })
 
 const jsonSchemaOf = (schema: Schema.Schema.Any) => {
+  // (`as unknown as`: JSONSchema.make's result type is a closed union of JSON Schema shapes.)
   const { $defs: _defs, $schema: _schema, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
   return rest
 }

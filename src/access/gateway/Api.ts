@@ -136,7 +136,10 @@ export const metered = <
     .middleware(Metered)
     .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: keySecurity }))
 
-/** Registers the key schemes once for the whole document (used by the API's own annotation). */
+/**
+ * Registers the key schemes once for the whole document (used by the API's own annotation).
+ * (`any`: `OpenApi.Transform` types the document as `Record<string, any>`.)
+ */
 export const withKeySchemes = (spec: Record<string, any>): Record<string, any> => ({
   ...spec,
   components: { ...spec.components, securitySchemes: { ...spec.components?.securitySchemes, ...keySchemes } }

@@ -99,6 +99,7 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
         )
     }))
 
+/** Handlers of any group: `settleAll` wraps each handler alike (`any`: HttpApiBuilder's handler types are per endpoint). */
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
 /** Every handler behind the text rule on its decoded input (kernel/Issues.ts), then `settle`. */
@@ -156,6 +157,7 @@ export const group = <
         const built: unknown = build(handlers)
         const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
         return settleAll(resolved, gateway)
+        // (`as any`: the mirrors are groups of their own names; the signature above states what they serve.)
       }) as any)
   )
   return Layer.mergeAll(first!, ...mirrors) as any

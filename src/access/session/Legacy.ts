@@ -23,6 +23,7 @@ export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.Http
   move: Move,
   label?: string
 ): HttpApiGroup.HttpApiGroup<string, Endpoints, SessionAuthFailure> {
+  // (`as any`: `HttpApiEndpoint.Any` does not expose `annotate`, every endpoint has it.)
   const endpoints = moved(group.endpoints, move, (endpoint) =>
     (endpoint as any).annotate(OpenApi.Transform, (operation: { readonly [key: string]: unknown }) => ({ ...operation, security: sessionSecurity })))
   const base = HttpApiGroup.make(mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)).annotate(
