@@ -10,7 +10,8 @@ import { account, type Answer, sameOrigin, signIn, TestServer, testServer } from
  * (NUL and unpaired surrogates, year 0000, huge, negative and non-decimal numbers, non-object,
  * deeply nested and truncated bodies). No answer may be a 5xx, and every 400/413 is the
  * one-line envelope. The operations come from the contract's own OpenAPI document, so a route
- * added later is covered without touching this file.
+ * added later is covered without touching this file. A mirror (the same family at a legacy or
+ * alias path) shares its twin's decoding: it gets one parameter probe and every bad body.
  */
 
 type JsonSchema = {
@@ -160,7 +161,15 @@ const encode = (text: string) => {
 const encodeQuery = (params: Record<string, unknown>) =>
   Object.entries(params).map(([name, value]) => `${name}=${encode(Array.isArray(value) ? value.join(",") : String(value))}`)
 
-const probesOf = (operation: Operation): ReadonlyArray<Probe> => {
+/** What an operation takes: a mirror (legacy session path, alias) takes what its twin takes. */
+const signatureOf = (operation: Operation) =>
+  JSON.stringify([
+    operation.method,
+    operation.parameters.map((p) => [p.in, p.name, kindOf(p.schema)]),
+    Option.map(operation.body, ({ contentType, schema }) => [contentType, Object.keys(schema.properties ?? {})])
+  ])
+
+const probesOf = (operation: Operation, twinSeen: boolean): ReadonlyArray<Probe> => {
   const required = operation.parameters.filter((p) => p.required === true)
   const baseQuery = Object.fromEntries(required.filter((p) => p.in === "query").map((p) => [p.name, plausible(p.schema)]))
   const basePath = Object.fromEntries(operation.parameters.filter((p) => p.in === "path").map((p) => [p.name, String(plausible(p.schema))]))
@@ -178,7 +187,8 @@ const probesOf = (operation: Operation): ReadonlyArray<Probe> => {
     body: Option.flatMap(baseBody, bodyOf)
   }
   const probes: Array<Probe> = []
-  for (const parameter of operation.parameters) {
+  // A twin's parameters were probed already; its mirror gets one of them, and the whole bodies.
+  for (const parameter of twinSeen ? operation.parameters.slice(0, 1) : operation.parameters) {
     if (parameter.in !== "query" && parameter.in !== "path") continue
     for (const bad of pick(badByKind[kindOf(parameter.schema)] ?? badText, seedOf(operation.path + parameter.name))) {
       const what = `${parameter.in} ${parameter.name}=${bad.slice(0, 40)}`
@@ -190,7 +200,7 @@ const probesOf = (operation: Operation): ReadonlyArray<Probe> => {
     }
   }
   for (const body of Option.toArray(operation.body)) {
-    const fields = Object.keys(body.schema.properties ?? {})
+    const fields = twinSeen ? [] : Object.keys(body.schema.properties ?? {})
     for (const field of fields) {
       for (const bad of pick(badJson, seedOf(operation.path + field))) {
         const value = { ...Option.getOrElse(baseBody, () => ({})), [field]: bad }
@@ -239,7 +249,13 @@ describe("contract-driven fuzzing (issue 16)", () => {
           if (schemes.has("SessionCookie")) return { cookie: session.cookie, origin }
           return { origin }
         }
-        const probes = operations.flatMap(probesOf)
+        const seen = new Set<string>()
+        const probes = operations.flatMap((operation) => {
+          const signature = signatureOf(operation)
+          const twinSeen = seen.has(signature)
+          seen.add(signature)
+          return probesOf(operation, twinSeen)
+        })
         const problems: Array<string> = []
         const statuses = new Map<number, number>()
         const started = performance.now()
