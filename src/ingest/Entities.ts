@@ -31,6 +31,7 @@ export interface Written {
 }
 
 export interface Entity<A> {
+  // (`any`: `Schema` is invariant in its encoded side, and each record has its own wire form.)
   readonly schema: Schema.Schema<A, any>
   /** Two lines with the same key are one record: the later line wins. */
   readonly key: (record: A) => string
@@ -220,4 +221,5 @@ export const entities = {
         return { errors }
       })
   } satisfies Entity<ShopMetrics>
+  // (`any`: each entry is an `Entity` of its own record type; the table only checks that it is one.)
 } satisfies Record<EntityName, Entity<any>>

@@ -20,6 +20,7 @@ export const records = {
   "shop-products": { schema: ShopProduct, description: "Short-video shop products; load after their shops and categories" },
   "shop-videos": { schema: ShopVideo, description: "Short videos with the products they feature; load after creators and products" },
   "shop-metrics": { schema: ShopMetrics, description: "Daily metric series of categories, shops, creators, products and videos" }
+  // (`any`: each entry has its own record type; the table only checks that it holds a schema.)
 } satisfies Record<string, { readonly schema: Schema.Schema<any, any>; readonly description: string }>
 
 export type EntityName = keyof typeof records

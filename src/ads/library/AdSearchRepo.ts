@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Option } from "effect"
-import type { AdDetail, AdView } from "./Api.js"
+import { Effect, Option, Schema } from "effect"
+import { type AdDetail, AdLanderRef, AdStoreRef, type AdView } from "./Api.js"
+import { decodeRows } from "../../platform/db/Rows.js"
 import type { AdFilters, EngagementMetric, Library, Sort } from "./Filters.js"
 import { engagementMetrics } from "./Filters.js"
 
@@ -44,12 +45,70 @@ export const viewColumns = `
   a.search,
   to_char(a.fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as fetched_at, a.source`
 
-type Row = Record<string, any>
+const Text = Schema.NullOr(Schema.String)
+const Num = Schema.NullOr(Schema.Number)
+
+/** A row of `viewColumns`, decoded: bigints and dates arrive as text, float8 as numbers, arrays and jsonb parsed. */
+export const AdRow = Schema.Struct({
+  row_id: Schema.String,
+  external_id: Schema.String,
+  library: Schema.String,
+  status: Schema.String,
+  format: Schema.String,
+  advertiser_external_id: Schema.String,
+  advertiser_name: Schema.String,
+  advertiser_domain: Text,
+  advertiser_verified: Schema.Boolean,
+  advertiser_followers: Num,
+  advertiser_country: Text,
+  first_seen: Schema.String,
+  last_seen: Schema.String,
+  start_date: Text,
+  end_date: Text,
+  days_running: Schema.Number,
+  headline: Text,
+  body: Text,
+  description: Text,
+  cta_text: Text,
+  cta_type: Text,
+  landing_url: Text,
+  landing_final_url: Text,
+  landing_domain: Text,
+  media: Schema.Array(Schema.Unknown),
+  publisher_platforms: Schema.Array(Schema.String),
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  impressions_lower: Num,
+  impressions_upper: Num,
+  spend_lower: Num,
+  spend_upper: Num,
+  spend_currency: Text,
+  reach_lower: Num,
+  reach_upper: Num,
+  likes: Num,
+  comments: Num,
+  shares: Num,
+  views: Num,
+  niche: Text,
+  hook: Text,
+  angle: Text,
+  persona: Text,
+  variant_group: Text,
+  lander_external_id: Text,
+  store_external_id: Text,
+  search: Schema.NullOr(Schema.Unknown),
+  fetched_at: Schema.String,
+  source: Schema.String
+})
+export type AdRow = typeof AdRow.Type
+
+/** Decodes rows of `viewColumns` plus the statement's own columns (`extra`). */
+export const decodeAdRows = <F extends Schema.Struct.Fields>(extra: F) => decodeRows(Schema.Struct({ ...AdRow.fields, ...extra }))
 
 const range = (lower: number | null, upper: number | null, currency?: string | null) =>
   lower === null ? null : { lower, upper, ...(currency ? { currency } : {}) }
 
-export const toView = (r: Row): AdView => ({
+export const toView = (r: AdRow): AdView => ({
   id: r.external_id,
   library: r.library,
   status: r.status,
@@ -90,6 +149,13 @@ export const toView = (r: Row): AdView => ({
   search: r.search,
   fetched_at: r.fetched_at,
   source: r.source
+})
+
+const decodeRanked = decodeAdRows({ sort_value: Schema.NullOr(Schema.String) })
+const decodeDetail = decodeAdRows({
+  variants: Schema.Array(Schema.String),
+  lander: Schema.NullOr(AdLanderRef),
+  store: Schema.NullOr(AdStoreRef)
 })
 
 export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSearchRepo", {
@@ -161,20 +227,21 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
               ? sql`(${order.value}, a.id) < (${value}::${order.type}, ${id}::bigint)`
               : sql`(${order.value}, a.id) > (${value}::${order.type}, ${id}::bigint)`
         })
-        return sql<Row>`
+        return sql`
           select ${sql.literal(viewColumns)}, (${order.value})::text as sort_value
             from ads a join advertisers adv on adv.id = a.advertiser_id
            where ${where(plan.libraries, plan.filters)} and ${after}
            order by ${order.value} ${direction}, a.id ${direction}
            limit ${plan.take}`.pipe(
-          Effect.map((rows) => rows.map((r) => ({ ad: toView(r), after: [r.sort_value, r.row_id] as const }))),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(decodeRanked),
+          Effect.map((rows) => rows.map((r) => ({ ad: toView(r), after: [r.sort_value, r.row_id] as const })))
         )
       },
 
       /** One ad of a library by its id, with its variants, lander and store. */
       find: (library: Library, externalId: string): Effect.Effect<Option.Option<AdDetail["data"]>> =>
-        sql<Row>`
+        sql`
           select ${sql.literal(viewColumns)},
                  coalesce((select array_agg(v.external_id order by v.first_seen desc, v.id desc) from (
                     select o.id, o.external_id, o.first_seen from ads o
@@ -186,10 +253,11 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
                     from stores s where s.id = a.store_id) as store
             from ads a join advertisers adv on adv.id = a.advertiser_id
            where a.library = ${library} and a.external_id = ${externalId}`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeDetail),
           Effect.map((rows) =>
             Option.map(Option.fromNullable(rows[0]), (r) => ({ ...toView(r), variants: r.variants, lander: r.lander, store: r.store }))
-          ),
-          Effect.orDie
+          )
         ),
 
       where

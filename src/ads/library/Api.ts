@@ -74,13 +74,18 @@ const page = <A, I>(item: Schema.Schema<A, I>) =>
 export const AdPage = page(AdView)
 export type AdPage = typeof AdPage.Type
 
+/** The lander an ad links to, as one ad's answer shows it. */
+export const AdLanderRef = Schema.Struct({ id: Schema.String, url: Schema.String, domain: Schema.String, title: Schema.NullOr(Schema.String), page_type: Schema.String })
+/** The store an ad sells for, as one ad's answer shows it. */
+export const AdStoreRef = Schema.Struct({ id: Schema.String, domain: Schema.String, name: Schema.NullOr(Schema.String), platform: Schema.NullOr(Schema.String) })
+
 /** One ad with what surrounds it. */
 export const AdDetail = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.extend(AdView, Schema.Struct({
     variants: Schema.Array(Schema.String).annotations({ description: "Ids of the other ads of its variant group, newest first (at most 100)" }),
-    lander: Schema.NullOr(Schema.Struct({ id: Schema.String, url: Schema.String, domain: Schema.String, title: Schema.NullOr(Schema.String), page_type: Schema.String })),
-    store: Schema.NullOr(Schema.Struct({ id: Schema.String, domain: Schema.String, name: Schema.NullOr(Schema.String), platform: Schema.NullOr(Schema.String) }))
+    lander: Schema.NullOr(AdLanderRef),
+    store: Schema.NullOr(AdStoreRef)
   }))
 })
 export type AdDetail = typeof AdDetail.Type

@@ -112,6 +112,7 @@ const sortsOf = (library: Library | "any") => (library === "search" ? sorts.filt
 
 /** The fields of one library's filters in one encoding. */
 const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
+  // (`any`: the filters decode to different types; a field is built from whichever one `name` is.)
   const all: Record<string, Param<any>> = { ...commonFilters, ...engagementFilters }
   const fields: Record<string, Schema.PropertySignature.Any | Schema.Schema.Any> = {}
   for (const name of filterNames(library)) fields[name] = Schema.optional(all[name]![encoding])

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { AdView } from "./Api.js"
-import { type After, AdSearchRepo, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
+import { type After, AdSearchRepo, decodeAdRows, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
 import type { AdFilters, Library } from "./Filters.js"
 
 /** 64-bit perceptual hashes of a creative, as stored (signed bigint). */
@@ -80,7 +80,7 @@ export const maxTextCandidates = 300
  */
 export const maxImageDistance = 24
 
-type Row = Record<string, any>
+const decodeScored = decodeAdRows({ score: Schema.Number })
 
 export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/SimilarityRepo", {
   effect: Effect.gen(function*() {
@@ -202,7 +202,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           onSome: ([value, id]) => sql`(score, id) < (${value}::float8, ${id}::bigint)`
         })
         // Scores for the candidates only; the full view for the page only.
-        return sql<Row>`
+        return sql`
           with given as (select * from unnest(${given.map((g) => g.id)}::bigint[], ${given.map((g) => g.score)}::float8[]) as g(id, score)),
           candidates as ((${texts}) union (${imageCandidates}) union (select id from given)),
           scored as (
@@ -218,13 +218,14 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           select ${sql.literal(viewColumns)}, p.score
             from page p join ads a on a.id = p.id join advertisers adv on adv.id = a.advertiser_id
            order by p.score desc, p.id desc`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeScored),
           Effect.map((rows) =>
             rows.map((r): SimilarRow => ({
               ad: { ...toView(r), similarity: Math.round(r.score * 10_000) / 10_000 },
               after: [String(r.score), r.row_id] as const
             }))
-          ),
-          Effect.orDie
+          )
         )
       },
 

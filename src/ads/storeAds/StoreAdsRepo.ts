@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { AdView } from "../library/Api.js"
-import { toView, viewColumns } from "../library/AdSearchRepo.js"
-import type { StoreAdOverview, StoreAdvertiser, StoreCreative } from "./Api.js"
+import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
+import { decodeRows } from "../../platform/db/Rows.js"
+import { StoreAdOverview, StoreAdvertiser, StoreCreative } from "./Api.js"
 
 /** How a request names its store. */
 export interface StoreKey {
@@ -22,9 +23,16 @@ export interface StoreAdFilters {
   readonly first_seen_to?: string | undefined
 }
 
-export type Overview = Omit<StoreAdOverview, "success">
+const OverviewRow = StoreAdOverview.pipe(Schema.omit("success"))
+export type Overview = typeof OverviewRow.Type
 
-type Row = Record<string, any>
+const decodeAds = decodeAdRows({})
+const decodeStore = decodeRows(Schema.Struct({ id: Schema.String }))
+const decodeTotal = decodeRows(Schema.Struct({ total: Schema.Int }))
+const decodeCount = decodeRows(Schema.Struct({ total: Schema.Int, active: Schema.Int }))
+const decodeCreative = decodeRows(StoreCreative)
+const decodeOverview = decodeRows(OverviewRow)
+const decodeAdvertisers = decodeRows(StoreAdvertiser)
 
 /** An instant as every ad view shows it. */
 const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
@@ -52,53 +60,58 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
       return sql.and(clauses.filter((clause): clause is Fragment => clause !== null))
     }
 
-    const one = <A>(rows: ReadonlyArray<Row>, f: (row: Row) => A) => Option.map(Option.fromNullable(rows[0]), f)
+    const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
 
     return {
       /** The store a request names; several stores may share a domain: the first imported wins. */
       store: (key: StoreKey): Effect.Effect<Option.Option<StoreRow>> =>
         (key.by === "store_id"
-          ? sql<Row>`select id::text as id from stores where external_id = ${key.value}`
-          : sql<Row>`select id::text as id from stores where domain = ${key.value} order by id limit 1`).pipe(
-          Effect.map((rows) => one(rows, (r) => r.id as StoreRow)),
-          Effect.orDie
+          ? sql`select id::text as id from stores where external_id = ${key.value}`
+          : sql`select id::text as id from stores where domain = ${key.value} order by id limit 1`).pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeStore),
+          Effect.map((rows) => Option.map(first(rows), (r): StoreRow => r.id))
         ),
 
       /** One P2 page, newest first (ties by id), and how many match in all. */
       page: (store: StoreRow, filters: StoreAdFilters, window: { readonly limit: number; readonly offset: number }) =>
         Effect.all({
-          ads: sql<Row>`
+          ads: sql`
             select ${sql.literal(viewColumns)}
               from ads a join advertisers adv on adv.id = a.advertiser_id
              where ${where(store, filters)}
              order by a.first_seen desc, a.id desc
-             limit ${window.limit} offset ${window.offset}`.pipe(Effect.map((rows) => rows.map(toView))),
-          total: sql<Row>`select count(*)::int as total from ads a where ${where(store, filters)}`.pipe(
-            Effect.map((rows) => rows[0]!.total as number)
+             limit ${window.limit} offset ${window.offset}`.pipe(Effect.orDie, Effect.flatMap(decodeAds), Effect.map((rows) => rows.map(toView))),
+          total: sql`select count(*)::int as total from ads a where ${where(store, filters)}`.pipe(
+            Effect.orDie,
+            Effect.flatMap(decodeTotal),
+            Effect.map((rows) => rows[0]?.total ?? 0)
           )
-        }).pipe(Effect.orDie),
+        }),
 
       count: (store: StoreRow, filters: StoreAdFilters): Effect.Effect<{ readonly total: number; readonly active: number }> =>
-        sql<Row>`
+        sql`
           select count(*)::int as total, (count(*) filter (where a.status = 'active'))::int as active
             from ads a where ${where(store, filters)}`.pipe(
-          Effect.map((rows) => ({ total: rows[0]!.total, active: rows[0]!.active })),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(decodeCount),
+          Effect.map((rows) => rows[0] ?? { total: 0, active: 0 })
         ),
 
       /** One creative of the store, as the ad searches show it. */
       find: (store: StoreRow, externalId: string): Effect.Effect<Option.Option<AdView>> =>
-        sql<Row>`
+        sql`
           select ${sql.literal(viewColumns)}
             from ads a join advertisers adv on adv.id = a.advertiser_id
            where ${where(store)} and a.external_id = ${externalId}`.pipe(
-          Effect.map((rows) => one(rows, toView)),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(decodeAds),
+          Effect.map((rows) => Option.map(first(rows), toView))
         ),
 
       /** One creative of the store with its regions, straight from its `search` record. */
       creative: (store: StoreRow, externalId: string): Effect.Effect<Option.Option<StoreCreative>> =>
-        sql<Row>`
+        sql`
           select a.external_id as id, a.headline, a.description,
                  a.search->>'display_url' as display_url,
                  (a.search->>'advertiser_verified')::boolean as advertiser_verified,
@@ -108,20 +121,9 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
                  coalesce(a.search->'regions', '[]'::jsonb) as regions
             from ads a
            where ${where(store)} and a.external_id = ${externalId}`.pipe(
-          Effect.map((rows) =>
-            one(rows, (r): StoreCreative => ({
-              id: r.id,
-              headline: r.headline,
-              description: r.description,
-              display_url: r.display_url,
-              advertiser_verified: r.advertiser_verified,
-              first_shown: r.first_shown,
-              last_shown: r.last_shown,
-              days_running: r.days_running,
-              regions: r.regions
-            }))
-          ),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(decodeCreative),
+          Effect.map(first)
         ),
 
       /**
@@ -129,7 +131,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
        * shown span [first_seen, last_seen] meets the week (Monday 00:00 UTC to the next Monday).
        */
       overview: (store: StoreRow, maxWeeks: number): Effect.Effect<Overview> =>
-        sql<Row>`
+        sql`
           with c as (
             select a.id, a.status, a.format, a.first_seen, a.last_seen, a.search from ads a where ${where(store)}
           ), span as (
@@ -170,21 +172,15 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
                    group by w.week
                 ) t
             ), '[]') as active_over_time`.pipe(
-          Effect.map(([r]): Overview => ({
-            total: r!.total,
-            active: r!.active,
-            first_shown: r!.first_shown,
-            last_shown: r!.last_shown,
-            by_format: r!.by_format,
-            by_region: r!.by_region,
-            active_over_time: r!.active_over_time
-          })),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(decodeOverview),
+          // An aggregate without group by answers exactly one row.
+          Effect.map((rows) => rows[0]!)
         ),
 
       /** The advertisers of the store's creatives with their totals, most creatives first. */
       advertisers: (store: StoreRow, limit: number): Effect.Effect<ReadonlyArray<StoreAdvertiser>> =>
-        sql<Row>`
+        sql`
           with c as (
             select a.id, a.advertiser_id, a.status, a.first_seen, a.last_seen, a.search from ads a where ${where(store)}
           ), totals as (
@@ -205,22 +201,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
             join advertisers adv on adv.id = t.advertiser_id
             left join shown s on s.advertiser_id = t.advertiser_id
            order by t.creatives desc, adv.external_id, adv.id
-           limit ${limit}`.pipe(
-          Effect.map((rows) =>
-            rows.map((r): StoreAdvertiser => ({
-              id: r.id,
-              name: r.name,
-              domain: r.domain,
-              verified: r.verified,
-              creatives: r.creatives,
-              active: r.active,
-              first_shown: r.first_shown,
-              last_shown: r.last_shown,
-              regions: r.regions
-            }))
-          ),
-          Effect.orDie
-        )
+           limit ${limit}`.pipe(Effect.orDie, Effect.flatMap(decodeAdvertisers))
     }
   })
 }) {}

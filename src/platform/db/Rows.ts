@@ -1,0 +1,11 @@
+import { Effect, Schema } from "effect"
+
+/**
+ * Rows read through their schema. A row that does not decode is a defect: the statement and
+ * its schema disagree, which is never the client's error (the metered layer answers 500 and
+ * refunds).
+ */
+export const decodeRows = <A, I, R>(schema: Schema.Schema<A, I, R>) => {
+  const decode = Schema.decodeUnknown(Schema.Array(schema))
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, never, R> => Effect.orDie(decode(rows))
+}
