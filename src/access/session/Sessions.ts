@@ -5,6 +5,7 @@ import { Accounts, accountView } from "../accounts/Accounts.js"
 import * as Password from "../accounts/Password.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { InvalidRequest } from "../../kernel/Errors.js"
+import { addDays, dayMillis, dayOf, startOf } from "../../kernel/UtcDay.js"
 import { type CallerInfo, PlanRequired } from "../gateway/Api.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "../gateway/Meters.js"
 import { type LogsQuery, type LogsResponse, maxLogOffset, type UsageResponse } from "./Api.js"
@@ -40,17 +41,14 @@ export interface KeyPageData {
   readonly notice: Option.Option<string>
 }
 
-const day = 86_400_000
 const sessionDigest = (token: string) => createHash("sha256").update(token).digest()
-const utcDay = (at: Date) => at.toISOString().slice(0, 10)
-const startOfUtcDay = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
 
 /** Every day from `first` to `last`, with the counts found (zero days included). */
 const everyDay = (first: Date, last: Date, found: ReadonlyArray<DayCount>): Array<DayCount> => {
   const byDay = new Map(found.map((d) => [d.day, d]))
   const days: Array<DayCount> = []
-  for (let at = startOfUtcDay(first).getTime(); at <= last.getTime(); at += day) {
-    const name = utcDay(new Date(at))
+  for (let at = startOf(dayOf(first.getTime())); at <= last.getTime(); at += dayMillis) {
+    const name = dayOf(at)
     days.push(byDay.get(name) ?? { day: name, calls: 0, refunded: 0 })
   }
   return days
@@ -143,7 +141,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
         Effect.gen(function*() {
           const at = yield* now
           const row = yield* account(accountId, at)
-          const since = new Date(startOfUtcDay(at).getTime() - 29 * day)
+          const since = new Date(startOf(addDays(dayOf(at.getTime()), -29)))
           const usage = yield* repo.usage(accountId, since)
           return {
             email: row.email,
@@ -204,8 +202,8 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
             route: Option.map(Option.fromNullable(query.route), (route) =>
               route.endsWith("*") ? { prefix: route.slice(0, -1) } : { exact: route }),
             status: Option.fromNullable(query.status),
-            from: Option.map(Option.fromNullable(query.from), (d) => new Date(`${d}T00:00:00Z`)),
-            until: Option.map(Option.fromNullable(query.to), (d) => new Date(Date.parse(`${d}T00:00:00Z`) + day)),
+            from: Option.map(Option.fromNullable(query.from), (d) => new Date(startOf(d))),
+            until: Option.map(Option.fromNullable(query.to), (d) => new Date(startOf(addDays(d, 1)))),
             limit: pageSize,
             offset
           }

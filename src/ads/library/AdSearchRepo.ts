@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type AdDetail, AdLanderRef, AdStoreRef, type AdView } from "./Api.js"
+import { dayBounds } from "../../platform/db/DaySql.js"
 import { decodeRows } from "../../platform/db/Rows.js"
 import type { AdFilters, EngagementMetric, Library, Sort } from "./Filters.js"
 import { engagementMetrics } from "./Filters.js"
@@ -162,8 +163,7 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const utcDay = (day: string, plusOne = false) =>
-      plusOne ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    const { endOf, startOf } = dayBounds(sql)
     const metricRange = (metric: EngagementMetric, min: number | undefined, max: number | undefined) => [
       min === undefined ? null : sql`a.${sql(metric)} >= ${min}`,
       max === undefined ? null : sql`a.${sql(metric)} <= ${max}`
@@ -185,10 +185,10 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
         f.platform === undefined ? null : sql`a.publisher_platforms && ${f.platform}::text[]`,
         f.niche === undefined ? null : sql`a.niche = any(${f.niche}::text[])`,
         f.cta === undefined ? null : sql`a.cta_type = any(${f.cta}::text[])`,
-        f.first_seen_from === undefined ? null : sql`a.first_seen >= ${utcDay(f.first_seen_from)}`,
-        f.first_seen_to === undefined ? null : sql`a.first_seen < ${utcDay(f.first_seen_to, true)}`,
-        f.last_seen_from === undefined ? null : sql`a.last_seen >= ${utcDay(f.last_seen_from)}`,
-        f.last_seen_to === undefined ? null : sql`a.last_seen < ${utcDay(f.last_seen_to, true)}`,
+        f.first_seen_from === undefined ? null : sql`a.first_seen >= ${startOf(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? null : sql`a.first_seen < ${endOf(f.first_seen_to)}`,
+        f.last_seen_from === undefined ? null : sql`a.last_seen >= ${startOf(f.last_seen_from)}`,
+        f.last_seen_to === undefined ? null : sql`a.last_seen < ${endOf(f.last_seen_to)}`,
         f.min_days_running === undefined ? null : sql`a.days_running >= ${f.min_days_running}`,
         f.max_days_running === undefined ? null : sql`a.days_running <= ${f.max_days_running}`,
         ...metricRange("likes", f.min_likes, f.max_likes),

@@ -3,6 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { AdView } from "../library/Api.js"
 import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
+import { dayBounds } from "../../platform/db/DaySql.js"
 import { decodeRows } from "../../platform/db/Rows.js"
 import { StoreAdOverview, StoreAdvertiser, StoreCreative } from "./Api.js"
 
@@ -42,8 +43,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const utcDay = (day: string, plusOne = false) =>
-      plusOne ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    const { endOf, startOf } = dayBounds(sql)
 
     /** The store's search creatives, `a`, within the filters; every value parameterised. */
     const where = (store: StoreRow, f: StoreAdFilters = {}): Fragment => {
@@ -54,8 +54,8 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
         f.region === undefined
           ? null
           : sql`a.search->'regions' @> jsonb_build_array(jsonb_build_object('region', ${f.region}::text))`,
-        f.first_seen_from === undefined ? null : sql`a.first_seen >= ${utcDay(f.first_seen_from)}`,
-        f.first_seen_to === undefined ? null : sql`a.first_seen < ${utcDay(f.first_seen_to, true)}`
+        f.first_seen_from === undefined ? null : sql`a.first_seen >= ${startOf(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? null : sql`a.first_seen < ${endOf(f.first_seen_to)}`
       ]
       return sql.and(clauses.filter((clause): clause is Fragment => clause !== null))
     }

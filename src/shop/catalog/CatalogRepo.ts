@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
@@ -159,6 +160,7 @@ const categorySubtree = (sql: SqlClient.SqlClient, region: string, externalId: s
 export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/CatalogRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const days = dayBounds(sql)
 
     /** Each period metric of the entity as an aggregate over daily rows `d`. */
     const aggregates = (spec: EntitySpec) =>
@@ -240,8 +242,8 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
           }
           case "days": {
             const [from, to] = [p[`${name}_from`], p[`${name}_to`]] as Array<string | undefined>
-            if (from !== undefined) clauses.push(sql`${column(c.column)} >= (${from}::date::timestamp at time zone 'UTC')`)
-            if (to !== undefined) clauses.push(sql`${column(c.column)} < ((${to}::date + 1)::timestamp at time zone 'UTC')`)
+            if (from !== undefined) clauses.push(sql`${column(c.column)} >= ${days.startOf(from)}`)
+            if (to !== undefined) clauses.push(sql`${column(c.column)} < ${days.endOf(to)}`)
             break
           }
           default: {

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { dayBounds } from "../../platform/db/DaySql.js"
 import { Effect, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
 import type { ShopRecordId } from "../catalog/Entities.js"
@@ -30,15 +31,14 @@ const ConversionTotals = Schema.Struct({ views: Schema.Number, units: Schema.Num
 export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const utc = (day: string, next = false) =>
-      next ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    const { endOf, startOf } = dayBounds(sql)
     /** The videos showing a shop's products, published within the period. */
     const shopVideos = ({ from, id, region, to }: Span) => sql`
       select distinct v.id, v.creator_id, v.is_ad from shop_videos v
         join shop_video_products vp on vp.video_id = v.id
         join shop_products p on p.id = vp.product_id
        where p.shop_id = (select id from shop_shops where region = ${region} and external_id = ${id})
-         and v.published_at >= ${utc(from)} and v.published_at < ${utc(to, true)}`
+         and v.published_at >= ${startOf(from)} and v.published_at < ${endOf(to)}`
 
     const visits = SqlSchema.findAll({
       Request: VisitSpan,
