@@ -8,7 +8,7 @@ import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { queryOf } from "../../kernel/RouteParams.js"
 import { libraries } from "../library/Filters.js"
-import { brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
+import { type BrandTabs, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
 
 /**
  * The brand insight tabs' routes (issue 19; INTERPRETATIONS W2, S4, S5), generated from the
@@ -40,15 +40,20 @@ export type TabQuery = typeof TabQuery.Type
 export const BrandRef = Schema.Struct({ id: Schema.String, name: Schema.String })
 export const Period = Schema.Struct({ date_from: Schema.String, date_to: Schema.String })
 
+/** A tab's `data` schema, typed as that tab's (a property read through a type parameter is typed as any tab's). */
+const dataSchema = <T extends TabName>(tab: T): BrandTabs[T]["data"] => brandTabs[tab].data
+
 /** spec: INTERPRETATIONS W2: `{ success, brand, period, data }`, `data` as the tab declares it. */
 export const tabAnswer = <T extends TabName>(tab: T) =>
-  Schema.Struct({ success: Schema.Literal(true), brand: BrandRef, period: Period, data: brandTabs[tab].data })
-export interface TabAnswer<T extends TabName> {
-  readonly success: true
-  readonly brand: typeof BrandRef.Type
-  readonly period: typeof Period.Type
-  readonly data: TabData<T>
-}
+  Schema.Struct({ success: Schema.Literal(true), brand: BrandRef, period: Period, data: dataSchema(tab) })
+/** A tab's answer; for a union of tabs, the union of their answers (what a family's handler may answer). */
+export type TabAnswer<T extends TabName> = T extends TabName ? {
+    readonly success: true
+    readonly brand: typeof BrandRef.Type
+    readonly period: typeof Period.Type
+    readonly data: TabData<T>
+  }
+  : never
 
 export const TabList = Schema.Struct({
   success: Schema.Literal(true),

@@ -100,7 +100,8 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
             countries: query.country
           }
           const data = yield* answers[tab](scope)
-          return { success: true as const, brand: { id: brand.id, name: brand.name }, period, data }
+          // (`as`: TypeScript does not resolve the distributive `TabAnswer<T>` for a type parameter; this is tab `T`'s.)
+          return { success: true, brand: { id: brand.id, name: brand.name }, period, data } as TabAnswer<T>
         })
     }
   }),

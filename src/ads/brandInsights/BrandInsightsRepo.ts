@@ -103,7 +103,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                a.countries, a.languages, a.publisher_platforms, a.media,
                a.impressions_lower, a.impressions_upper, a.reach_lower, a.reach_upper, a.spend_lower, a.spend_upper, a.spend_currency,
                a.likes, a.comments, a.shares, a.views, a.engagement, a.niche, a.hook, a.angle, a.persona, a.variant_group,
-               concat_ws(E'\\n', a.body, a.headline, a.description) as copy
+               nullif(concat_ws(E'\\n', a.body, a.headline, a.description), '') as copy
           from ads a
          where ${sql.and(clauses)})`
     }
