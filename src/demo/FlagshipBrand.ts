@@ -37,6 +37,16 @@ const bucket = (value: number) => {
   return i === -1 ? { lower: steps[steps.length - 1]!, upper: null } : { lower: steps[i - 1] ?? 0, upper: steps[i]! - 1 }
 }
 
+/** An ad's status and dates from when it was first and last seen. */
+const sighted = (firstSeen: number, lastSeen: number, active: boolean) => ({
+  status: active ? "active" : "inactive",
+  first_seen: isoTime(firstSeen),
+  last_seen: isoTime(lastSeen),
+  start_date: isoDay(firstSeen),
+  end_date: active ? null : isoDay(lastSeen),
+  days_running: Math.max(0, Math.round((lastSeen - firstSeen) / DAY))
+})
+
 export interface FlagshipOptions {
   readonly seed: number
   readonly now: number
@@ -113,12 +123,7 @@ export const flagshipBrand = ({ fetchedAt, now, scale, seed }: FlagshipOptions) 
       library,
       external_id: `${library}-flagship-${i}`,
       advertiser_external_id: `${library}-flagship`,
-      status: active ? "active" : "inactive",
-      first_seen: isoTime(firstSeen),
-      last_seen: isoTime(lastSeen),
-      start_date: isoDay(firstSeen),
-      end_date: active ? null : isoDay(lastSeen),
-      days_running: Math.max(0, Math.round((lastSeen - firstSeen) / DAY)),
+      ...sighted(firstSeen, lastSeen, active),
       format,
       media,
       body,

@@ -1,17 +1,4 @@
-import {
-  angleSignals,
-  codePattern,
-  emojiPatternJs,
-  hookPattern,
-  lastSegmentPattern,
-  maxHookChars,
-  offerSignals,
-  percentPattern,
-  personaSignals,
-  productHandlePattern,
-  type Signal,
-  videoLengthBuckets
-} from "../../src/ads/brandInsights/CopySignals.js"
+import * as Signals from "../../src/ads/brandInsights/CopySignals.js"
 import type { TabName } from "../../src/ads/brandInsights/Tabs.js"
 import type { WorldRecord } from "./AdWorld.js"
 
@@ -41,7 +28,7 @@ export interface Query {
 
 const copyOf = (ad: WorldRecord): string | null =>
   [ad.body, ad.headline, ad.description].filter((part) => part != null).join("\n") || null
-const first = (signals: ReadonlyArray<Signal>, copy: string | null) =>
+const first = (signals: ReadonlyArray<Signals.Signal>, copy: string | null) =>
   copy === null ? null : signals.find((s) => new RegExp(s.pattern, "i").test(copy))?.name ?? null
 const chars = (text: string) => [...text].length
 const median = (values: ReadonlyArray<number>) => {
@@ -115,12 +102,12 @@ const hookOf = (ad: WorldRecord) => {
   if (ad.ai_tags?.hook != null) return ad.ai_tags.hook as string
   const copy = copyOf(ad)
   if (copy === null) return null
-  return [...(new RegExp(hookPattern).exec(copy)?.[0] ?? copy.split("\n")[0]!)].slice(0, maxHookChars).join("")
+  return [...(new RegExp(Signals.hookPattern).exec(copy)?.[0] ?? copy.split("\n")[0]!)].slice(0, Signals.maxHookChars).join("")
 }
 const productOf = (ad: WorldRecord) => {
   const url: string | undefined = ad.landing?.url
   if (url === undefined) return null
-  const handle = new RegExp(productHandlePattern).exec(url)?.[1] ?? new RegExp(lastSegmentPattern).exec(url)?.[1]
+  const handle = new RegExp(Signals.productHandlePattern).exec(url)?.[1] ?? new RegExp(Signals.lastSegmentPattern).exec(url)?.[1]
   return handle === undefined ? null : handle.toLowerCase()
 }
 
@@ -167,7 +154,7 @@ export const oracle = (q: Query): Record<TabName, unknown> => {
       max: values.length === 0 ? null : Math.max(...values)
     }
   }
-  const taggedOrDerived = (field: "angle" | "persona", signals: ReadonlyArray<Signal>) => {
+  const taggedOrDerived = (field: "angle" | "persona", signals: ReadonlyArray<Signals.Signal>) => {
     const values = ads.map((ad) => [ad.ai_tags?.[field] ?? first(signals, copyOf(ad)), ad] as const)
     return {
       [`${field}s`]: rank(values, field),
@@ -176,9 +163,9 @@ export const oracle = (q: Query): Record<TabName, unknown> => {
       unknown: values.filter(([k]) => k === null).length
     }
   }
-  const offers = ads.flatMap((ad) => offerSignals.filter((s) => new RegExp(s.pattern, "i").test(copyOf(ad) ?? "")).map((s) => [s.name, ad] as const))
-  const discount = new RegExp(offerSignals.find((s) => s.name === "discount")!.pattern, "i")
-  const emoji = (ad: WorldRecord) => [...(copyOf(ad) ?? "").matchAll(new RegExp(emojiPatternJs, "gu"))].map((m) => m[0])
+  const offers = ads.flatMap((ad) => Signals.offerSignals.filter((s) => new RegExp(s.pattern, "i").test(copyOf(ad) ?? "")).map((s) => [s.name, ad] as const))
+  const discount = new RegExp(Signals.offerSignals.find((s) => s.name === "discount")!.pattern, "i")
+  const emoji = (ad: WorldRecord) => [...(copyOf(ad) ?? "").matchAll(new RegExp(Signals.emojiPatternJs, "gu"))].map((m) => m[0])
   const videos = ads.filter((ad) => ad.format === "video")
   const seconds = videos.map(videoSeconds).filter((s): s is number => s !== null)
   const shows = (ad: WorldRecord) => ["likes", "comments", "shares", "views"].some((m) => ad.engagement?.[m] != null)
@@ -236,17 +223,17 @@ export const oracle = (q: Query): Record<TabName, unknown> => {
       tagged: count(ads, (ad) => ad.ai_tags?.hook != null),
       derived: count(ads, (ad) => ad.ai_tags?.hook == null && hookOf(ad) !== null)
     },
-    angles: taggedOrDerived("angle", angleSignals),
-    personas: taggedOrDerived("persona", personaSignals),
+    angles: taggedOrDerived("angle", Signals.angleSignals),
+    personas: taggedOrDerived("persona", Signals.personaSignals),
     offers: {
       ads_with_offer: new Set(offers.map(([, ad]) => ad.external_id)).size,
       offers: rank(offers, "offer"),
       discounts: rank(
-        each((ad) => discount.test(copyOf(ad) ?? "") ? [...copyOf(ad)!.matchAll(new RegExp(percentPattern, "gi"))].map((m) => Number(m[1])) : []),
+        each((ad) => discount.test(copyOf(ad) ?? "") ? [...copyOf(ad)!.matchAll(new RegExp(Signals.percentPattern, "gi"))].map((m) => Number(m[1])) : []),
         "percent",
         { active: false }
       ),
-      codes: rank(each((ad) => [...(copyOf(ad) ?? "").matchAll(new RegExp(codePattern, "gi"))].map((m) => m[1]!.toUpperCase())), "code", { active: false })
+      codes: rank(each((ad) => [...(copyOf(ad) ?? "").matchAll(new RegExp(Signals.codePattern, "gi"))].map((m) => m[1]!.toUpperCase())), "code", { active: false })
     },
     ctas: {
       ctas: [...ctas.values()].sort((a, b) => b.ads - a.ads || byText(a.type, b.type) || byText(a.text, b.text)).slice(0, 20),
@@ -315,7 +302,7 @@ export const oracle = (q: Query): Record<TabName, unknown> => {
       video_ads: videos.length,
       with_length: seconds.length,
       median_seconds: median(seconds),
-      buckets: videoLengthBuckets.map(({ bucket, max, min }) => {
+      buckets: Signals.videoLengthBuckets.map(({ bucket, max, min }) => {
         const inside = videos.filter((ad) => {
           const s = videoSeconds(ad)
           return s !== null && s >= min && (max === null || s < max)
