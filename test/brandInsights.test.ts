@@ -93,6 +93,27 @@ describe("brand insight tabs", () => {
         expect(empty.json).toMatchObject({ period: { date_from: "1959-12-03", date_to: "1960-03-01" }, data: { total: 0, top_format: null, median_days_running: null } })
       }))
 
+    it.effect("derived signals are stored once per version of an ad: a stored row that no longer holds is derived again", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        const want = expected(flagship.id, { dateFrom: "1969-10-04", dateTo: "1970-01-01" })
+        for (const tab of ["hooks", "offers", "products"] as const) {
+          yield* call(path(tab, { id: flagship.id }), keyHeader(api_key))
+        }
+        const stored = yield* sql<{ n: number }>`select count(*)::int as n from brand_ad_signals`
+        expect(stored[0]!.n).toBeGreaterThan(0)
+        // As if the ads had been imported again with other copy, or the rules had changed since.
+        yield* sql`update brand_ad_signals set content_hash = 'stale', hook = 'Wrong hook.', offers = '{bogo}', product = 'wrong'`
+        for (const tab of ["hooks", "offers", "products"] as const) {
+          const answer = yield* get(path(tab, { id: flagship.id }), keyHeader(api_key))
+          expect([tab, answer.json.data]).toEqual([tab, want[tab]])
+        }
+        const left = yield* sql<{ n: number }>`select count(*)::int as n from brand_ad_signals where content_hash = 'stale' and ad_id in (
+          select id from ads where first_seen >= '1969-10-04' and advertiser_id in (select id from advertisers where domain = ${flagship.domain}))`
+        expect(left[0]!.n).toBe(0)
+      }))
+
     it.effect("refuses bad input with the field named, and unknown brands and tabs with the exact bodies; each is a credit kept", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()

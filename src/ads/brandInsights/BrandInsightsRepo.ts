@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
 import type { Library } from "../library/Filters.js"
 import {
   angleSignals,
@@ -56,6 +57,38 @@ export const VideoAd = Schema.Struct({
 })
 export type VideoAd = typeof VideoAd.Type
 
+/** What every tab reads of an ad (`TabAd` and the period's counts). */
+const baseColumns = ["id", "external_id", "library", "status", "format", "headline", "first_seen", "last_seen", "days_running", "landing_url"] as const
+/** The other columns a tab may read. */
+type Column =
+  | "body" | "landing_domain" | "cta_type" | "cta_text" | "countries" | "languages" | "publisher_platforms"
+  | "impressions_lower" | "impressions_upper" | "reach_lower" | "reach_upper" | "spend_lower" | "spend_upper" | "spend_currency"
+  | "likes" | "comments" | "shares" | "views" | "engagement" | "niche" | "hook" | "angle" | "persona" | "variant_group"
+
+/** The signals derived from an ad's copy, landing URL and media, as `brand_ad_signals` stores them (migration 0030). */
+const signalColumns = ["hook", "angle", "persona", "offers", "percents", "codes", "emoji", "product", "video_seconds"] as const
+type SignalColumn = (typeof signalColumns)[number]
+
+/** Names the rules the stored signals were derived with: rows derived with other rules no longer hold. */
+const rulesDigest = createHash("sha256")
+  .update(JSON.stringify([offerSignals, angleSignals, personaSignals, hookPattern, maxHookChars, percentPattern, codePattern, emojiPattern, productHandlePattern, lastSegmentPattern]))
+  .digest("hex")
+  .slice(0, 16)
+
+/** What a tab's statement reads: the columns of `b` beyond the base ones, and whether the derived signals. */
+interface Reads {
+  readonly columns: ReadonlyArray<Column>
+  readonly derived: boolean
+}
+interface Statement {
+  readonly reads: Reads
+  readonly answer: (scope: TabScope) => Fragment
+}
+const reading = (reads: ReadonlyArray<Column | "derived">, answer: (scope: TabScope) => Fragment): Statement => ({
+  reads: { columns: reads.filter((read): read is Column => read !== "derived"), derived: reads.includes("derived") },
+  answer
+})
+
 const names = (signals: ReadonlyArray<Signal>) => signals.map((s) => s.name)
 const patterns = (signals: ReadonlyArray<Signal>) => signals.map((s) => s.pattern)
 
@@ -89,24 +122,66 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
 
     const iso = (column: string) => sql.literal(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`)
 
-    /** `b`: the period's ads of the brand, with `copy` (body, headline and description). */
-    const periodAds = (scope: TabScope) => {
-      const clauses = [
+    /** The period's ads of the brand (`a`), in the libraries and countries asked for. */
+    const inScope = (scope: TabScope) =>
+      sql.and([
         sql`a.advertiser_id = any(${scope.advertisers}::bigint[])`,
         sql`a.first_seen < ${scope.end}`,
         sql`a.last_seen >= ${scope.start}`,
         ...(scope.countries === undefined ? [] : [sql`a.countries && ${scope.countries}::text[]`])
-      ]
-      return sql`b as materialized (
-        select a.id, a.external_id, a.library, a.status, a.format, a.headline, a.body, a.description,
-               a.first_seen, a.last_seen, a.days_running, a.landing_url, a.landing_domain, a.cta_type, a.cta_text,
-               a.countries, a.languages, a.publisher_platforms, a.media,
-               a.impressions_lower, a.impressions_upper, a.reach_lower, a.reach_upper, a.spend_lower, a.spend_upper, a.spend_currency,
-               a.likes, a.comments, a.shares, a.views, a.engagement, a.niche, a.hook, a.angle, a.persona, a.variant_group,
-               nullif(concat_ws(E'\\n', a.body, a.headline, a.description), '') as copy
-          from ads a
-         where ${sql.and(clauses)})`
+      ])
+
+    /** Each derived signal of an ad `a` whose copy is `c.copy` (CopySignals.ts), as SQL. */
+    const firstSignal = (signals: ReadonlyArray<Signal>) =>
+      sql`(select s.name from unnest(${names(signals)}::text[], ${patterns(signals)}::text[]) with ordinality as s(name, pattern, n)
+            where c.copy ~* s.pattern order by s.n limit 1)`
+    const discount = offerSignals.find((signal) => signal.name === "discount")!.pattern
+    const derive: { readonly [K in SignalColumn]: Fragment } = {
+      hook: sql`left(coalesce(substring(c.copy from ${hookPattern}), split_part(c.copy, E'\\n', 1)), ${maxHookChars})`,
+      angle: firstSignal(angleSignals),
+      persona: firstSignal(personaSignals),
+      offers: sql`array(select s.name from unnest(${names(offerSignals)}::text[], ${patterns(offerSignals)}::text[]) with ordinality as s(name, pattern, n)
+                         where c.copy ~* s.pattern order by s.n)`,
+      percents: sql`case when c.copy ~* ${discount}
+                         then array(select distinct (m.m[1])::int from regexp_matches(c.copy, ${percentPattern}, 'gi') as m(m) order by 1)
+                         else '{}'::int[] end`,
+      codes: sql`array(select distinct upper(m.m[1]) from regexp_matches(c.copy, ${codePattern}, 'gi') as m(m) order by 1)`,
+      emoji: sql`array(select distinct m.m[1] from regexp_matches(c.copy, ${emojiPattern}, 'g') as m(m) order by 1)`,
+      product: sql`lower(coalesce(substring(a.landing_url from ${productHandlePattern}), substring(a.landing_url from ${lastSegmentPattern})))`,
+      video_seconds: sql`(select (m.value->>'duration_seconds')::float8 from jsonb_array_elements(a.media) with ordinality as m(value, n)
+                           where m.value->>'type' = 'video' order by m.n limit 1)`
     }
+    const copy = sql`cross join lateral (select nullif(concat_ws(E'\\n', a.body, a.headline, a.description), '') as copy) as c`
+    const holding = sql`s.ad_id = a.id and s.content_hash = a.content_hash and s.rules = ${rulesDigest}`
+
+    /**
+     * `b`: the period's ads of the brand with the columns a tab reads and, when it reads them,
+     * the derived signals as `d_<signal>`: the stored row's when it holds, else derived here.
+     */
+    const periodAds = (scope: TabScope, reads: Reads) => {
+      const columns = [...baseColumns, ...reads.columns].map((column) => sql.literal(`a.${column}`))
+      const derived = reads.derived
+        ? signalColumns.map((column) =>
+          sql`case when s.ad_id is null then ${derive[column]} else s.${sql.literal(column)} end as ${sql.literal(`d_${column}`)}`
+        )
+        : []
+      return sql`b as materialized (
+        select ${sql.csv([...columns, ...derived])}
+          from ads a ${reads.derived ? sql`${copy} left join brand_ad_signals s on ${holding}` : sql``}
+         where ${inScope(scope)})`
+    }
+
+    /** Stores the derived signals of the period's ads that have no holding row (CopySignals.ts; migration 0030). */
+    const refreshSignals = (scope: TabScope) =>
+      sql`insert into brand_ad_signals (ad_id, content_hash, rules, ${sql.csv(signalColumns.map((column) => sql.literal(column)))})
+          select a.id, a.content_hash, ${rulesDigest}, ${sql.csv(signalColumns.map((column) => derive[column]))}
+            from ads a ${copy}
+           where ${inScope(scope)} and not exists (select 1 from brand_ad_signals s where ${holding})
+          on conflict (ad_id) do update
+             set ${sql.csv(["content_hash", "rules", ...signalColumns].map((column) => sql.literal(`${column} = excluded.${column}`)))}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
 
     /** An ad as a tab lists it (`TabAd`). */
     const tabAd = sql`json_build_object('id', external_id, 'library', library, 'status', status, 'format', format,
@@ -125,31 +200,30 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     }
 
     /**
-     * A ranked list of the values `k` that `source` (rows of `k`, `id`, `status`, `first_seen`,
-     * `last_seen`) yields: the distinct ads with each, most first, ties by the value's text.
+     * A ranked list of the values `k` that `source` (rows of `k`, `status`, `first_seen`,
+     * `last_seen`; one row per ad and value) yields: the ads with each, most first, ties by the
+     * value's text. Counting rows, not distinct ids, lets PostgreSQL group by hashing.
      */
     const rank = (source: Fragment, key: string, { active = true, limit = topItems, span = false }: RankOptions = {}) =>
       sql`coalesce((select json_agg(json_build_object(${key}::text, t.k, 'ads', t.ads
           ${active ? sql`, 'active', t.active` : sql``}
           ${span ? sql`, 'first_seen', ${iso("t.first_seen")}, 'last_seen', ${iso("t.last_seen")}` : sql``}) order by t.ads desc, t.k::text collate "C")
-        from (select s.k, count(distinct s.id)::int as ads, (count(distinct s.id) filter (where s.status = 'active'))::int as active,
+        from (select s.k, count(*)::int as ads, (count(*) filter (where s.status = 'active'))::int as active,
                      min(s.first_seen) as first_seen, max(s.last_seen) as last_seen
                 from (${source}) s where s.k is not null
                group by s.k order by ads desc, s.k::text collate "C" limit ${limit}) t), '[]'::json)`
 
-    const of = (key: Fragment, from: Fragment = sql`b`) => sql`select ${key} as k, b.id, b.status, b.first_seen, b.last_seen from ${from}`
+    /** The rows of `b` once per distinct element of an array column: `e.k`. */
+    const each = (column: string) => sql`b cross join lateral (select distinct u.k from unnest(b.${sql.literal(column)}) as u(k)) as e`
 
-    /** The name of the first signal whose pattern the copy matches (case-insensitive), for the row of `b`. */
-    const firstSignal = (signals: ReadonlyArray<Signal>) =>
-      sql`(select s.name from unnest(${names(signals)}::text[], ${patterns(signals)}::text[]) with ordinality as s(name, pattern, n)
-            where b.copy ~* s.pattern order by s.n limit 1)`
+    const of = (key: Fragment, from: Fragment = sql`b`) => sql`select ${key} as k, b.status, b.first_seen, b.last_seen from ${from}`
 
     /** A tagged field, else derived from the copy: the ranked values and how many ads came by each way. */
-    const taggedOrDerived = (column: "angle" | "persona", key: string, signals: ReadonlyArray<Signal>) => sql`
+    const taggedOrDerived = (column: "angle" | "persona", key: string) => sql`
       , t as (select b.id, b.status, b.first_seen, b.last_seen, b.${sql.literal(column)} is not null as tagged,
-                     coalesce(b.${sql.literal(column)}, ${firstSignal(signals)}) as k from b)
+                     coalesce(b.${sql.literal(column)}, b.${sql.literal(`d_${column}`)}) as k from b)
       select json_build_object(
-        ${`${key}s`}::text, ${rank(sql`select k, id, status, first_seen, last_seen from t`, key)},
+        ${`${key}s`}::text, ${rank(sql`select k, status, first_seen, last_seen from t`, key)},
         'tagged', (select count(*) filter (where tagged) from t)::int,
         'derived', (select count(*) filter (where not tagged and k is not null) from t)::int,
         'unknown', (select count(*) filter (where k is null) from t)::int) as data`
@@ -167,40 +241,44 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
         from b where ${where})`
     }
 
-    /** Per week of the period (its Mondays), a count of `b` rows per `columns` condition. */
-    const weekly = (scope: TabScope, counts: Fragment, join: Fragment) =>
-      sql`coalesce((select json_agg(t.item order by t.week) from (
-        select w.week, json_build_object('week', to_char(w.week, 'YYYY-MM-DD'), ${counts}) as item
-          from unnest(${scope.weeks}::date[]) as w(week)
-          left join b on ${join}
-         group by w.week) t), '[]'::json)`
-    const weekStart = sql.literal("(w.week::timestamp at time zone 'UTC')")
-    const weekEnd = sql.literal("((w.week + 7)::timestamp at time zone 'UTC')")
+    /**
+     * Per week of the period (its Mondays, `scope.weeks`), the `counts` over the rows of `b` in
+     * it: each row of `source` (rows of `week` and the columns `counts` reads), zeros included.
+     */
+    const weekly = (scope: TabScope, source: Fragment, counts: ReadonlyArray<readonly [string, Fragment]>) =>
+      sql`coalesce((select json_agg(json_build_object('week', to_char(w.week, 'YYYY-MM-DD'),
+                                      ${sql.csv(counts.map(([name]) => sql`${name}::text, coalesce(t.${sql.literal(name)}, 0)`))}) order by w.week)
+                      from unnest(${scope.weeks}::date[]) as w(week)
+                      left join (select r.week::date as week, ${sql.csv(counts.map(([name, count]) => sql`(${count})::int as ${sql.literal(name)}`))}
+                                   from (${source}) r group by 1) t on t.week = w.week), '[]'::json)`
+    const mondayOf = (column: string) => sql.literal(`date_trunc('week', ${column} at time zone 'UTC')`)
 
     const formats = ["image", "video", "carousel", "text", "dpa"] as const
-    const hook = sql`coalesce(b.hook, left(coalesce(substring(b.copy from ${hookPattern}), split_part(b.copy, E'\\n', 1)), ${maxHookChars}))`
-    const product = sql`lower(coalesce(substring(b.landing_url from ${productHandlePattern}), substring(b.landing_url from ${lastSegmentPattern})))`
-    const videoSeconds = sql`(select (m.value->>'duration_seconds')::float8 from jsonb_array_elements(b.media) with ordinality as m(value, n)
-                                where m.value->>'type' = 'video' order by m.n limit 1)`
+    const hook = sql`coalesce(b.hook, b.d_hook)`
     const launchedIn = (scope: TabScope) => sql`b.first_seen >= ${scope.start}`
+    /** The period's launches: rows of `b` first seen within it. */
+    const launches = (scope: TabScope) => sql`select * from b where ${launchedIn(scope)}`
 
-    /** Each tab's statement after `with b as (...)`; `data` is its answer. */
-    const statements: { readonly [T in SqlTab]: (scope: TabScope) => Fragment } = {
-      "overview-cards": (scope) => sql`
+    /** Each tab's statement after `with b as (...)`, and what it reads of the ads; `data` is its answer. */
+    const statements: { readonly [T in SqlTab]: Statement } = {
+      "overview-cards": reading(["countries"], (scope) => sql`
+        , o as (select count(*)::int as total, (count(*) filter (where status = 'active'))::int as active,
+                       (count(*) filter (where first_seen >= ${scope.since.d1}))::int as new_1d,
+                       (count(*) filter (where first_seen >= ${scope.since.d7}))::int as new_7d,
+                       (count(*) filter (where first_seen >= ${scope.since.d30}))::int as new_30d,
+                       percentile_cont(0.5) within group (order by days_running) as median_days_running,
+                       ${iso("min(first_seen)")} as first_seen, ${iso("max(last_seen)")} as last_seen
+                  from b)
         select json_build_object(
-          'total', (select count(*) from b)::int,
-          'active', (select count(*) from b where status = 'active')::int,
-          'new_1d', (select count(*) from b where first_seen >= ${scope.since.d1})::int,
-          'new_7d', (select count(*) from b where first_seen >= ${scope.since.d7})::int,
-          'new_30d', (select count(*) from b where first_seen >= ${scope.since.d30})::int,
-          'median_days_running', (select percentile_cont(0.5) within group (order by days_running) from b),
+          'total', o.total, 'active', o.active, 'new_1d', o.new_1d, 'new_7d', o.new_7d, 'new_30d', o.new_30d,
+          'median_days_running', o.median_days_running,
           'top_format', (select format from b group by format order by count(*) desc, format collate "C" limit 1),
-          'first_seen', (select ${iso("min(first_seen)")} from b),
-          'last_seen', (select ${iso("max(last_seen)")} from b),
+          'first_seen', o.first_seen, 'last_seen', o.last_seen,
           'libraries', ${rank(of(sql`b.library`), "library", { active: false })},
-          'countries', ${rank(of(sql`c.k`, sql`b cross join unnest(b.countries) as c(k)`), "country", { active: false, limit: 10 })}) as data`,
+          'countries', ${rank(of(sql`e.k`, each("countries")), "country", { active: false, limit: 10 })}) as data
+          from o`),
 
-      "ad-copies": () => {
+      "ad-copies": reading(["body", "derived"], () => {
         const lengths = (column: "body" | "headline") => {
           const c = sql.literal(`char_length(${column})`)
           return sql`(select json_build_object('ads', count(${c})::int, 'min', min(${c}),
@@ -213,42 +291,36 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
             'body_length', ${lengths("body")},
             'headline_length', ${lengths("headline")},
             'emoji', json_build_object(
-              'ads', (select count(*) from b where b.copy ~ ${emojiPattern})::int,
-              'top', ${rank(of(sql`e.m[1]`, sql`b cross join lateral regexp_matches(b.copy, ${emojiPattern}, 'g') as e(m)`), "emoji", { active: false, limit: 10 })})) as data`
-      },
+              'ads', (select count(*) from b where cardinality(b.d_emoji) > 0)::int,
+              'top', ${rank(of(sql`e.k`, each("d_emoji")), "emoji", { active: false, limit: 10 })})) as data`
+      }),
 
-      hooks: () => sql`
+      hooks: reading(["hook", "derived"], () => sql`
         select json_build_object(
           'hooks', ${rank(of(hook), "hook", { span: true })},
           'tagged', (select count(*) from b where b.hook is not null)::int,
-          'derived', (select count(*) from b where b.hook is null and ${hook} is not null)::int) as data`,
+          'derived', (select count(*) from b where b.hook is null and b.d_hook is not null)::int) as data`),
 
-      angles: () => taggedOrDerived("angle", "angle", angleSignals),
-      personas: () => taggedOrDerived("persona", "persona", personaSignals),
+      angles: reading(["angle", "derived"], () => taggedOrDerived("angle", "angle")),
+      personas: reading(["persona", "derived"], () => taggedOrDerived("persona", "persona")),
 
-      offers: () => {
-        const discount = offerSignals.find((s) => s.name === "discount")!.pattern
-        return sql`
-          , o as (select b.id, b.status, b.first_seen, b.last_seen, s.name as k
-                    from b cross join unnest(${names(offerSignals)}::text[], ${patterns(offerSignals)}::text[]) as s(name, pattern)
-                   where b.copy ~* s.pattern)
-          select json_build_object(
-            'ads_with_offer', (select count(distinct id) from o)::int,
-            'offers', ${rank(sql`select k, id, status, first_seen, last_seen from o`, "offer")},
-            'discounts', ${rank(of(sql`(p.m[1])::int`, sql`b cross join lateral regexp_matches(b.copy, ${percentPattern}, 'gi') as p(m) where b.copy ~* ${discount}`), "percent", { active: false })},
-            'codes', ${rank(of(sql`upper(c.m[1])`, sql`b cross join lateral regexp_matches(b.copy, ${codePattern}, 'gi') as c(m)`), "code", { active: false })}) as data`
-      },
+      offers: reading(["derived"], () => sql`
+        select json_build_object(
+          'ads_with_offer', (select count(*) from b where cardinality(b.d_offers) > 0)::int,
+          'offers', ${rank(of(sql`e.k`, each("d_offers")), "offer")},
+          'discounts', ${rank(of(sql`e.k`, each("d_percents")), "percent", { active: false })},
+          'codes', ${rank(of(sql`e.k`, each("d_codes")), "code", { active: false })}) as data`),
 
-      ctas: () => sql`
+      ctas: reading(["cta_type", "cta_text"], () => sql`
         select json_build_object(
           'ctas', coalesce((select json_agg(json_build_object('type', t.type, 'text', t.text, 'ads', t.ads, 'active', t.active)
                                             order by t.ads desc, t.type collate "C", t.text collate "C")
                               from (select cta_type as type, cta_text as text, count(*)::int as ads, (count(*) filter (where status = 'active'))::int as active
                                       from b where cta_type is not null or cta_text is not null
                                      group by 1, 2 order by ads desc, cta_type collate "C", cta_text collate "C" limit ${topItems}) t), '[]'::json),
-          'without_cta', (select count(*) from b where cta_type is null and cta_text is null)::int) as data`,
+          'without_cta', (select count(*) from b where cta_type is null and cta_text is null)::int) as data`),
 
-      "landing-pages": () => sql`
+      "landing-pages": reading(["landing_domain"], () => sql`
         select json_build_object(
           'urls', coalesce((select json_agg(json_build_object('url', t.url, 'domain', t.domain, 'ads', t.ads, 'active', t.active,
                                                               'first_seen', ${iso("t.first_seen")}, 'last_seen', ${iso("t.last_seen")})
@@ -264,60 +336,60 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                                               (count(*) filter (where status = 'active'))::int as active, min(first_seen) as first_seen, max(last_seen) as last_seen
                                          from b where landing_domain is not null
                                         group by 1 order by ads desc, landing_domain collate "C" limit ${topItems}) t), '[]'::json),
-          'without_landing', (select count(*) from b where landing_url is null)::int) as data`,
+          'without_landing', (select count(*) from b where landing_url is null)::int) as data`),
 
-      products: () => sql`
+      products: reading(["derived"], () => sql`
         select json_build_object(
-          'products', ${rank(of(product), "product", { span: true })},
-          'unknown', (select count(*) from b where ${product} is null)::int) as data`,
+          'products', ${rank(of(sql`b.d_product`), "product", { span: true })},
+          'unknown', (select count(*) from b where b.d_product is null)::int) as data`),
 
-      formats: (scope) => sql`
-        select json_build_object(
-          'formats', ${rank(of(sql`b.format`), "format")},
-          'weeks', ${
-        weekly(
-          scope,
-          sql.csv(formats.map((f) => sql`${f}::text, (count(b.id) filter (where b.format = ${f}))::int`)),
-          sql`b.first_seen < ${weekEnd} and b.last_seen >= ${weekStart}`
-        )
-      }) as data`,
+      formats: reading([], (scope) => {
+        // A week counts an ad when its span meets the week: the weeks from its first sighting's Monday to its last's.
+        const running = sql`select w.week, b.format from b cross join lateral generate_series(
+            greatest(${mondayOf("b.first_seen")}, ${scope.weeks[0]!}::timestamp),
+            least(${mondayOf("b.last_seen")}, ${scope.weeks.at(-1)!}::timestamp), interval '1 week') as w(week)`
+        return sql`
+          select json_build_object(
+            'formats', ${rank(of(sql`b.format`), "format")},
+            'weeks', ${weekly(scope, running, formats.map((f) => [f, sql`count(*) filter (where r.format = ${f})`] as const))}) as data`
+      }),
 
-      platforms: () => sql`
+      platforms: reading(["publisher_platforms"], () => sql`
         select json_build_object(
           'libraries', ${rank(of(sql`b.library`), "library")},
-          'placements', ${rank(of(sql`p.k`, sql`b cross join unnest(b.publisher_platforms) as p(k)`), "placement")}) as data`,
+          'placements', ${rank(of(sql`e.k`, each("publisher_platforms")), "placement")}) as data`),
 
-      countries: () => sql`
+      countries: reading(["countries"], () => sql`
         select json_build_object(
-          'countries', ${rank(of(sql`c.k`, sql`b cross join unnest(b.countries) as c(k)`), "country", { limit: 250 })},
-          'untargeted', (select count(*) from b where cardinality(countries) = 0)::int) as data`,
+          'countries', ${rank(of(sql`e.k`, each("countries")), "country", { limit: 250 })},
+          'untargeted', (select count(*) from b where cardinality(countries) = 0)::int) as data`),
 
-      languages: () => sql`
+      languages: reading(["languages"], () => sql`
         select json_build_object(
-          'languages', ${rank(of(sql`l.k`, sql`b cross join unnest(b.languages) as l(k)`), "language", { limit: 50 })},
-          'unknown', (select count(*) from b where cardinality(languages) = 0)::int) as data`,
+          'languages', ${rank(of(sql`e.k`, each("languages")), "language", { limit: 50 })},
+          'unknown', (select count(*) from b where cardinality(languages) = 0)::int) as data`),
 
-      "launch-cadence": (scope) => sql`
-        , w as (select w.week, count(b.id)::int as launched
-                  from unnest(${scope.weeks}::date[]) as w(week)
-                  left join b on b.first_seen >= ${weekStart} and b.first_seen < ${weekEnd} and ${launchedIn(scope)}
-                 group by w.week)
-        select json_build_object(
-          'weeks', coalesce((select json_agg(json_build_object('week', to_char(week, 'YYYY-MM-DD'), 'launched', launched) order by week) from w), '[]'::json),
-          'launched', (select count(*) from b where ${launchedIn(scope)})::int,
-          'average_per_week', (select count(*) from b where ${launchedIn(scope)})::float8 / ${scope.weeks.length},
-          'busiest_week', (select to_char(week, 'YYYY-MM-DD') from w where launched > 0 order by launched desc, week limit 1)) as data`,
+      "launch-cadence": reading([], (scope) => {
+        const weeks = weekly(scope, sql`select ${mondayOf("l.first_seen")} as week from (${launches(scope)}) l`, [["launched", sql`count(*)`]])
+        return sql`
+          , w as (select x.value->>'week' as week, (x.value->>'launched')::int as launched from json_array_elements(${weeks}) as x(value))
+          select json_build_object(
+            'weeks', ${weeks},
+            'launched', (select count(*) from b where ${launchedIn(scope)})::int,
+            'average_per_week', (select count(*) from b where ${launchedIn(scope)})::float8 / ${scope.weeks.length},
+            'busiest_week', (select week from w where launched > 0 order by launched desc, week limit 1)) as data`
+      }),
 
-      winners: () => sql`
-        select json_build_object('ads', ${adList(sql`b`, sql`days_running desc, first_seen, external_id collate "C"`)}) as data`,
+      winners: reading([], () => sql`
+        select json_build_object('ads', ${adList(sql`b`, sql`days_running desc, first_seen, external_id collate "C"`)}) as data`),
 
-      "new-this-week": (scope) => sql`
+      "new-this-week": reading([], (scope) => sql`
         select json_build_object(
           'since', to_char(${scope.since.d7}::timestamptz at time zone 'UTC', 'YYYY-MM-DD'),
           'total', (select count(*) from b where first_seen >= ${scope.since.d7})::int,
-          'ads', ${adList(sql`b where first_seen >= ${scope.since.d7}`, sql`first_seen desc, external_id collate "C"`)}) as data`,
+          'ads', ${adList(sql`b where first_seen >= ${scope.since.d7}`, sql`first_seen desc, external_id collate "C"`)}) as data`),
 
-      movers: (scope) => {
+      movers: reading([], (scope) => {
         const bucket = (where: Fragment, order: Fragment) =>
           sql`json_build_object('ads', (select count(*) from b where ${where})::int, 'items', ${adList(sql`b where ${where}`, order)})`
         return sql`
@@ -325,9 +397,9 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
             'scaling', ${bucket(sql`status = 'active' and first_seen < ${scope.since.d14}`, sql`days_running desc, first_seen, external_id collate "C"`)},
             'testing', ${bucket(sql`status = 'active' and first_seen >= ${scope.since.d14}`, sql`first_seen desc, external_id collate "C"`)},
             'stopped', ${bucket(sql`status = 'inactive'`, sql`last_seen desc, external_id collate "C"`)}) as data`
-      },
+      }),
 
-      variants: () => sql`
+      variants: reading(["variant_group"], () => sql`
         select json_build_object(
           'groups', coalesce((select json_agg(json_build_object('group', t.grp, 'headlines', t.headlines, 'ads', t.ads, 'active', t.active,
                                                                 'first_seen', ${iso("t.first_seen")}, 'last_seen', ${iso("t.last_seen")})
@@ -337,22 +409,22 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                                         from b where variant_group is not null
                                        group by 1 order by ads desc, variant_group collate "C" limit ${topItems}) t), '[]'::json),
           'grouped_ads', (select count(*) from b where variant_group is not null)::int,
-          'single_ads', (select count(*) from b where variant_group is null)::int) as data`,
+          'single_ads', (select count(*) from b where variant_group is null)::int) as data`),
 
-      "video-lengths": () => sql`
-        , v as (select b.status, ${videoSeconds} as seconds from b where b.format = 'video')
+      "video-lengths": reading(["derived"], () => sql`
+        , v as (select b.status, b.d_video_seconds as seconds from b where b.format = 'video')
         select json_build_object(
           'video_ads', (select count(*) from v)::int,
           'with_length', (select count(seconds) from v)::int,
           'median_seconds', (select percentile_cont(0.5) within group (order by seconds) from v),
-          'buckets', (select json_agg(json_build_object('bucket', k.bucket, 'min_seconds', k.lo, 'max_seconds', k.hi,
-                                      'ads', (select count(*) from v where v.seconds >= k.lo and (k.hi is null or v.seconds < k.hi))::int,
-                                      'active', (select count(*) from v where v.status = 'active' and v.seconds >= k.lo and (k.hi is null or v.seconds < k.hi))::int)
-                                      order by k.n)
-                        from unnest(${videoLengthBuckets.map((k) => k.bucket)}::text[], ${videoLengthBuckets.map((k) => k.min)}::int[],
-                                    ${videoLengthBuckets.map((k) => k.max)}::int[]) with ordinality as k(bucket, lo, hi, n))) as data`,
+          'buckets', (select json_agg(json_build_object('bucket', k.bucket, 'min_seconds', k.lo, 'max_seconds', k.hi, 'ads', k.ads, 'active', k.active) order by k.n)
+                        from (select k.bucket, k.lo, k.hi, k.n, count(v.seconds)::int as ads, (count(v.seconds) filter (where v.status = 'active'))::int as active
+                                from unnest(${videoLengthBuckets.map((k) => k.bucket)}::text[], ${videoLengthBuckets.map((k) => k.min)}::int[],
+                                            ${videoLengthBuckets.map((k) => k.max)}::int[]) with ordinality as k(bucket, lo, hi, n)
+                                left join v on v.seconds >= k.lo and (k.hi is null or v.seconds < k.hi)
+                               group by k.bucket, k.lo, k.hi, k.n) k)) as data`),
 
-      reach: () => sql`
+      reach: reading(["impressions_lower", "impressions_upper", "reach_lower", "reach_upper", "spend_lower", "spend_upper", "spend_currency"], () => sql`
         select json_build_object(
           'impressions', ${rangeStats("impressions_lower", "impressions_upper")},
           'reach', ${rangeStats("reach_lower", "reach_upper")},
@@ -360,9 +432,9 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
             'reported', (select count(spend_lower) from b)::int,
             'unreported', (select count(*) - count(spend_lower) from b)::int,
             'currencies', coalesce((select json_agg(json_build_object('currency', c.currency) ::jsonb || ${rangeStats("spend_lower", "spend_upper", sql`b.spend_currency = c.currency`)}::jsonb order by c.currency collate "C")
-                                      from (select distinct spend_currency as currency from b where spend_lower is not null and spend_currency is not null) c), '[]'::json))) as data`,
+                                      from (select distinct spend_currency as currency from b where spend_lower is not null and spend_currency is not null) c), '[]'::json))) as data`),
 
-      engagement: () => {
+      engagement: reading(["likes", "comments", "shares", "views", "engagement"], () => {
         const shows = sql.literal("(likes is not null or comments is not null or shares is not null or views is not null)")
         const item = sql`(${tabAd}::jsonb || jsonb_build_object('likes', likes, 'comments', comments, 'shares', shares, 'views', views, 'engagement', engagement))`
         return sql`
@@ -371,30 +443,37 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
             'likes', (select sum(likes) from b), 'comments', (select sum(comments) from b),
             'shares', (select sum(shares) from b), 'views', (select sum(views) from b),
             'top', ${adList(sql`b where ${shows}`, sql`engagement desc, first_seen, external_id collate "C"`, adsShown, item)}) as data`
-      },
+      }),
 
-      seasonality: (scope) => sql`
+      seasonality: reading([], (scope) => sql`
+        , l as (${launches(scope)})
         select json_build_object(
-          'months', (select json_agg(json_build_object('month', to_char(m.month, 'YYYY-MM'), 'launched',
-                                       (select count(*) from b where ${launchedIn(scope)} and b.first_seen >= (m.month::timestamp at time zone 'UTC')
-                                          and b.first_seen < ((m.month + interval '1 month') at time zone 'UTC'))::int) order by m.month)
-                       from unnest(${scope.months}::date[]) as m(month)),
-          'weekdays', (select json_agg(json_build_object('weekday', trim(to_char(date '2024-01-01' + d.n - 1, 'Day')), 'launched',
-                                         (select count(*) from b where ${launchedIn(scope)} and extract(isodow from b.first_seen at time zone 'UTC') = d.n)::int) order by d.n)
-                         from generate_series(1, 7) as d(n))) as data`,
+          'months', (select json_agg(json_build_object('month', to_char(m.month, 'YYYY-MM'), 'launched', coalesce(t.launched, 0)) order by m.month)
+                       from unnest(${scope.months}::date[]) as m(month)
+                       left join (select date_trunc('month', l.first_seen at time zone 'UTC')::date as month, count(*)::int as launched from l group by 1) t
+                         on t.month = m.month),
+          'weekdays', (select json_agg(json_build_object('weekday', trim(to_char(date '2024-01-01' + d.n - 1, 'Day')), 'launched', coalesce(t.launched, 0)) order by d.n)
+                         from generate_series(1, 7) as d(n)
+                         left join (select extract(isodow from l.first_seen at time zone 'UTC')::int as n, count(*)::int as launched from l group by 1) t
+                           on t.n = d.n)) as data`),
 
-      niches: () => sql`
+      niches: reading(["niche"], () => sql`
         select json_build_object(
           'niches', ${rank(of(sql`b.niche`), "niche")},
-          'unknown', (select count(*) from b where niche is null)::int) as data`
+          'unknown', (select count(*) from b where niche is null)::int) as data`)
     }
 
-    const dataOf = <T extends SqlTab>(tab: T, scope: TabScope): Effect.Effect<TabData<T>> =>
-      sql<{ readonly data: unknown }>`with ${periodAds(scope)} ${statements[tab](scope)}`.pipe(
-        // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
-        Effect.flatMap((rows) => Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(rows[0]?.data)),
-        Effect.orDie
+    const dataOf = <T extends SqlTab>(tab: T, scope: TabScope): Effect.Effect<TabData<T>> => {
+      const { answer, reads } = statements[tab]
+      return Effect.zipRight(
+        reads.derived ? refreshSignals(scope) : Effect.void,
+        sql<{ readonly data: unknown }>`with ${periodAds(scope, reads)} ${answer(scope)}`.pipe(
+          // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
+          Effect.flatMap((rows) => Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(rows[0]?.data)),
+          Effect.orDie
+        )
       )
+    }
 
     return {
       brand: (id: string) => Effect.orDie(findBrand(id)),
@@ -409,9 +488,9 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: VideoAd,
-          execute: () => sql`with ${periodAds(scope)}
-            select external_id as ad_id, library, ${iso("first_seen")} as first_seen, ${videoSeconds} as duration_seconds
-              from b where format = 'video' order by b.first_seen desc, external_id collate "C"`
+          execute: () => sql`
+            select a.external_id as ad_id, a.library, ${iso("a.first_seen")} as first_seen, ${derive.video_seconds} as duration_seconds
+              from ads a where ${inScope(scope)} and a.format = 'video' order by a.first_seen desc, a.external_id collate "C"`
         })(undefined).pipe(Effect.orDie)
     }
   })
