@@ -157,6 +157,24 @@ export const flagshipBrand = ({ fetchedAt, now, scale, seed }: FlagshipOptions) 
     for (let i = 0; i < count; i++) yield ad(i)
   }
 
+  /** The creative of every ad with an image or a video thumbnail, drawn as the world's are (variants alike, a little noise). */
+  function* creatives() {
+    for (let i = 0; i < count; i++) {
+      const { external_id, library, media } = ad(i)
+      const first = media[0]
+      if (first === undefined) continue
+      const block = Math.floor(i / 5)
+      const variant = i % 5 < variantsOf(block)
+      yield {
+        library,
+        external_id,
+        media_url: first.type === "image" ? first.url : first.thumbnail_url,
+        seed: Prng.for(seed, "flagship-drawing", variant ? `block-${block}` : `single-${i}`).int(0, 2 ** 31 - 1),
+        noise: variant && i % 5 !== 0 ? 4 + (i % 4) : 0
+      }
+    }
+  }
+
   /** Half the video ads were transcribed: their copy, spoken, in timed segments. */
   function* transcripts(): Generator<SeededTranscript> {
     for (let i = 0; i < count; i++) {
@@ -175,5 +193,5 @@ export const flagshipBrand = ({ fetchedAt, now, scale, seed }: FlagshipOptions) 
     }
   }
 
-  return { advertisers, ads, transcripts, counts: { advertisers: libraries.length, ads: count } }
+  return { advertisers, ads, creatives, transcripts, counts: { advertisers: libraries.length, ads: count } }
 }

@@ -588,7 +588,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
 
   return {
     records,
-    creatives,
+    creatives: function*() { yield* creatives(); yield* flagship.creatives() },
     /** Stored transcripts of some of the flagship brand's video ads. */
     transcripts: flagship.transcripts,
     /** Records per entity, for progress (metric records: at most one series per subject). */
