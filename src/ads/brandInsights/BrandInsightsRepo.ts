@@ -177,6 +177,8 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
           select a.id, a.content_hash, ${rulesDigest}, ${sql.csv(signalColumns.map((column) => derive[column]))}
             from ads a ${copy}
            where ${inScope(scope)} and not exists (select 1 from brand_ad_signals s where ${holding})
+           -- In id order: concurrent refreshes of overlapping ads lock their rows in one order, never a deadlock.
+           order by a.id
           on conflict (ad_id) do update
              set ${sql.csv(["content_hash", "rules", ...signalColumns].map((column) => sql.literal(`${column} = excluded.${column}`)))}`.pipe(
         Effect.asVoid,
