@@ -114,6 +114,22 @@ describe("brand insight tabs", () => {
         expect(left[0]!.n).toBe(0)
       }))
 
+    it.effect("first reads of one brand in flight together all answer, each as the records say", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`delete from brand_ad_signals`
+        const reads = (["hooks", "offers", "angles", "products", "ad-copies", "personas"] as const).flatMap((tab) =>
+          selections.slice(0, 3).map(({ params, period }) => ({ tab, params, period }))
+        )
+        const answers = yield* Effect.forEach(reads, ({ params, tab }) => get(path(tab, { id: flagship.id, ...params }), keyHeader(api_key)), {
+          concurrency: "unbounded"
+        })
+        expect(answers.map((answer, i) => [reads[i]!.tab, answer.status, answer.json.data])).toEqual(
+          reads.map(({ period, tab }) => [tab, 200, expected(flagship.id, period)[tab]])
+        )
+      }))
+
     it.effect("refuses bad input with the field named, and unknown brands and tabs with the exact bodies; each is a credit kept", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()
