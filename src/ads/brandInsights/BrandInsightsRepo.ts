@@ -75,19 +75,20 @@ const rulesDigest = createHash("sha256")
   .digest("hex")
   .slice(0, 16)
 
-/** What a tab's statement reads: the columns of `b` beyond the base ones, and whether the derived signals. */
+/** What a tab's statement reads: the columns of `b` beyond the base ones, and the derived signals (as `d_<signal>`). */
 interface Reads {
   readonly columns: ReadonlyArray<Column>
-  readonly derived: boolean
+  readonly signals: ReadonlyArray<SignalColumn>
 }
 interface Statement {
   readonly reads: Reads
   readonly answer: (scope: TabScope) => Fragment
 }
-const reading = (reads: ReadonlyArray<Column | "derived">, answer: (scope: TabScope) => Fragment): Statement => ({
-  reads: { columns: reads.filter((read): read is Column => read !== "derived"), derived: reads.includes("derived") },
-  answer
-})
+const reading = (
+  columns: ReadonlyArray<Column>,
+  answer: (scope: TabScope) => Fragment,
+  signals: ReadonlyArray<SignalColumn> = []
+): Statement => ({ reads: { columns, signals }, answer })
 
 const names = (signals: ReadonlyArray<Signal>) => signals.map((s) => s.name)
 const patterns = (signals: ReadonlyArray<Signal>) => signals.map((s) => s.pattern)
@@ -160,14 +161,15 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
      */
     const periodAds = (scope: TabScope, reads: Reads) => {
       const columns = [...baseColumns, ...reads.columns].map((column) => sql.literal(`a.${column}`))
-      const derived = reads.derived
-        ? signalColumns.map((column) =>
-          sql`case when s.ad_id is null then ${derive[column]} else s.${sql.literal(column)} end as ${sql.literal(`d_${column}`)}`
-        )
-        : []
+      const derived = reads.signals.map((column) =>
+        sql`case when s.ad_id is null then ${derive[column]} else s.${sql.literal(column)} end as ${sql.literal(`d_${column}`)}`
+      )
+      const signalled = reads.signals.length > 0
+      // `held`: whether the stored signals held for the row (else they were derived here, and are stored after the answer).
+      const held = signalled ? [sql`s.ad_id is not null as held`] : []
       return sql`b as materialized (
-        select ${sql.csv([...columns, ...derived])}
-          from ads a ${reads.derived ? sql`${copy} left join brand_ad_signals s on ${holding}` : sql``}
+        select ${sql.csv([...columns, ...derived, ...held])}
+          from ads a ${signalled ? sql`${copy} left join brand_ad_signals s on ${holding}` : sql``}
          where ${inScope(scope)})`
     }
 
@@ -222,7 +224,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
 
     /** A tagged field, else derived from the copy: the ranked values and how many ads came by each way. */
     const taggedOrDerived = (column: "angle" | "persona", key: string) => sql`
-      , t as (select b.id, b.status, b.first_seen, b.last_seen, b.${sql.literal(column)} is not null as tagged,
+      with t as (select b.id, b.status, b.first_seen, b.last_seen, b.${sql.literal(column)} is not null as tagged,
                      coalesce(b.${sql.literal(column)}, b.${sql.literal(`d_${column}`)}) as k from b)
       select json_build_object(
         ${`${key}s`}::text, ${rank(sql`select k, status, first_seen, last_seen from t`, key)},
@@ -261,10 +263,10 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     /** The period's launches: rows of `b` first seen within it. */
     const launches = (scope: TabScope) => sql`select * from b where ${launchedIn(scope)}`
 
-    /** Each tab's statement after `with b as (...)`, and what it reads of the ads; `data` is its answer. */
+    /** Each tab's query over `b` (its own `with` may follow), and what it reads of the ads; `data` is its answer. */
     const statements: { readonly [T in SqlTab]: Statement } = {
       "overview-cards": reading(["countries"], (scope) => sql`
-        , o as (select count(*)::int as total, (count(*) filter (where status = 'active'))::int as active,
+        with o as (select count(*)::int as total, (count(*) filter (where status = 'active'))::int as active,
                        (count(*) filter (where first_seen >= ${scope.since.d1}))::int as new_1d,
                        (count(*) filter (where first_seen >= ${scope.since.d7}))::int as new_7d,
                        (count(*) filter (where first_seen >= ${scope.since.d30}))::int as new_30d,
@@ -280,7 +282,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
           'countries', ${rank(of(sql`e.k`, each("countries")), "country", { active: false, limit: 10 })}) as data
           from o`),
 
-      "ad-copies": reading(["body", "derived"], () => {
+      "ad-copies": reading(["body"], () => {
         const lengths = (column: "body" | "headline") => {
           const c = sql.literal(`char_length(${column})`)
           return sql`(select json_build_object('ads', count(${c})::int, 'min', min(${c}),
@@ -295,23 +297,23 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
             'emoji', json_build_object(
               'ads', (select count(*) from b where cardinality(b.d_emoji) > 0)::int,
               'top', ${rank(of(sql`e.k`, each("d_emoji")), "emoji", { active: false, limit: 10 })})) as data`
-      }),
+      }, ["emoji"]),
 
-      hooks: reading(["hook", "derived"], () => sql`
+      hooks: reading(["hook"], () => sql`
         select json_build_object(
           'hooks', ${rank(of(hook), "hook", { span: true })},
           'tagged', (select count(*) from b where b.hook is not null)::int,
-          'derived', (select count(*) from b where b.hook is null and b.d_hook is not null)::int) as data`),
+          'derived', (select count(*) from b where b.hook is null and b.d_hook is not null)::int) as data`, ["hook"]),
 
-      angles: reading(["angle", "derived"], () => taggedOrDerived("angle", "angle")),
-      personas: reading(["persona", "derived"], () => taggedOrDerived("persona", "persona")),
+      angles: reading(["angle"], () => taggedOrDerived("angle", "angle"), ["angle"]),
+      personas: reading(["persona"], () => taggedOrDerived("persona", "persona"), ["persona"]),
 
-      offers: reading(["derived"], () => sql`
+      offers: reading([], () => sql`
         select json_build_object(
           'ads_with_offer', (select count(*) from b where cardinality(b.d_offers) > 0)::int,
           'offers', ${rank(of(sql`e.k`, each("d_offers")), "offer")},
           'discounts', ${rank(of(sql`e.k`, each("d_percents")), "percent", { active: false })},
-          'codes', ${rank(of(sql`e.k`, each("d_codes")), "code", { active: false })}) as data`),
+          'codes', ${rank(of(sql`e.k`, each("d_codes")), "code", { active: false })}) as data`, ["offers", "percents", "codes"]),
 
       ctas: reading(["cta_type", "cta_text"], () => sql`
         select json_build_object(
@@ -340,10 +342,10 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                                         group by 1 order by ads desc, landing_domain collate "C" limit ${topItems}) t), '[]'::json),
           'without_landing', (select count(*) from b where landing_url is null)::int) as data`),
 
-      products: reading(["derived"], () => sql`
+      products: reading([], () => sql`
         select json_build_object(
           'products', ${rank(of(sql`b.d_product`), "product", { span: true })},
-          'unknown', (select count(*) from b where b.d_product is null)::int) as data`),
+          'unknown', (select count(*) from b where b.d_product is null)::int) as data`, ["product"]),
 
       formats: reading([], (scope) => {
         // A week counts an ad when its span meets the week: the weeks from its first sighting's Monday to its last's.
@@ -374,7 +376,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
       "launch-cadence": reading([], (scope) => {
         const weeks = weekly(scope, sql`select ${mondayOf("l.first_seen")} as week from (${launches(scope)}) l`, [["launched", sql`count(*)`]])
         return sql`
-          , w as (select x.value->>'week' as week, (x.value->>'launched')::int as launched from json_array_elements(${weeks}) as x(value))
+          with w as (select x.value->>'week' as week, (x.value->>'launched')::int as launched from json_array_elements(${weeks}) as x(value))
           select json_build_object(
             'weeks', ${weeks},
             'launched', (select count(*) from b where ${launchedIn(scope)})::int,
@@ -413,8 +415,8 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
           'grouped_ads', (select count(*) from b where variant_group is not null)::int,
           'single_ads', (select count(*) from b where variant_group is null)::int) as data`),
 
-      "video-lengths": reading(["derived"], () => sql`
-        , v as (select b.status, b.d_video_seconds as seconds from b where b.format = 'video')
+      "video-lengths": reading([], () => sql`
+        with v as (select b.status, b.d_video_seconds as seconds from b where b.format = 'video')
         select json_build_object(
           'video_ads', (select count(*) from v)::int,
           'with_length', (select count(seconds) from v)::int,
@@ -424,7 +426,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                                 from unnest(${videoLengthBuckets.map((k) => k.bucket)}::text[], ${videoLengthBuckets.map((k) => k.min)}::int[],
                                             ${videoLengthBuckets.map((k) => k.max)}::int[]) with ordinality as k(bucket, lo, hi, n)
                                 left join v on v.seconds >= k.lo and (k.hi is null or v.seconds < k.hi)
-                               group by k.bucket, k.lo, k.hi, k.n) k)) as data`),
+                               group by k.bucket, k.lo, k.hi, k.n) k)) as data`, ["video_seconds"]),
 
       reach: reading(["impressions_lower", "impressions_upper", "reach_lower", "reach_upper", "spend_lower", "spend_upper", "spend_currency"], () => sql`
         select json_build_object(
@@ -448,7 +450,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
       }),
 
       seasonality: reading([], (scope) => sql`
-        , l as (${launches(scope)})
+        with l as (${launches(scope)})
         select json_build_object(
           'months', (select json_agg(json_build_object('month', to_char(m.month, 'YYYY-MM'), 'launched', coalesce(t.launched, 0)) order by m.month)
                        from unnest(${scope.months}::date[]) as m(month)
@@ -465,15 +467,19 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
           'unknown', (select count(*) from b where niche is null)::int) as data`)
     }
 
+    /**
+     * A tab's answer in one statement: its query over `b`, and how many of `b`'s rows had no
+     * stored signals holding. Those are stored after answering, so the next read only counts.
+     */
     const dataOf = <T extends SqlTab>(tab: T, scope: TabScope): Effect.Effect<TabData<T>> => {
       const { answer, reads } = statements[tab]
-      return Effect.zipRight(
-        reads.derived ? refreshSignals(scope) : Effect.void,
-        sql<{ readonly data: unknown }>`with ${periodAds(scope, reads)} ${answer(scope)}`.pipe(
-          // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
-          Effect.flatMap((rows) => Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(rows[0]?.data)),
-          Effect.orDie
-        )
+      return sql<{ readonly data: unknown; readonly stale: number }>`
+        with ${periodAds(scope, reads)}, answer as (${answer(scope)})
+        select answer.data, ${reads.signals.length > 0 ? sql`(select count(*) from b where not b.held)::int` : sql`0`} as stale from answer`.pipe(
+        Effect.orDie,
+        Effect.tap((rows) => (rows[0]?.stale ?? 0) > 0 ? refreshSignals(scope) : Effect.void),
+        // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
+        Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(rows[0]?.data)))
       )
     }
 
