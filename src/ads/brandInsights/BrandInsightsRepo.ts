@@ -217,8 +217,14 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
                 from (${source}) s where s.k is not null
                group by s.k order by ads desc, s.k::text collate "C" limit ${limit}) t), '[]'::json)`
 
-    /** The rows of `b` once per distinct element of an array column: `e.k`. */
-    const each = (column: string) => sql`b cross join lateral (select distinct u.k from unnest(b.${sql.literal(column)}) as u(k)) as e`
+    /**
+     * The rows of `b` once per distinct element of an array column: `e.k`. A record's lists may
+     * repeat a value; the derived signals' arrays hold each value once by construction.
+     */
+    const each = (column: Column | `d_${SignalColumn}`) =>
+      column.startsWith("d_")
+        ? sql`b cross join unnest(b.${sql.literal(column)}) as e(k)`
+        : sql`b cross join lateral (select distinct u.k from unnest(b.${sql.literal(column)}) as u(k)) as e`
 
     const of = (key: Fragment, from: Fragment = sql`b`) => sql`select ${key} as k, b.status, b.first_seen, b.last_seen from ${from}`
 
