@@ -4,6 +4,8 @@ import { SqlClient } from "@effect/sql"
 import { execFile } from "node:child_process"
 import { writeFile } from "node:fs/promises"
 import * as path from "node:path"
+import { flagshipAdCount } from "../src/demo/FlagshipBrand.js"
+import { scales } from "../src/demo/World.js"
 import * as World from "./fixtures/world.js"
 import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
 import { tempDir } from "./support/TempDir.js"
@@ -76,10 +78,11 @@ describe("admin CLI (npm run admin)", () => {
 
         const demo = yield* admin("demo", "--scale", "small", "--seed", "5")
         expect(demo.code).toBe(0)
-        expect(demo.stdout).toMatch(/^ads\s+300 records$/m)
+        const ads = scales.small.ads + flagshipAdCount(scales.small)
+        expect(demo.stdout).toMatch(new RegExp(`^ads\\s+${ads} records$`, "m"))
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
-        expect(row!.n).toBe(300)
+        expect(row!.n).toBe(ads)
         // The demo's creatives come hashed: nothing for the hasher to fetch.
         const hashed = yield* admin("creatives", "hash")
         expect([hashed.code, hashed.stdout.trim()]).toEqual([0, `{"hashed":0,"failed":0}`])

@@ -54,7 +54,7 @@ describe("demo world generator", () => {
                  (select count(*) from ads where variant_group is not null)::int as variants,
                  (select count(*) from shop_video_products)::int as links,
                  (select count(*) from shop_categories where level = 3)::int as leaves`
-        expect(counts!.ads).toBe(300)
+        expect(counts!.ads).toBe(w.counts.ads)
         expect(counts!.libraries).toBe(4)
         expect(counts!.variants).toBeGreaterThan(30)
         expect(counts!.links).toBeGreaterThan(100)

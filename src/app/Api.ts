@@ -4,6 +4,7 @@ import { CreditsContract } from "../access/credits/Api.js"
 import { withKeySchemes } from "../access/gateway/Api.js"
 import { SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
+import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
@@ -83,6 +84,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(CreditsContract)
   .addHttpApi(AdLibraryContract)
   .addHttpApi(StoreAdsContract)
+  .addHttpApi(BrandInsightsContract)
   .addHttpApi(MagicAiContract)
   .addHttpApi(ShopAccountContract)
   .addHttpApi(ShopExploreContract)

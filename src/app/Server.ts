@@ -49,6 +49,8 @@ import { ShopSearchLive } from "../shop/search/Http.js"
 import { ShopSearch } from "../shop/search/ShopSearch.js"
 import { StoreAdsLive } from "../ads/storeAds/Http.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
+import { BrandInsightsLive } from "../ads/brandInsights/Http.js"
+import { BrandInsights } from "../ads/brandInsights/BrandInsights.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
@@ -153,6 +155,7 @@ export const ServicesLive = Layer.mergeAll(
   AdSearch.Default,
   AdSimilarity.layerConfig,
   StoreAds.Default,
+  BrandInsights.Default,
   SearchQuota.Default,
   ShopCountry.Default,
   ShopExplore.Default,
@@ -169,7 +172,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, BrandInsightsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

@@ -4,6 +4,7 @@ import { ShopRollups } from "../shop/search/ShopRollups.js"
 import { Ingest, type IngestReport } from "../ingest/Ingest.js"
 import { type EntityName, entityNames } from "../ingest/Records.js"
 import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/ImageFeatures.js"
+import { StoredTranscripts } from "../transcripts/StoredTranscripts.js"
 import { DemoRepo } from "./DemoRepo.js"
 import { type ScaleName, scales, world } from "./World.js"
 
@@ -32,6 +33,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const repo = yield* DemoRepo
     const creatives = yield* CreativeHasher
     const rollups = yield* ShopRollups
+    const transcripts = yield* StoredTranscripts
     return {
       loaded: repo.loaded,
       load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
@@ -65,6 +67,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             Stream.grouped(2_000),
             Stream.runForEach((batch) => creatives.record(Chunk.toReadonlyArray(batch), now))
           )
+          if (chosen.includes("ads")) yield* transcripts.seed([...generated.transcripts()], now)
           // Explore's standard periods, summed ahead once the series are in.
           if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
           yield* onProgress({ entity: "shop-metrics", done: total, total })
@@ -74,5 +77,5 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
         })
     }
   }),
-  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default]
+  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default, StoredTranscripts.Default]
 }) {}

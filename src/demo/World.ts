@@ -1,5 +1,6 @@
 import type { EntityName } from "../ingest/Records.js"
 import { adCopy, brandName, leaves as leavesOf, type Niche, niches, slug, videoCaption } from "./Copy.js"
+import { flagshipBrand } from "./FlagshipBrand.js"
 import { Prng } from "./Prng.js"
 
 /**
@@ -570,11 +571,13 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
   const landerCount = brands.reduce((n, br) => n + br.landers, 0)
   const categoryCount = regions.length * niches.reduce((n, niche) => n + 1 + leaves(niche).length + Object.keys(niche.tree).length, 0)
 
+  // The brand insight tabs' flagship brand, after the world's own records (FlagshipBrand.ts).
+  const flagship = flagshipBrand({ seed, now, fetchedAt, scale })
   const records: Record<EntityName, () => Iterable<unknown>> = {
     stores,
     landers,
-    advertisers,
-    ads,
+    advertisers: function*() { yield* advertisers(); yield* flagship.advertisers() },
+    ads: function*() { yield* ads(); yield* flagship.ads() },
     "shop-categories": categories,
     "shop-shops": shops,
     "shop-creators": creators,
@@ -585,13 +588,15 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
 
   return {
     records,
-    creatives,
+    creatives: function*() { yield* creatives(); yield* flagship.creatives() },
+    /** Stored transcripts of some of the flagship brand's video ads. */
+    transcripts: flagship.transcripts,
     /** Records per entity, for progress (metric records: at most one series per subject). */
     counts: {
       stores: storeCount,
       landers: landerCount,
-      advertisers: advertiserCount,
-      ads: scale.ads,
+      advertisers: advertiserCount + flagship.counts.advertisers,
+      ads: scale.ads + flagship.counts.ads,
       "shop-categories": categoryCount,
       "shop-shops": scale.shops,
       "shop-creators": scale.creators,

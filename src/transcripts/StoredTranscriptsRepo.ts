@@ -1,0 +1,42 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { Segment } from "./engines/Pipeline.js"
+
+const AdTranscript = Schema.Struct({ ad_id: Schema.String, transcript: Schema.String })
+
+/** A transcript the demo world ships with (an ad's video already transcribed). */
+export const SeededTranscript = Schema.Struct({
+  ad_id: Schema.String,
+  transcript: Schema.String,
+  segments: Schema.Array(Segment),
+  media_url: Schema.String
+})
+export type SeededTranscript = typeof SeededTranscript.Type
+
+/** Reads of many stored ad transcripts at once (migration 0015's table), and the demo's seeding. */
+export class StoredTranscriptsRepo extends Effect.Service<StoredTranscriptsRepo>()("adintel/StoredTranscriptsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const ofAds = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: AdTranscript,
+      execute: (ids) => sql`
+        select subject_id as ad_id, transcript from transcripts
+         where subject = 'ad' and subject_id = any(${ids}::text[]) and transcript is not null`
+    })
+
+    return {
+      ofAds: (ids: ReadonlyArray<string>) => Effect.orDie(ofAds(ids)),
+
+      /** Stores transcripts where none is stored yet: a generated one is never overwritten. */
+      seed: (records: ReadonlyArray<SeededTranscript>, engine: string, now: Date) =>
+        sql`
+          insert into transcripts (subject, subject_id, transcript, segments, media_url, engine, transcribed_at)
+          select 'ad', r.ad_id, r.transcript, r.segments, r.media_url, ${engine}, ${now}
+            from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+                 as r(ad_id text, transcript text, segments jsonb, media_url text)
+          on conflict (subject, subject_id) do nothing`.pipe(Effect.asVoid, Effect.orDie)
+    }
+  })
+}) {}
