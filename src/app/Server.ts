@@ -49,6 +49,10 @@ import { ShopSearchLive } from "../shop/search/Http.js"
 import { ShopSearch } from "../shop/search/ShopSearch.js"
 import { StoreAdsLive } from "../ads/storeAds/Http.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
+import { SavedAdsLive } from "../ads/savedAds/Http.js"
+import { ShareLive, WorkspaceLive } from "../ads/workspace/Http.js"
+import { ShareLinks } from "../ads/workspace/ShareLinks.js"
+import { Workspace } from "../ads/workspace/Workspace.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
@@ -161,7 +165,9 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopRollups.Default,
-  RemoteMedia.Default
+  RemoteMedia.Default,
+  Workspace.Default,
+  ShareLinks.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -169,7 +175,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, WorkspaceLive, ShareLive, SavedAdsLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
