@@ -85,7 +85,9 @@ export const ShareLive = Metered.group(WorkspaceContract, "share", (handlers) =>
       Effect.gen(function*() {
         yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, privateHeaders)))
         const json = wantsJson(request.headers["accept"])
-        const pageHref = (page: number) => `?${new URLSearchParams({ ...(urlParams.sort === undefined ? {} : { sort: urlParams.sort }), page: String(page) })}`
+        // Another page keeps the sort and page size the visitor chose.
+        const kept = Object.entries({ sort: urlParams.sort, page_size: urlParams.page_size }).flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, String(v)]]))
+        const pageHref = (page: number) => `?${new URLSearchParams([...kept, ["page", String(page)]])}`
         return yield* links.view(clientAddress(request, config), path.token, urlParams).pipe(
           Effect.map((shared) => (json ? fields(shared) : htmlPage(sharedBoardPage(shared, pageHref), 200))),
           Effect.catchTags({

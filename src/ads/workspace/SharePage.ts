@@ -17,7 +17,7 @@ const styles = raw(`<style>
 .pill{font-size:12px;padding:.1rem .5rem;border-radius:99px;background:var(--bg);border:1px solid var(--line);color:var(--muted)}
 .pill.gone{color:var(--warn);border-color:#fcd34d;background:#fffbeb}
 .pager{display:flex;justify-content:space-between;gap:1rem;margin-top:1rem}
-a{color:var(--brand)}
+a{color:var(--brand)}h1,h2{overflow-wrap:anywhere}
 </style>`)
 
 const number = (n: number) => n.toLocaleString("en-US")
