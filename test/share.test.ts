@@ -1,9 +1,13 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Effect, TestClock } from "effect"
+import { Clock, Effect, Layer, Option, TestClock } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import { account, balanceOf, call, TestServer } from "./support/TestServer.js"
+import { AdSearch } from "../src/ads/library/AdSearch.js"
+import { ShareLinks } from "../src/ads/workspace/ShareLinks.js"
+import { Workspace } from "../src/ads/workspace/Workspace.js"
+import { seedDemoWorkspace } from "../src/demo/WorkspaceDemo.js"
 import { answerOf, boardOf, brands, failure, folderOf, get, keyAuth, post, saved, v1, workspaceServer } from "./support/Workspace.js"
 
 /**
@@ -153,6 +157,32 @@ describe("the public share view (/share/<token>)", () => {
         // The next minute, a fresh allowance.
         yield* TestClock.adjust(`${retry} seconds`)
         expect((yield* view(owner.link.token, { ...json, ...busy })).status).toBe(200)
+      }))
+
+    it.effect("the demo account's workspace: folders, boards, saved ads with notes, and one shared board; made once", () =>
+      Effect.gen(function*() {
+        const demo = yield* account()
+        const auth = keyAuth(demo.api_key)
+        const services = Layer.mergeAll(Workspace.Default, ShareLinks.Default, AdSearch.Default)
+        const shared = yield* Effect.provide(seedDemoWorkspace(demo.id), services)
+        expect(Option.getOrThrow(shared)).toMatch(/^\/share\/[A-Za-z0-9_-]{43}$/)
+        const tree = (yield* get(auth, `${v1}/folders-with-boards`)).json.data
+        expect(tree.map((f: any) => [f.name, f.boards.map((b: any) => b.name)])).toEqual([
+          ["Competitors", ["Category leaders", "Challengers"]],
+          ["Inspiration", ["Hooks that work", "Long runners"]],
+          ["Saved ads", ["Saved ads"]]
+        ])
+        // Every board holds something (the fixture library has three brands and a few ads).
+        expect(tree[0].boards[0].brands_count).toBeGreaterThan(0)
+        for (const board of tree.flatMap((f: any) => f.boards).slice(2)) expect([board.name, board.ads_count > 0]).toEqual([board.name, true])
+        const hooks = (yield* get(auth, `${v1}/board-ads`, { board_id: tree[1].boards[0].id })).json.data
+        expect(hooks.every((ad: any) => ad.note?.startsWith("Opens with") && ad.tags.includes("hook"))).toBe(true)
+        const view = yield* call(Option.getOrThrow(shared), { headers: { ...json, ...address() } })
+        expect(JSON.parse(view.body).board).toMatchObject({ name: "Hooks that work", ads_count: hooks.length })
+        // A second start changes nothing.
+        const before = (yield* get(auth, `${v1}/folders-with-boards`)).body
+        expect(yield* Effect.provide(seedDemoWorkspace(demo.id), services)).toEqual(Option.none())
+        expect((yield* get(auth, `${v1}/folders-with-boards`)).body).toBe(before)
       }))
 
     it.scoped.skipIf(!existsSync(chromiumPath))("the page in headless Chromium: the board, its brands and ads, pages; nothing overflows a 390 px phone", () =>
