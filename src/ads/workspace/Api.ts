@@ -219,9 +219,9 @@ export const RevokeShareLink = strictStruct({ share_link_id: ShareLinkId }, "bod
 
 /** An endpoint's path is its name in kebab case: `createFolder` is `/api/v1/brands/create-folder`. */
 const pathOf = (name: string) => `${brandsPrefix}/${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` as const
-const post = <const Name extends string>(name: Name, summary: string, description = "") =>
+const post = <const Name extends string>(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.post(name, pathOf(name)).annotate(OpenApi.Summary, summary).annotate(OpenApi.Description, description)
-const get = <const Name extends string>(name: Name, summary: string, description = "") =>
+const get = <const Name extends string>(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.get(name, pathOf(name)).annotate(OpenApi.Summary, summary).annotate(OpenApi.Description, description)
 
 const limitsNote = "Limits (configuration): folders per account, boards per folder, items per board, live share links per board; " +
@@ -230,7 +230,7 @@ const boardNote = "Another account's folder or board is a 404, as an unknown one
 
 export class WorkspaceApi extends metered(
   HttpApiGroup.make("workspace")
-    .add(get("foldersWithBoards", "The account's folders, each with its boards and how many brands and ads each holds").addSuccess(FoldersWithBoards))
+    .add(get("foldersWithBoards", "The account's folders, each with its boards and how many brands and ads each holds", "INTERPRETATIONS W3; folders and boards in the account's order.").addSuccess(FoldersWithBoards))
     .add(
       post("createFolder", "Create a folder", `Names are unique per account whatever the case (a duplicate is a 409). ${limitsNote}`)
         .setPayload(CreateFolder).addSuccess(FolderAnswer).addError(ConflictBody)
