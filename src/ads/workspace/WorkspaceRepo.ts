@@ -120,9 +120,10 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** One account's workspace writes, one at a time, in one transaction. */
-    const locked = <A, E, R>(account: string, effect: Effect.Effect<A, E, R>) =>
+    /** One account's workspace writes, one at a time, in one transaction; a refusal is an answer, anything else a defect. */
+    const write = <A, E, R>(account: string, effect: Effect.Effect<A, E | Refusal, R>): Effect.Effect<A, Refusal, R> =>
       sql.withTransaction(Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`, effect))
+        .pipe(refusalsOnly)
 
     const count = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
       SqlSchema.single({ Request: Schema.Void, Result: Count, execute: () => statement })(undefined).pipe(Effect.map(({ n }) => n))
@@ -150,10 +151,13 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
     /** A folder with its boards, as the tree shows it. */
     const folderView = (account: string, folder: string) =>
       Effect.gen(function*() {
-        const row = yield* Effect.flatMap(folderOf(account, folder), Option.match({ onNone: () => folderMissing, onSome: Effect.succeed }))
+        const row = yield* existingFolder(account, folder)
         const inside = yield* boards(sql`b.folder_id = ${folder}::uuid`)
         return { id: row.id, name: row.name, boards: inside.map(summary) }
       })
+
+    const existingFolder = (account: string, folder: string) =>
+      Effect.flatMap(folderOf(account, folder), Option.match({ onNone: () => folderMissing, onSome: Effect.succeed }))
 
     const existingBoard = (account: string, board: string) =>
       Effect.flatMap(boardOf(account, board), Option.match({ onNone: () => boardMissing, onSome: Effect.succeed }))
@@ -298,71 +302,53 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       board: (account: string, board: string): Effect.Effect<Option.Option<Board>> => Effect.orDie(boardOf(account, board)),
 
       createFolder: (account: string, name: Name, now: Date, limits: Limits): Effect.Effect<Folder, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             if (yield* folderTaken(account, name.key, null)) return yield* refuse("FolderTaken")
             if ((yield* folderCount(account)) >= limits.maxFolders) return yield* refuse("FoldersFull")
             return yield* folderView(account, yield* insertFolder(account, name, now))
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       renameFolder: (account: string, folder: string, name: Name): Effect.Effect<Folder, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
-            if (Option.isNone(yield* folderOf(account, folder))) return yield* folderMissing
+        write(account, Effect.gen(function*() {
+            yield* existingFolder(account, folder)
             if (yield* folderTaken(account, name.key, folder)) return yield* refuse("FolderTaken")
             yield* sql`update workspace_folders set name = ${name.name}, name_key = ${name.key} where id = ${folder}::uuid`
             return yield* folderView(account, folder)
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       moveFolder: (account: string, folder: string, position: number): Effect.Effect<Folder, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
-            if (Option.isNone(yield* folderOf(account, folder))) return yield* folderMissing
+        write(account, Effect.gen(function*() {
+            yield* existingFolder(account, folder)
             yield* reorder("workspace_folders", sql`account_id = ${account}::uuid`, folder, position)
             return yield* folderView(account, folder)
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       /** The number of boards deleted with it. */
       deleteFolder: (account: string, folder: string, force: boolean): Effect.Effect<number, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
-            if (Option.isNone(yield* folderOf(account, folder))) return yield* folderMissing
+        write(account, Effect.gen(function*() {
+            yield* existingFolder(account, folder)
             const held = yield* boardCount(folder)
             if (held > 0 && !force) return yield* refuse("HoldsBoards", held)
             yield* sql`delete from workspace_folders where id = ${folder}::uuid`
             yield* dropUnboarded(account)
             return held
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       createBoard: (account: string, folder: string, name: Name, now: Date, limits: Limits): Effect.Effect<Board, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
-            if (Option.isNone(yield* folderOf(account, folder))) return yield* folderMissing
+        write(account, Effect.gen(function*() {
+            yield* existingFolder(account, folder)
             if (yield* boardTaken(folder, name.key, null)) return yield* refuse("BoardTaken")
             if ((yield* boardCount(folder)) >= limits.maxBoardsPerFolder) return yield* refuse("BoardsFull")
             return yield* existingBoard(account, yield* insertBoard(account, folder, name, now, false))
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       renameBoard: (account: string, board: string, name: Name): Effect.Effect<Board, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             const found = yield* existingBoard(account, board)
             if (yield* boardTaken(found.folder_id, name.key, board)) return yield* refuse("BoardTaken")
             yield* sql`update workspace_boards set name = ${name.name}, name_key = ${name.key} where id = ${board}::uuid`
             return yield* existingBoard(account, board)
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       /** To another folder (at its end unless `position` says where) and/or another place. */
       moveBoard: (
@@ -371,13 +357,11 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         to: { readonly folder: string | undefined; readonly position: number | undefined },
         limits: Limits
       ): Effect.Effect<Board, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             const found = yield* existingBoard(account, board)
             const folder = to.folder ?? found.folder_id
             if (folder !== found.folder_id) {
-              if (Option.isNone(yield* folderOf(account, folder))) return yield* folderMissing
+              yield* existingFolder(account, folder)
               const [row] = yield* SqlSchema.findAll({
                 Request: Schema.Void,
                 Result: Schema.Struct({ name_key: Schema.String }),
@@ -390,19 +374,15 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             }
             if (to.position !== undefined) yield* reorder("workspace_boards", sql`folder_id = ${folder}::uuid`, board, to.position)
             return yield* existingBoard(account, board)
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       deleteBoard: (account: string, board: string): Effect.Effect<void, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             const [deleted] = yield* ids(sql`
               delete from workspace_boards where id = ${board}::uuid and account_id = ${account}::uuid returning id::text as id`)
             if (deleted === undefined) return yield* boardMissing
             yield* dropUnboarded(account)
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       /** A social-library advertiser by its id. */
       brand: (id: string): Effect.Effect<Option.Option<BrandRecord>> =>
@@ -414,9 +394,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
       /** Idempotent: a brand already on the board is kept as it was. */
       addBrand: (account: string, board: string, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             yield* existingBoard(account, board)
             const present = yield* count(sql`
               select count(*)::int as n from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand.id}`)
@@ -424,17 +402,13 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             if ((yield* itemCount(board)) >= limits.maxBoardItems) return yield* refuse("BoardFull")
             yield* sql`insert into workspace_board_brands (board_id, brand_id, name, domain, added_at)
                        values (${board}::uuid, ${brand.id}, ${brand.name}, ${brand.domain}, ${now})`
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       removeBrand: (account: string, board: string, brand: string): Effect.Effect<void, Refusal> =>
-        locked(
+        write(
           account,
-          Effect.zipRight(
-            existingBoard(account, board),
-            sql`delete from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand}`
-          )
-        ).pipe(Effect.asVoid, refusalsOnly),
+          Effect.zipRight(existingBoard(account, board), sql`delete from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand}`)
+        ).pipe(Effect.asVoid),
 
       /** The libraries in which the account saved an ad with this id. */
       savedLibraries: (account: string, adId: string): Effect.Effect<ReadonlyArray<string>> =>
@@ -456,9 +430,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
        * default board; idempotent: an ad already on the board is kept as it was.
        */
       saveAd: (account: string, ad: AdView, board: string | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             const target = board === undefined ? yield* defaultBoard(account, now, limits) : (yield* existingBoard(account, board)).id
             const saved = yield* savedIdOf(account, { library: ad.library, adId: ad.id })
             if (Option.isSome(saved)) {
@@ -469,14 +441,11 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             if ((yield* itemCount(target)) >= limits.maxBoardItems) return yield* refuse("BoardFull")
             const id = Option.isSome(saved) ? saved.value : yield* savedRow(account, ad, now)
             yield* sql`insert into workspace_board_ads (board_id, saved_ad_id, added_at) values (${target}::uuid, ${id}::uuid, ${now})`
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       /** Off one board (an ad left on none is no longer saved), or off every board. Idempotent. */
       unsaveAd: (account: string, ref: AdRef, board: string | undefined): Effect.Effect<void, Refusal> =>
-        locked(
-          account,
-          Effect.gen(function*() {
+        write(account, Effect.gen(function*() {
             if (board !== undefined) yield* existingBoard(account, board)
             const saved = yield* savedIdOf(account, ref)
             if (Option.isNone(saved)) return
@@ -485,8 +454,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
               yield* sql`delete from workspace_board_ads where board_id = ${board}::uuid and saved_ad_id = ${saved.value}::uuid`
               yield* dropUnboarded(account)
             }
-          })
-        ).pipe(refusalsOnly),
+          })),
 
       /** Sets the note and/or the tags; false when the account has not saved the ad. */
       annotate: (
