@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { account, balanceOf, signIn } from "./support/TestServer.js"
+import { account, balanceOf } from "./support/TestServer.js"
 import {
   ads,
   answerOf,
@@ -195,20 +195,6 @@ describe("saved ads (W4)", () => {
         expect((yield* list(owner.auth)).json.data.map((ad: any) => [ad.id, ad.note])).toEqual([["ws-a1", null]])
         // Without a key: 401.
         expect(answerOf(yield* list({}))).toEqual(failure(401, "Unauthorized"))
-      }))
-    it.effect("the browser session reaches saved ads at /api/saved-ads* (S4): same answers, no credit, 401 without a session", () =>
-      Effect.gen(function*() {
-        const email = `saved-${Date.now()}@example.com`
-        const created = yield* account({ email, password: "saved password 1" })
-        const session = yield* signIn(email, "saved password 1")
-        expect(answerOf(yield* post(session, "/api/saved-ads/save", { ad_id: "ws-a1" }))).toEqual(ok)
-        const viaSession = yield* get(session, "/api/saved-ads")
-        expect(viaSession.json.total).toBe(1)
-        expect((yield* balanceOf(created.id)).used).toBe(0)
-        expect(viaSession.body).toBe((yield* list(keyAuth(created.api_key))).body)
-        expect((yield* balanceOf(created.id)).used).toBe(1)
-        expect(answerOf(yield* get({}, "/api/saved-ads"))).toEqual(failure(401, "Unauthorized"))
-        expect(answerOf(yield* post(keyAuth(created.api_key), "/api/saved-ads/unsave", { ad_id: "ws-a1" }))).toEqual(failure(401, "Unauthorized"))
       }))
   })
 })

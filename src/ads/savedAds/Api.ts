@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
-import { legacy } from "../../access/session/Legacy.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { ConflictBody } from "../../kernel/Errors.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
@@ -116,8 +115,8 @@ export class SavedAdsApi extends metered(
     )
 ) {}
 
-/** Saved ads' part of the contract, also under the browser session (S4). */
-export class SavedAdsContract extends contractPart()
-  .add(SavedAdsApi)
-  .add(legacy(SavedAdsApi, { from: savedAdsPrefix, to: "/api/saved-ads" }))
-{}
+/**
+ * Saved ads' part of the contract. No legacy session twin: S4 names the dashboard's legacy
+ * prefixes, and `/api/saved-ads` is not one of them.
+ */
+export class SavedAdsContract extends contractPart().add(SavedAdsApi) {}

@@ -8,7 +8,7 @@ const done = { success: true as const }
 const fields = <A extends object>(fields: A) => ({ success: true as const, ...fields })
 const account = Effect.map(Caller, (caller) => caller.accountId)
 
-/** `/api/v1/saved-ads`, `save`, `unsave`, `annotate` (and `/api/saved-ads*` under the session): the caller's own saved ads. */
+/** `/api/v1/saved-ads`, `save`, `unsave`, `annotate`: the caller's own saved ads. */
 export const SavedAdsLive = Metered.group(SavedAdsContract, "savedAds", (handlers) =>
   Effect.map(Workspace, (workspace) =>
     handlers
