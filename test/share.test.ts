@@ -1,4 +1,4 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, TestClock } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
@@ -7,6 +7,7 @@ import { account, balanceOf, call, TestServer } from "./support/TestServer.js"
 import { AdSearch } from "../src/ads/library/AdSearch.js"
 import { ShareLinks } from "../src/ads/workspace/ShareLinks.js"
 import { Workspace } from "../src/ads/workspace/Workspace.js"
+import { redactUrl } from "../src/app/Server.js"
 import { seedDemoWorkspace } from "../src/demo/WorkspaceDemo.js"
 import { answerOf, boardOf, brands, failure, folderOf, get, keyAuth, post, saved, v1, workspaceServer } from "./support/Workspace.js"
 
@@ -43,6 +44,12 @@ const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
 const artifacts = path.resolve("test-artifacts")
 
 describe("the public share view (/share/<token>)", () => {
+  it("keeps share tokens out of the access log, as API keys", () => {
+    expect(redactUrl("/share/AbC_-123?page=2")).toBe("/share/[REDACTED]?page=2")
+    expect(redactUrl("/share/AbC?api_key=adi_x")).toBe("/share/[REDACTED]?api_key=[REDACTED]")
+    expect(redactUrl("/api/v1/brands/share-links?board_id=x")).toBe("/api/v1/brands/share-links?board_id=x")
+  })
+
   layer(workspaceServer({ config: { trustProxy: true }, env: { SHARE_VIEWS_PER_MINUTE: String(viewsPerMinute) } }))((it) => {
     it.effect("JSON for Accept: application/json: the board, its brands and a page of its ads; no key, no credit, private and unindexed", () =>
       Effect.gen(function*() {

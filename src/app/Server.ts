@@ -128,8 +128,9 @@ export const ConventionsLive = HttpApiBuilder.middleware(Effect.map(AppConfig, (
     )) as typeof app
 ))
 
-/** `api_key` values are replaced before a URL is logged (G13). */
-export const redactUrl = (url: string): string => url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]")
+/** `api_key` values are replaced before a URL is logged (G13), and so are share-link tokens (they open a board). */
+export const redactUrl = (url: string): string =>
+  url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]").replace(/^(\/share\/)[^/?#]+/, "$1[REDACTED]")
 
 /** One line per answered request: method, path (keys redacted), status and duration. */
 export const accessLog = HttpMiddleware.make((app) =>
