@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { account, balanceOf, signIn } from "./support/TestServer.js"
+import { account, balanceOf, call, signIn } from "./support/TestServer.js"
 import {
   ads,
   answerOf,
@@ -34,7 +34,8 @@ const env = {
   WORKSPACE_MAX_FOLDERS: String(limits.folders),
   WORKSPACE_MAX_BOARDS_PER_FOLDER: String(limits.boardsPerFolder),
   WORKSPACE_MAX_BOARD_ITEMS: String(limits.items),
-  WORKSPACE_MAX_SHARE_LINKS_PER_BOARD: String(limits.shareLinks)
+  WORKSPACE_MAX_SHARE_LINKS_PER_BOARD: String(limits.shareLinks),
+  SHARE_VIEWS_PER_MINUTE: "3"
 }
 
 const password = "workspace password 1"
@@ -465,6 +466,19 @@ describe("the workspace: folders, boards, brands on boards, share links (W3)", (
           failure(403, "Cross-site request refused: Origin header missing")
         )
         expect((yield* tree(auth)).json.data.map((f: any) => [f.name, f.boards[0]?.brands_count])).toEqual([["Everywhere", 1]])
+      }))
+    it.effect("without TRUST_PROXY the share view counts by the socket's address: X-Forwarded-For changes nothing", () =>
+      Effect.gen(function*() {
+        const { auth } = yield* user()
+        const b = yield* boardOf(auth, yield* folderOf(auth, "Viewed"), "Board")
+        const { token } = (yield* post(auth, `${v1}/create-share-link`, { board_id: b })).json.share_link
+        const statuses: Array<number> = []
+        for (let i = 0; i < 4; i++) {
+          const answer = yield* call(`/share/${token}`, { headers: { accept: "application/json", "x-forwarded-for": `203.0.113.${i}` } })
+          statuses.push(answer.status)
+        }
+        // The only test of this file that views a shared board: the three views of the minute are its own.
+        expect(statuses).toEqual([200, 200, 200, 429])
       }))
   })
 })
