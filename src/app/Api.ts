@@ -5,7 +5,9 @@ import { withKeySchemes } from "../access/gateway/Api.js"
 import { SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
+import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
+import { WorkspaceContract } from "../ads/workspace/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
@@ -96,4 +98,6 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(SessionContract)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
+  .addHttpApi(WorkspaceContract)
+  .addHttpApi(SavedAdsContract)
 {}

@@ -51,6 +51,10 @@ import { StoreAdsLive } from "../ads/storeAds/Http.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { BrandInsightsLive } from "../ads/brandInsights/Http.js"
 import { BrandInsights } from "../ads/brandInsights/BrandInsights.js"
+import { SavedAdsLive } from "../ads/savedAds/Http.js"
+import { ShareLive, WorkspaceLive } from "../ads/workspace/Http.js"
+import { ShareLinks } from "../ads/workspace/ShareLinks.js"
+import { Workspace } from "../ads/workspace/Workspace.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
@@ -126,8 +130,9 @@ export const ConventionsLive = HttpApiBuilder.middleware(Effect.map(AppConfig, (
     )) as typeof app
 ))
 
-/** `api_key` values are replaced before a URL is logged (G13). */
-export const redactUrl = (url: string): string => url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]")
+/** `api_key` values are replaced before a URL is logged (G13), and so are share-link tokens (they open a board). */
+export const redactUrl = (url: string): string =>
+  url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]").replace(/^(\/share\/)[^/?#]+/, "$1[REDACTED]")
 
 /** One line per answered request: method, path (keys redacted), status and duration. */
 export const accessLog = HttpMiddleware.make((app) =>
@@ -164,7 +169,9 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopRollups.Default,
-  RemoteMedia.Default
+  RemoteMedia.Default,
+  Workspace.Default,
+  ShareLinks.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -172,7 +179,30 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, BrandInsightsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([
+    SystemLive,
+    CreditsLive,
+    AdLibraryLive,
+    AdsLive,
+    StoreAdsLive,
+    BrandInsightsLive,
+    MagicAiLive,
+    ShopLive,
+    ShopExploreLive,
+    ShopSearchLive,
+    ShopDetailLive,
+    ShopProductDetailLive,
+    ShopFavoritesLive,
+    ShopPresetsLive,
+    VideoTranscriptsLive,
+    AdTranscriptsLive,
+    SessionLive,
+    AdminLive,
+    CatalogAdminLive,
+    WorkspaceLive,
+    ShareLive,
+    SavedAdsLive
+  ]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

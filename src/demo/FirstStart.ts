@@ -5,6 +5,7 @@ import { AppConfig } from "../platform/AppConfig.js"
 import { databaseUrl } from "../platform/db/Database.js"
 import { Readiness } from "../system/Readiness.js"
 import { DemoData } from "./DemoData.js"
+import { seedDemoWorkspace } from "./WorkspaceDemo.js"
 
 export const demoEmail = "demo@adintel.local"
 
@@ -58,6 +59,7 @@ export const FirstStartLive = Layer.scopedDiscard(
           return Effect.zipRight(readiness.loading(task, percent), log)
         }
       })
+      const shared = yield* Effect.flatMap(Effect.orDie(accounts.resolve(demoEmail)), seedDemoWorkspace)
       yield* readiness.done
       const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
       yield* Console.log(
@@ -73,6 +75,7 @@ export const FirstStartLive = Layer.scopedDiscard(
           "",
           `API reference: ${base}/docs`,
           "",
+          ...Option.match(shared, { onSome: (path) => [`A shared demo board (no key needed): ${base}${path}`, ""], onNone: () => [] }),
           ...Option.match(account.password, {
             onSome: (password) => [`Key page: ${base}/login  (${demoEmail} / ${password})`, ""],
             onNone: () => [`Key page: ${base}/login  (password: npm run admin -- accounts set-password ${demoEmail} --password ...)`, ""]

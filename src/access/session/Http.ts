@@ -13,7 +13,7 @@ import * as Routes from "../gateway/Http.js"
 type Request = HttpServerRequest.HttpServerRequest
 
 /** The client's address: the socket's, or the proxy's X-Forwarded-For when it is trusted. */
-const clientAddress = (request: Request, config: AppSettings) => {
+export const clientAddress = (request: Request, config: AppSettings) => {
   const forwarded = config.trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
   return forwarded || Option.getOrElse(request.remoteAddress, () => "unknown")
 }
@@ -25,7 +25,7 @@ const isHttps = (request: Request, config: AppSettings) =>
   })
 
 /** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and host. */
-const baseUrl = (request: Request, config: AppSettings) =>
+export const baseUrl = (request: Request, config: AppSettings) =>
   Option.match(config.publicUrl, {
     onSome: (url) => url.origin,
     onNone: () => {

@@ -1,0 +1,229 @@
+import { Clock, Effect, Option } from "effect"
+import { Conflict, InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
+import type { AdView } from "../library/Api.js"
+import type {
+  AdLibrary,
+  AdSort,
+  Board,
+  BoardAdsQuery,
+  BoardBrand,
+  BoardBrandsQuery,
+  Folder,
+  MoveBoard,
+  RemoveFromBoard,
+  SavedAd
+} from "./Api.js"
+import { WorkspaceConfig } from "./WorkspaceConfig.js"
+import { type AdRef, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
+
+/** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
+export const nameOf = (name: string): Name => ({ name, key: name.normalize("NFC").toLowerCase() })
+
+export const folderNotFound = new NotFound({ error: "Folder not found" })
+export const boardNotFound = new NotFound({ error: "Board not found" })
+export const brandNotFound = new NotFound({ error: "Brand not found" })
+export const adNotFound = new NotFound({ error: "Ad not found" })
+export const savedAdNotFound = new NotFound({ error: "Saved ad not found" })
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`
+
+/** An ad id in several libraries names no single ad: the field to send is `library` (G11). */
+export const ambiguousAd = (id: string, found: ReadonlyArray<string>) =>
+  new InvalidRequest({ error: `library is missing: ${id} exists in several libraries (${found.join(", ")})` })
+
+/**
+ * The account's workspace (issue 19; INTERPRETATIONS W3, W4): folders hold boards, a board
+ * holds brands and saved ads. Another account's folder or board is a 404 like an unknown one.
+ * Limits come from `WorkspaceConfig`; each refusal names the limit.
+ */
+export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WorkspaceRepo
+    const limits = yield* WorkspaceConfig
+
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    /** Each reason a write wrote nothing, as its answer. */
+    const refused = (refusal: Refusal): NotFound | Conflict => {
+      switch (refusal.reason) {
+        case "FolderMissing":
+          return folderNotFound
+        case "BoardMissing":
+          return boardNotFound
+        // spec: W3, the duplicate folder's exact message.
+        case "FolderTaken":
+          return new Conflict({ error: "A folder with this name already exists" })
+        case "BoardTaken":
+          return new Conflict({ error: "A board with this name already exists in this folder" })
+        case "FoldersFull":
+          return new Conflict({ error: `Folder limit reached: ${plural(limits.maxFolders, "folder")} per account` })
+        case "BoardsFull":
+          return new Conflict({ error: `Board limit reached: ${plural(limits.maxBoardsPerFolder, "board")} per folder` })
+        case "BoardFull":
+          return new Conflict({ error: `Board is full: ${plural(limits.maxBoardItems, "item")} (brands and saved ads) per board` })
+        // spec: issue 19, a folder with boards is deleted only with force, naming how many it holds.
+        case "HoldsBoards":
+          return new Conflict({ error: `This folder holds ${plural(refusal.boards ?? 0, "board")}: send force: true to delete it with them` })
+      }
+    }
+    const answer = <A, R>(effect: Effect.Effect<A, Refusal, R>) => Effect.mapError(effect, refused)
+    /** For writes that can only miss their folder or board: any other refusal would be a bug. */
+    const missing = <A, R>(effect: Effect.Effect<A, Refusal, R>): Effect.Effect<A, NotFound, R> =>
+      Effect.catchAll(effect, (refusal) => {
+        const error = refused(refusal)
+        return error instanceof NotFound ? Effect.fail(error) : Effect.die(error)
+      })
+
+    const boardOf = (account: string, board: string): Effect.Effect<Board, NotFound> =>
+      Effect.flatMap(repo.board(account, board), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed }))
+
+    /** The one ad a request names in the library: 404 when none, 400 when the id needs its library. */
+    const libraryAd = (adId: string, library: AdLibrary | undefined): Effect.Effect<AdView, NotFound | InvalidRequest> =>
+      Effect.flatMap(repo.libraryAds(adId), (found): Effect.Effect<AdView, NotFound | InvalidRequest> => {
+        const matching = library === undefined ? found : found.filter((ad) => ad.library === library)
+        if (matching.length === 0) return Effect.fail(adNotFound)
+        if (matching.length > 1) return Effect.fail(ambiguousAd(adId, matching.map((ad) => ad.library)))
+        return Effect.succeed(matching[0]!)
+      })
+
+    /** The one ad of the account's saved ads a request names (it may be gone from the library); none when not saved. */
+    const savedRef = (account: string, adId: string, library: AdLibrary | undefined): Effect.Effect<Option.Option<AdRef>, InvalidRequest> =>
+      Effect.flatMap(repo.savedLibraries(account, adId), (found): Effect.Effect<Option.Option<AdRef>, InvalidRequest> => {
+        const matching = library === undefined ? found : found.filter((l) => l === library)
+        if (matching.length > 1) return Effect.fail(ambiguousAd(adId, matching))
+        return Effect.succeed(Option.map(Option.fromNullable(matching[0]), (l) => ({ library: l, adId })))
+      })
+
+    const adsPage = (account: string, filter: { board?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {
+      const window = windowOf(request)
+      return Effect.map(
+        repo.savedAds(account, { board: filter.board, tag: filter.tag, sort: filter.sort ?? "newest_saved" }, window),
+        ({ ads, total }) => pageOf(window, ads, total)
+      )
+    }
+
+    return {
+      tree: (account: string): Effect.Effect<ReadonlyArray<Folder>> => repo.tree(account),
+
+      createFolder: (account: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
+        Effect.flatMap(now, (at) => answer(repo.createFolder(account, nameOf(name), at, limits))),
+
+      renameFolder: (account: string, folder: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
+        answer(repo.renameFolder(account, folder, nameOf(name))),
+
+      moveFolder: (account: string, folder: string, position: number): Effect.Effect<Folder, NotFound> =>
+        missing(repo.moveFolder(account, folder, position)),
+
+      /** How many boards went with it. */
+      deleteFolder: (account: string, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
+        answer(repo.deleteFolder(account, folder, force)),
+
+      createBoard: (account: string, folder: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
+        Effect.flatMap(now, (at) => answer(repo.createBoard(account, folder, nameOf(name), at, limits))),
+
+      renameBoard: (account: string, board: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
+        answer(repo.renameBoard(account, board, nameOf(name))),
+
+      moveBoard: (account: string, { board_id, folder_id, position }: MoveBoard): Effect.Effect<Board, NotFound | Conflict | InvalidRequest> =>
+        folder_id === undefined && position === undefined
+          ? Effect.fail(new InvalidRequest({ error: "folder_id or position is missing" }))
+          : answer(repo.moveBoard(account, board_id, { folder: folder_id, position }, limits)),
+
+      deleteBoard: (account: string, board: string): Effect.Effect<void, NotFound> => missing(repo.deleteBoard(account, board)),
+
+      /** spec: W3 `add-to-board`: idempotent; the brand is a social-library advertiser. */
+      addBrand: (account: string, board: string, brand: string): Effect.Effect<void, NotFound | Conflict> =>
+        Effect.gen(function*() {
+          // The board first: another account's board is a 404 whatever the brand.
+          yield* boardOf(account, board)
+          const found = yield* Effect.flatMap(repo.brand(brand), Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed }))
+          yield* answer(repo.addBrand(account, board, found, yield* now, limits))
+        }),
+
+      /** A brand or a saved ad off a board; idempotent. */
+      removeItem: (account: string, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.Effect<void, NotFound | InvalidRequest> =>
+        Effect.gen(function*() {
+          if (brand_id !== undefined && ad_id !== undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id: send brand_id or ad_id, not both" }))
+          if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, board_id, brand_id))
+          if (ad_id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id or ad_id is missing" }))
+          yield* boardOf(account, board_id)
+          const ref = yield* savedRef(account, ad_id, library)
+          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board_id))
+        }),
+
+      boardAds: (account: string, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
+        Effect.zipRight(boardOf(account, query.board_id), adsPage(account, { board: query.board_id, sort: query.sort }, query)),
+
+      boardBrands: (account: string, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
+        Effect.zipRight(
+          boardOf(account, query.board_id),
+          Effect.suspend(() => {
+            const window = windowOf(query)
+            return Effect.map(repo.brands(query.board_id, window), ({ brands, total }) => pageOf(window, brands, total))
+          })
+        ),
+
+      board: boardOf,
+
+      /** The account's saved ads (W4), on one board or all, with one tag or any. */
+      savedAds: (
+        account: string,
+        query: { board_id?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined; page?: number | undefined; page_size?: number | undefined }
+      ): Effect.Effect<Page<SavedAd>, NotFound> =>
+        Effect.zipRight(
+          query.board_id === undefined ? Effect.void : boardOf(account, query.board_id),
+          adsPage(account, { board: query.board_id, tag: query.tag, sort: query.sort }, query)
+        ),
+
+      /** spec: W4 `save`: on the board, or the default "Saved ads" board; idempotent. */
+      save: (account: string, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | Conflict | InvalidRequest> =>
+        Effect.gen(function*() {
+          if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
+          const ad = yield* libraryAd(request.ad_id, request.library)
+          yield* answer(repo.saveAd(account, ad, request.board_id, yield* now, limits))
+        }),
+
+      /** spec: W4 `unsave`: off the board, or off every board; idempotent. */
+      unsave: (account: string, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | InvalidRequest> =>
+        Effect.gen(function*() {
+          if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
+          const ref = yield* savedRef(account, request.ad_id, request.library)
+          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, request.board_id))
+        }),
+
+      /** The note and/or tags of a saved ad; the saved ad afterwards. */
+      annotate: (
+        account: string,
+        request: { ad_id: string; library?: AdLibrary | undefined; note?: string | null | undefined; tags?: ReadonlyArray<string> | undefined }
+      ): Effect.Effect<SavedAd, NotFound | InvalidRequest> =>
+        Effect.gen(function*() {
+          if (request.note === undefined && request.tags === undefined) {
+            return yield* Effect.fail(new InvalidRequest({ error: "note or tags is missing" }))
+          }
+          const ref = yield* Effect.flatMap(savedRef(account, request.ad_id, request.library), Option.match({
+            onNone: () => Effect.fail(savedAdNotFound),
+            onSome: Effect.succeed
+          }))
+          const note = request.note === undefined ? undefined : request.note === "" ? null : request.note
+          const tags = request.tags === undefined ? undefined : distinctTags(request.tags)
+          if (!(yield* repo.annotate(account, ref, { ...(note === undefined ? {} : { note }), ...(tags === undefined ? {} : { tags }) }))) {
+            return yield* Effect.fail(savedAdNotFound)
+          }
+          return yield* Effect.flatMap(repo.savedAd(account, ref), Option.match({ onNone: () => Effect.fail(savedAdNotFound), onSome: Effect.succeed }))
+        })
+    }
+  }),
+  dependencies: [WorkspaceRepo.Default, WorkspaceConfig.Default]
+}) {}
+
+/** Tags as sent, the first of two that differ only in case kept. */
+const distinctTags = (tags: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  return tags.filter((tag) => {
+    const key = tag.normalize("NFC").toLowerCase()
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
