@@ -14,6 +14,10 @@ import { ShopFavoritesContract } from "../shop/favorites/Api.js"
 import { ShopPresetsContract } from "../shop/presets/Api.js"
 import { ShopSearchContract } from "../shop/search/Api.js"
 import { SystemContract } from "../system/Api.js"
+import { StoreExplorerContract } from "../stores/explorer/Api.js"
+import { StoreMediaContract } from "../stores/media/Api.js"
+import { StoreTrackerContract } from "../stores/tracker/Api.js"
+import { StoreVisualSearchContract } from "../stores/visual/Api.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
 
 /**
@@ -94,4 +98,8 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(SessionContract)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
+  .addHttpApi(StoreTrackerContract)
+  .addHttpApi(StoreExplorerContract)
+  .addHttpApi(StoreVisualSearchContract)
+  .addHttpApi(StoreMediaContract)
 {}

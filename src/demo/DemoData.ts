@@ -5,6 +5,7 @@ import { Ingest, type IngestReport } from "../ingest/Ingest.js"
 import { type EntityName, entityNames } from "../ingest/Records.js"
 import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/ImageFeatures.js"
 import { DemoRepo } from "./DemoRepo.js"
+import { ProductImages } from "../stores/visual/ProductImages.js"
 import { type ScaleName, scales, world } from "./World.js"
 
 export interface DemoProgress {
@@ -32,6 +33,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const repo = yield* DemoRepo
     const creatives = yield* CreativeHasher
     const rollups = yield* ShopRollups
+    const productImages = yield* ProductImages
     return {
       loaded: repo.loaded,
       load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
@@ -65,6 +67,8 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             Stream.grouped(2_000),
             Stream.runForEach((batch) => creatives.record(Chunk.toReadonlyArray(batch), now))
           )
+          // Hosted stores' product images are drawn and indexed for visual search (not at the bench scale: its benchmark indexes its own).
+          if (chosen.includes("store-products") && scale !== "bench") yield* productImages.index(generated.storeImages())
           // Explore's standard periods, summed ahead once the series are in.
           if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
           yield* onProgress({ entity: "shop-metrics", done: total, total })
@@ -74,5 +78,5 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
         })
     }
   }),
-  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default]
+  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default, ProductImages.Default]
 }) {}
