@@ -392,6 +392,25 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
         expect(cheapest).toEqual([...cheapest].sort((a, b) => a - b))
       }))
 
+    it.effect("metering: no key is a 401 and a plan below Basic a 403, both free; a failure is the 500 envelope and refunds its credit (G1, G4)", () =>
+      Effect.gen(function*() {
+        const free = yield* account({ plan: "free" })
+        const planRefused = yield* post(free.api_key, visual, { image_url: "https://example.com/a.png" })
+        expect([planRefused.status, planRefused.body]).toEqual([403, `{"success":false,"error":"AdIntel Basic plan or higher required"}`])
+        const anonymous = yield* call(tracker)
+        expect([anonymous.status, anonymous.body]).toEqual([401, `{"success":false,"error":"Unauthorized"}`])
+        expect((yield* balanceOf(free.id)).used).toBe(0)
+        // The tracker's table out of reach for a moment: the call fails, and its credit comes back.
+        const { api_key: key, id } = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`alter table store_tracking rename to store_tracking_away`
+        const failed = yield* get(key, tracker).pipe(Effect.ensuring(Effect.orDie(sql`alter table store_tracking_away rename to store_tracking`)))
+        expect([failed.status, failed.body]).toEqual([500, `{"success":false,"error":"Internal server error"}`])
+        expect((yield* balanceOf(id)).used).toBe(0)
+        expect((yield* get(key, tracker)).status).toBe(200)
+        expect((yield* balanceOf(id)).used).toBe(1)
+      }))
+
     it.effect("the un-versioned aliases answer the same, metered alike (S3)", () =>
       Effect.gen(function*() {
         const { api_key: key, id } = yield* account()

@@ -52,7 +52,7 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
       const image = absoluteImage(base)
       const bestSellers = r.best.length > 0
         ? r.best.map((b) => ({
-          id: b.id ?? "",
+          id: b.id,
           title: b.title,
           price: b.price,
           currency: b.currency,
@@ -62,7 +62,7 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
         }))
         // No products imported: the store record's own best sellers, with nothing estimated.
         : r.record_best.slice(0, 3).map((b) => ({
-          id: "",
+          id: null,
           title: b.title,
           price: b.price ?? null,
           currency: b.currency ?? null,

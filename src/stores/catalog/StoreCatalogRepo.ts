@@ -152,7 +152,7 @@ export type ProductSort = "sales" | "newest" | "price_low" | "price_high"
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 
-/** `%`, `_` and `\` of a user's text match themselves in ILIKE. */
+/** `%`, `_` and `\` of a user's text match themselves in ILIKE. (Sorts name their table: an output column of the same name would win.) */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adintel/StoreCatalogRepo", {
@@ -372,8 +372,8 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
             execute: () => sql`
               select external_id as id, library, status, format, headline, landing_url,
                      ${sql.literal(iso("first_seen"))} as first_seen, ${sql.literal(iso("last_seen"))} as last_seen
-                from ads where store_id = ${store}::bigint
-               order by first_seen desc, id desc limit ${newest}`
+                from ads a where a.store_id = ${store}::bigint
+               order by a.first_seen desc, a.id desc limit ${newest}`
           })(undefined)
         }).pipe(Effect.orDie),
 
@@ -393,9 +393,9 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
           execute: () => sql`
             select external_id as id, title, price::float8 as price, currency, images->>0 as image_url,
                    to_char(published_on, 'YYYY-MM-DD') as published_on, (count(*) over ())::int as total
-              from store_products
-             where store_id = ${store}::bigint and published_on >= ${since}::date
-             order by published_on desc, id desc limit ${limit}`
+              from store_products p
+             where p.store_id = ${store}::bigint and p.published_on >= ${since}::date
+             order by p.published_on desc, p.id desc limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
       /** The landers that point at the store (`landers.store_id`), most recently seen first. */
@@ -406,8 +406,8 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
           execute: () => sql`
             select external_id as id, url, final_url, domain, title, page_type, linked_ads,
                    ${sql.literal(iso("first_seen"))} as first_seen, ${sql.literal(iso("last_seen"))} as last_seen
-              from landers where store_id = ${store}::bigint
-             order by last_seen desc nulls last, id desc limit ${limit}`
+              from landers l where l.store_id = ${store}::bigint
+             order by l.last_seen desc nulls last, l.id desc limit ${limit}`
         })(undefined).pipe(Effect.orDie)
     }
   })

@@ -14,7 +14,7 @@ export type Estimate = typeof Estimate.Type
 export const SocialLink = Schema.Struct({ network: Schema.String, url: Schema.String })
 
 export const BestSeller = Schema.Struct({
-  id: Schema.String.annotations({ description: "The product's id in its store" }),
+  id: Schema.NullOr(Schema.String).annotations({ description: "The product's id in its store; null when only the store record names it" }),
   title: Schema.String,
   price: Schema.NullOr(Schema.Number),
   currency: Schema.NullOr(Schema.String),

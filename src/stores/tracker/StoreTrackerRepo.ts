@@ -48,8 +48,9 @@ export class StoreTrackerRepo extends Effect.Service<StoreTrackerRepo>()("adinte
             select store_id::text as row,
                    to_char(tracked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as tracked_at,
                    to_char(tracked_at at time zone 'UTC', 'YYYY-MM-DD') as tracked_day
-              from store_tracking where account_id = ${account}::uuid
-             order by tracked_at desc, seq desc
+              from store_tracking t where t.account_id = ${account}::uuid
+             -- qualified: the output columns of the same names are text
+             order by t.tracked_at desc, t.seq desc
              limit ${window.limit} offset ${window.offset}`
         })(undefined).pipe(Effect.orDie)
     }

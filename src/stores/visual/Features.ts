@@ -48,15 +48,17 @@ export class FeatureError extends Schema.TaggedError<FeatureError>()("FeatureErr
 export const colourHistogram = (rgb: Uint8Array): Uint8Array => {
   const bins = new Float64Array(colourBins)
   const pixels = rgb.length / 3
-  const split = (value: number) => {
+  // Each channel value's lower bin and its weight towards the next one, computed once.
+  const lower = new Uint8Array(256)
+  const towards = new Float64Array(256)
+  for (let value = 0; value < 256; value++) {
     const position = (value / 255) * (levels - 1)
-    const low = Math.min(levels - 2, Math.floor(position))
-    return [low, position - low] as const
+    lower[value] = Math.min(levels - 2, Math.floor(position))
+    towards[value] = position - lower[value]!
   }
   for (let i = 0; i < pixels; i++) {
-    const [r, fr] = split(rgb[3 * i]!)
-    const [g, fg] = split(rgb[3 * i + 1]!)
-    const [b, fb] = split(rgb[3 * i + 2]!)
+    const [vr, vg, vb] = [rgb[3 * i]!, rgb[3 * i + 1]!, rgb[3 * i + 2]!]
+    const [r, fr, g, fg, b, fb] = [lower[vr]!, towards[vr]!, lower[vg]!, towards[vg]!, lower[vb]!, towards[vb]!]
     for (let dr = 0; dr < 2; dr++) {
       const wr = dr === 0 ? 1 - fr : fr
       for (let dg = 0; dg < 2; dg++) {

@@ -18,11 +18,11 @@ const high = (hash: bigint) => Number(BigInt.asIntN(32, hash >> 32n))
 const low = (hash: bigint) => Number(BigInt.asIntN(32, hash))
 
 /**
- * The product images' features in flat typed arrays, scanned in full by each search: 200,000
- * images are four popcounts and a 64-bin intersection each, a few tens of milliseconds, with no
- * approximation to miss a crop. Every replica keeps its own copy and, before each search, loads
- * what was written since it last looked (`seq`), so an import is seen by the next search
- * everywhere. A product hashed again keeps its slot.
+ * The product images' features in flat typed arrays, scanned in full by each search: four
+ * popcounts per image, then the colour comparison for the few thousand nearest, so 200,000
+ * images take milliseconds and nothing is approximated away. Every replica keeps its own copy
+ * and, before each search, loads what was written since it last looked (`seq`), so an import is
+ * seen by the next search everywhere. A product hashed again keeps its slot.
  */
 export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIndex", {
   effect: Effect.gen(function*() {
@@ -33,6 +33,9 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
     let loaded = 0
     let products = new Float64Array(1024)
     let stores = new Float64Array(1024)
+    /** Each slot's store as a dense number (0, 1, 2...), so a filter is one byte per store. */
+    let storeIndex = new Int32Array(1024)
+    const storeNumbers = new Map<number, number>()
     let hashes = new Int32Array(4 * 1024)
     let colours = new Uint8Array(colourBins * 1024)
     const slotOf = new Map<number, number>()
@@ -46,6 +49,7 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
       }
       products = larger(products, 1, (n) => new Float64Array(n))
       stores = larger(stores, 1, (n) => new Float64Array(n))
+      storeIndex = larger(storeIndex, 1, (n) => new Int32Array(n))
       hashes = larger(hashes, 4, (n) => new Int32Array(n))
       colours = larger(colours, colourBins, (n) => new Uint8Array(n))
     }
@@ -59,8 +63,15 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
         slotOf.set(product, slot)
       }
       products[slot] = product
-      stores[slot] = Number(row.store)
-      hashes.set([high(row.phash), low(row.phash), high(row.dhash), low(row.dhash)], 4 * slot)
+      const store = Number(row.store)
+      stores[slot] = store
+      let dense = storeNumbers.get(store)
+      if (dense === undefined) storeNumbers.set(store, (dense = storeNumbers.size))
+      storeIndex[slot] = dense
+      hashes[4 * slot] = high(row.phash)
+      hashes[4 * slot + 1] = low(row.phash)
+      hashes[4 * slot + 2] = high(row.dhash)
+      hashes[4 * slot + 3] = low(row.dhash)
       colours.set(row.colour.subarray(0, colourBins), colourBins * slot)
       loaded = Math.max(loaded, row.seq)
     }
@@ -75,55 +86,35 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
       }
     }))
 
-    /** The best `keep` slots by score (a min-heap on parallel arrays), then sorted best first. */
-    const topSlots = (query: ProductFeatures, allowed: ReadonlySet<number> | undefined, keep: number) => {
-      const heapScores = new Float64Array(keep)
-      const heapSlots = new Int32Array(keep)
-      let count = 0
+    /**
+     * The slots most like the query, best first, in two passes: the hashes of every image
+     * (four popcounts each) pick the `keep` nearest by differing bits, with all the ties at the
+     * cut; only those get the colour comparison and a full score. A photo of the same product
+     * (re-encoded, resized, slightly cropped) differs in far fewer bits than an unrelated one
+     * (about 64 of 128), so it is always among them.
+     */
+    const topSlots = (query: ProductFeatures, allowed: Uint8Array | undefined, keep: number) => {
       const [qp1, qp2, qd1, qd2] = [high(query.phash), low(query.phash), high(query.dhash), low(query.dhash)]
-      const less = (a: number, b: number) =>
-        heapScores[a]! < heapScores[b]! || (heapScores[a] === heapScores[b] && products[heapSlots[a]!]! > products[heapSlots[b]!]!)
-      const swap = (a: number, b: number) => {
-        const [s, t] = [heapScores[a]!, heapSlots[a]!]
-        heapScores[a] = heapScores[b]!
-        heapSlots[a] = heapSlots[b]!
-        heapScores[b] = s
-        heapSlots[b] = t
-      }
-      const down = (at: number) => {
-        for (;;) {
-          const [l, r] = [2 * at + 1, 2 * at + 2]
-          let smallest = at
-          if (l < count && less(l, smallest)) smallest = l
-          if (r < count && less(r, smallest)) smallest = r
-          if (smallest === at) return
-          swap(at, smallest)
-          at = smallest
-        }
-      }
+      const bits = new Uint8Array(size)
+      const histogram = new Int32Array(129)
       for (let slot = 0; slot < size; slot++) {
-        if (allowed !== undefined && !allowed.has(stores[slot]!)) continue
-        const h = 4 * slot
-        const bits = popcount32(hashes[h]! ^ qp1) + popcount32(hashes[h + 1]! ^ qp2) + popcount32(hashes[h + 2]! ^ qd1) +
-          popcount32(hashes[h + 3]! ^ qd2)
-        const score = similarityOf(bits, colourSimilarity(colours, colourBins * slot, query.colour))
-        if (count < keep) {
-          heapScores[count] = score
-          heapSlots[count] = slot
-          for (let at = count++; at > 0;) {
-            const parent = (at - 1) >> 1
-            if (!less(at, parent)) break
-            swap(at, parent)
-            at = parent
-          }
-        } else if (score > heapScores[0]! || (score === heapScores[0] && products[slot]! < products[heapSlots[0]!]!)) {
-          heapScores[0] = score
-          heapSlots[0] = slot
-          down(0)
+        if (allowed !== undefined && allowed[storeIndex[slot]!] === 0) {
+          bits[slot] = 255
+          continue
         }
+        const h = 4 * slot
+        const d = popcount32(hashes[h]! ^ qp1) + popcount32(hashes[h + 1]! ^ qp2) + popcount32(hashes[h + 2]! ^ qd1) +
+          popcount32(hashes[h + 3]! ^ qd2)
+        bits[slot] = d
+        histogram[d]!++
       }
-      return Array.from({ length: count }, (_, i) => ({ slot: heapSlots[i]!, score: heapScores[i]! }))
-        .sort((a, b) => b.score - a.score || products[a.slot]! - products[b.slot]!)
+      let cut = 0
+      for (let seen = histogram[0]!; cut < 128 && seen < keep; seen += histogram[++cut]!);
+      const kept: Array<{ slot: number; score: number }> = []
+      for (let slot = 0; slot < size; slot++) {
+        if (bits[slot]! <= cut) kept.push({ slot, score: similarityOf(bits[slot]!, colourSimilarity(colours, colourBins * slot, query.colour)) })
+      }
+      return kept.sort((a, b) => b.score - a.score || products[a.slot]! - products[b.slot]!)
     }
 
     return {
@@ -141,7 +132,14 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
         readonly perStore: number
       }): Effect.Effect<ReadonlyArray<StoreMatch>> =>
         Effect.zipRight(refresh, Effect.sync(() => {
-          const allowed = options.allowed === undefined ? undefined : new Set(options.allowed.map(Number))
+          let allowed: Uint8Array | undefined
+          if (options.allowed !== undefined) {
+            allowed = new Uint8Array(storeNumbers.size)
+            for (const store of options.allowed) {
+              const dense = storeNumbers.get(Number(store))
+              if (dense !== undefined) allowed[dense] = 1
+            }
+          }
           const ranked = topSlots(query, allowed, Math.max(2_000, options.limit * 50))
           const byStore = new Map<number, Array<{ product: ProductRow; similarity: number }>>()
           for (const { score, slot } of ranked) {

@@ -82,9 +82,9 @@ export class VisualRepo extends Effect.Service<VisualRepo>()("adintel/VisualRepo
           Request: Schema.Void,
           Result: IndexedRow,
           execute: () => sql`
-            select product_id::text as product, store_id::text as store, phash::text as phash, dhash::text as dhash,
-                   colour, seq::text as seq
-              from store_product_images where seq > ${seq} order by seq limit ${limit}`
+            select f.product_id::text as product, f.store_id::text as store, f.phash::text as phash, f.dhash::text as dhash,
+                   f.colour, f.seq::text as seq
+              from store_product_images f where f.seq > ${seq} order by f.seq limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
       /** Products whose main image has no features yet, or changed since it was hashed. */
