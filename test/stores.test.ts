@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Stream, TestClock } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import * as path from "node:path"
@@ -117,6 +117,7 @@ const imageServer = (bytes: Uint8Array, contentType: string) =>
   )
 
 const trackerLimit = 3
+const adminToken = "stores-admin-token-0123456789"
 
 /** Where the server keeps drawn media (a temporary directory). */
 class MediaDir extends Context.Tag("test/MediaDir")<MediaDir, string>() {}
@@ -129,6 +130,7 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
   const server = Layer.unwrapScoped(Effect.map(tempDir("store-media"), (dir) =>
     Layer.mergeAll(
       loadedSmallWorldServer({
+        config: { adminToken: Option.some(Redacted.make(adminToken)) },
         // Only `localhost` may be fetched although private (the test's image server).
         env: { MEDIA_FETCH_ALLOW: "localhost", STORE_MEDIA_DIR: dir, STORE_TRACKER_LIMITS: `basic=${trackerLimit},pro=100,premium=500` }
       }),
@@ -141,6 +143,30 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
         expect(sellingStores.length).toBeGreaterThanOrEqual(trackerLimit + 2)
         expect(hidingStore).toBeDefined()
         expect(images.length).toBe(products.length)
+      }))
+
+    it.effect("ingestion: the JSON Schemas of store products and observations; an observation of an unknown product is refused by line", () =>
+      Effect.gen(function*() {
+        const admin = { authorization: `Bearer ${adminToken}` }
+        const products = JSON.parse((yield* call("/admin/schemas/store-products", { headers: admin })).body)
+        expect(products.$defs.StoreProduct.required).toEqual(["store_external_id", "external_id", "title", "fetched_at", "source", "method"])
+        const observations = JSON.parse((yield* call("/admin/schemas/store-metrics", { headers: admin })).body)
+        expect(observations.$defs.StoreMetrics.properties.series.maxItems).toBe(400)
+        const stores = JSON.parse((yield* call("/admin/schemas/stores", { headers: admin })).body)
+        expect(Object.keys(stores.$defs.Store.properties)).toEqual(expect.arrayContaining(["theme", "apps", "language", "social_links"]))
+        const lines = [
+          { store_external_id: images[0]!.store_external_id, external_id: "nope", series: [{ day: "1969-12-30", inventory: 3 }] },
+          { store_external_id: images[0]!.store_external_id, external_id: images[0]!.external_id, series: [{ day: "1969-12-30", inventory: 3 }, { day: "1969-12-30", inventory: 2 }] }
+        ].map((l) => JSON.stringify(l)).join("\n")
+        const answer = yield* call("/admin/ingest/store-metrics", { method: "POST", headers: { ...admin, "content-type": "application/x-ndjson" }, body: lines })
+        expect(JSON.parse(answer.body)).toEqual({
+          accepted: 0,
+          rejected: 2,
+          errors: [
+            { line: 1, error: "external_id: no product of this store has this external_id" },
+            { line: 2, error: "series: must not list a day twice" }
+          ]
+        })
       }))
 
     it.effect("tracker: counts and limits per plan (L3), track by id or domain, again, untrack; each call costs one credit", () =>
