@@ -18,6 +18,7 @@ import * as path from "node:path"
 import sharp from "sharp"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { Ingest } from "../src/ingest/Ingest.js"
+import { mulberry32 } from "../src/platform/media/ImageFeatures.js"
 import { drawArt } from "../src/stores/media/ProductArt.js"
 import { colourBins, featuresOf } from "../src/stores/visual/Features.js"
 import { VisualRepo } from "../src/stores/visual/VisualRepo.js"
@@ -29,23 +30,12 @@ const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
 const queries = 40
 const seed = 1
 
-/** A tiny seeded generator for the synthetic features. */
-const generator = (start: number) => {
-  let state = start >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), state | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /**
  * Synthetic features of product `i`, as an unrelated photo's would be: random hash bits (two
  * unrelated images differ in about half) and a histogram of a few dominant colours.
  */
 const syntheticFeatures = (i: number) => {
-  const random = generator(i * 104_729 + 3)
+  const random = mulberry32(i * 104_729 + 3)
   const word = () => BigInt(Math.floor(random() * 2 ** 32))
   const colour = new Uint8Array(colourBins)
   let left = 255

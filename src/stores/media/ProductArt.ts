@@ -1,4 +1,5 @@
 import sharp from "sharp"
+import { mulberry32 } from "../../platform/media/ImageFeatures.js"
 
 /**
  * Product images drawn from their name (`<8 hex digits>-<words>.png`): the digits seed the
@@ -7,17 +8,6 @@ import sharp from "sharp"
  */
 
 export const artSide = 400
-
-/** A small seeded generator (mulberry32): the same seed, the same drawing. */
-const generator = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), state | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** The drawing a name describes, or undefined when it names none. */
 export const parseArtName = (name: string): { readonly seed: number; readonly label: string } | undefined => {
@@ -29,7 +19,7 @@ export const parseArtName = (name: string): { readonly seed: number; readonly la
 
 /** The SVG of a drawing: a tinted background, three to five shapes, the label on a band. */
 export const artSvg = (seed: number, label: string): string => {
-  const random = generator(seed)
+  const random = mulberry32(seed)
   const hue = () => Math.floor(random() * 360)
   const colour = (s: number, l: number) => `hsl(${hue()},${s + Math.floor(random() * 30)}%,${l + Math.floor(random() * 20)}%)`
   const at = (margin: number) => Math.floor(margin + random() * (artSide - 2 * margin))
