@@ -9,7 +9,8 @@ import { Ingest } from "../src/ingest/Ingest.js"
 import { drawArt } from "../src/stores/media/ProductArt.js"
 import { loadedSmallWorldServer, smallWorld, type WorldRecord } from "./support/AdWorld.js"
 import { tempDir } from "./support/TempDir.js"
-import { type Answer, account, balanceOf, call, keyHeader, TestServer } from "./support/TestServer.js"
+import { type Answer, account, balanceOf, call, keyHeader, testEnvironment, TestServer } from "./support/TestServer.js"
+import { ProductImages } from "../src/stores/visual/ProductImages.js"
 
 /**
  * Hosted stores (issue 20; INTERPRETATIONS L3, L4, S3, G4) through HTTP on the small world:
@@ -127,15 +128,15 @@ const explorer = "/api/v1/store-explorer"
 const visual = "/api/v1/store-explorer/visual-search"
 
 describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
-  const server = Layer.unwrapScoped(Effect.map(tempDir("store-media"), (dir) =>
-    Layer.mergeAll(
-      loadedSmallWorldServer({
-        config: { adminToken: Option.some(Redacted.make(adminToken)) },
-        // Only `localhost` may be fetched although private (the test's image server).
-        env: { MEDIA_FETCH_ALLOW: "localhost", STORE_MEDIA_DIR: dir, STORE_TRACKER_LIMITS: `basic=${trackerLimit},pro=100,premium=500` }
-      }),
+  const server = Layer.unwrapScoped(Effect.map(tempDir("store-media"), (dir) => {
+    // Only `localhost` may be fetched although private (the test's image server).
+    const env = { MEDIA_FETCH_ALLOW: "localhost", STORE_MEDIA_DIR: dir, STORE_TRACKER_LIMITS: `basic=${trackerLimit},pro=100,premium=500` }
+    return Layer.mergeAll(
+      // The indexer of imported products' photos, configured as the server is.
+      ProductImages.Default.pipe(Layer.provide(testEnvironment(env))),
       Layer.succeed(MediaDir, dir)
-    )))
+    ).pipe(Layer.provideMerge(loadedSmallWorldServer({ config: { adminToken: Option.some(Redacted.make(adminToken)) }, env })))
+  }))
 
   layer(server, { timeout: 120_000 })((it) => {
     it.effect("the small world holds stores that sell, one that hides its stock, and drawn product images", () =>
@@ -482,6 +483,35 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
           expect(json(served).data[0].products[0].id).toBe(source.external_id)
         }
         expect((yield* balanceOf(id)).used).toBe(4)
+      }))
+
+    it.effect("visual search: an imported product's photo (an http URL) is fetched and indexed, and the next search finds it", () =>
+      Effect.gen(function*() {
+        const { api_key: key } = yield* account()
+        const store = sellingStores[1]!
+        const photo = yield* Effect.promise(async () => new Uint8Array((await drawArt("0badcafe-imported-lamp.png"))!))
+        const found = yield* Effect.scoped(Effect.gen(function*() {
+          const { url } = yield* imageServer(photo, "image/png")
+          const ingest = yield* Ingest
+          const imported = yield* ingest.records("store-products", Stream.make({
+            store_external_id: store.external_id,
+            external_id: "imported-lamp",
+            title: "Imported Lamp",
+            price: 40,
+            images: [url],
+            fetched_at: "2026-11-21T21:00:00Z",
+            source: "test",
+            method: "manual"
+          }))
+          expect(imported.rejected).toBe(0)
+          const report = yield* (yield* ProductImages).hashPending({ limit: 100, concurrency: 2 })
+          expect(report).toEqual({ hashed: 1, failed: [] })
+          // Nothing left to hash: a second run fetches nothing.
+          expect((yield* (yield* ProductImages).hashPending({ limit: 100, concurrency: 2 })).hashed).toBe(0)
+          return json(yield* upload(key, yield* Effect.promise(() => sharp(photo).resize(250).webp({ quality: 60 }).toBuffer().then((b) => new Uint8Array(b))))).data[0]
+        }))
+        expect(found.store.id).toBe(store.external_id)
+        expect(found.products[0]).toMatchObject({ id: "imported-lamp", title: "Imported Lamp" })
       }))
 
     it.effect("visual search: the explorer's filters narrow the stores; the alias answers alike", () =>
