@@ -96,7 +96,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
   // Hosted stores' products, observations and drawn images (StoreWorld.ts).
   const storeSide = storeWorld({
     seed, now, days: scale.days, fetchedAt,
-    productsPerStore: scale.brands <= 50 ? 8 : scale.brands <= 1_000 ? 6 : 3,
+    productsPerStore: scale.brands <= 50 ? 8 : scale.brands <= 1_000 ? 4 : 3,
     brands: brands.filter((br) => br.hasStore).map((br) => ({ ...br, currency: currencyOfCountry(br.country) }))
   })
   // A few brands run most ads, as in real libraries.

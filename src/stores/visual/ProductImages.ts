@@ -1,8 +1,9 @@
 import { Chunk, Effect, Option, Stream } from "effect"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
-import { isMediaPath } from "../media/MediaPath.js"
+import { isMediaPath, mediaPrefix } from "../media/MediaPath.js"
+import { artSvg, parseArtName } from "../media/ProductArt.js"
 import { StoreMedia } from "../media/StoreMedia.js"
-import { featuresOf } from "./Features.js"
+import { featuresOf, featuresOfDrawing, type ProductFeatures } from "./Features.js"
 import { type ImageFeaturesRecord, VisualRepo } from "./VisualRepo.js"
 
 /** A product's main image to index. */
@@ -40,14 +41,21 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
           (e) => e.reason
         )
 
+    /** A drawing of ours is reduced from its SVG (the same pixels as its PNG); anything else from its bytes. */
+    const featuresOfImage = (image: string): Effect.Effect<ProductFeatures, string> => {
+      const art = isMediaPath(image) ? parseArtName(image.slice(mediaPrefix.length)) : undefined
+      return art !== undefined
+        ? featuresOfDrawing(artSvg(art.seed, art.label))
+        : Effect.flatMap(bytesOf(image), (bytes) => Effect.mapError(featuresOf(bytes), (e) => e.reason))
+    }
+
     const index = (images: Stream.Stream<ProductImage>, concurrency: number) =>
       Effect.gen(function*() {
         let hashed = 0
         const failed: Array<{ store_id: string; id: string; reason: string }> = []
         yield* images.pipe(
           Stream.mapEffect((image) =>
-            bytesOf(image.image).pipe(
-              Effect.flatMap((bytes) => Effect.mapError(featuresOf(bytes), (e) => e.reason)),
+            featuresOfImage(image.image).pipe(
               Effect.map((features): Option.Option<ImageFeaturesRecord> =>
                 Option.some({ store_external_id: image.store_external_id, external_id: image.external_id, image_url: image.image, ...features })),
               Effect.catchAll((reason) =>
