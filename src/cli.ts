@@ -11,16 +11,18 @@ import { demoCommand } from "./demo/Cli.js"
 import { DemoData } from "./demo/DemoData.js"
 import { AppConfig } from "./platform/AppConfig.js"
 import * as Database from "./platform/db/Database.js"
+import { storeImagesCommand } from "./stores/visual/Cli.js"
+import { ProductImages } from "./stores/visual/ProductImages.js"
 
 const adminCommand = Command.make("admin").pipe(
   Command.withDescription("AdIntel operator commands"),
-  Command.withSubcommands([accountsCommand, importCommand, demoCommand, creativesCommand])
+  Command.withSubcommands([accountsCommand, importCommand, demoCommand, creativesCommand, storeImagesCommand])
 )
 
 /** The composition root of `npm run admin`: the same services as the server, no HTTP. */
 const cli = Command.run(adminCommand, { name: "adintel admin", version: "0.1.0" })
 
-const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default, CreativeHasher.Default, Ingest.Default).pipe(
+const ServicesLive = Layer.mergeAll(Accounts.Default, DemoData.Default, CreativeHasher.Default, Ingest.Default, ProductImages.Default).pipe(
   Layer.provide(AppConfig.layer),
   Layer.provide(Database.layer),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))

@@ -73,7 +73,7 @@ describe("admin data import over HTTP", () => {
         const unknown = yield* post("/admin/ingest/people", "{}")
         expect(unknown.status).toBe(400)
         expect(JSON.parse(unknown.body).error).toBe(
-          "entity: must be one of stores, landers, advertisers, ads, shop-categories, shop-shops, shop-creators, shop-products, shop-videos, shop-metrics"
+          "entity: must be one of stores, landers, advertisers, ads, shop-categories, shop-shops, shop-creators, shop-products, shop-videos, shop-metrics, store-products, store-metrics"
         )
         const big = yield* post("/admin/ingest/ads", "x".repeat(70 * 1024))
         expect([big.status, big.body]).toEqual([413, `{"success":false,"error":"Request body too large: at most 65536 bytes"}`])

@@ -17,6 +17,10 @@ import { ShopFavoritesContract } from "../shop/favorites/Api.js"
 import { ShopPresetsContract } from "../shop/presets/Api.js"
 import { ShopSearchContract } from "../shop/search/Api.js"
 import { SystemContract } from "../system/Api.js"
+import { StoreExplorerContract } from "../stores/explorer/Api.js"
+import { StoreMediaContract } from "../stores/media/Api.js"
+import { StoreTrackerContract } from "../stores/tracker/Api.js"
+import { StoreVisualSearchContract } from "../stores/visual/Api.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
 
 /**
@@ -100,4 +104,8 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(IngestContract)
   .addHttpApi(WorkspaceContract)
   .addHttpApi(SavedAdsContract)
+  .addHttpApi(StoreTrackerContract)
+  .addHttpApi(StoreExplorerContract)
+  .addHttpApi(StoreVisualSearchContract)
+  .addHttpApi(StoreMediaContract)
 {}

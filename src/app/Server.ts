@@ -65,6 +65,15 @@ import type { MediaFetcher } from "../transcripts/engines/media/MediaFetcher.js"
 import type { ScriptWriter } from "../transcripts/engines/script/ScriptWriter.js"
 import type { Transcriber } from "../transcripts/engines/speech/Transcriber.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
+import { StoreExplorerLive } from "../stores/explorer/Http.js"
+import { StoreExplorer } from "../stores/explorer/StoreExplorer.js"
+import { StoreMediaLive } from "../stores/media/Http.js"
+import { StoreMedia } from "../stores/media/StoreMedia.js"
+import { StoreTrackerLive } from "../stores/tracker/Http.js"
+import { StoreTracker } from "../stores/tracker/StoreTracker.js"
+import { StoreVisualSearchLive } from "../stores/visual/Http.js"
+import { maxVisualBodyBytes, visualPath } from "../stores/visual/Api.js"
+import { VisualSearch } from "../stores/visual/VisualSearch.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -87,6 +96,9 @@ const isRouteNotFound = (failure: unknown) => HttpServerError.isServerError(fail
 export const bodyLimitOf = (path: string, config: Pick<AppSettings, "maxBodyBytes" | "maxFormBytes">): number =>
   path === "/login" || path === "/logout" || path === "/api/regenerate" || path.startsWith("/admin/")
     ? config.maxFormBytes
+    // Visual search takes a photo of up to 10 MiB; a larger one is its 400 naming `image` (issue 20).
+    : path === visualPath || path === visualPath.replace("/api/v1/", "/api/")
+    ? Math.max(config.maxBodyBytes, maxVisualBodyBytes)
     : config.maxBodyBytes
 
 /**
@@ -171,7 +183,11 @@ export const ServicesLive = Layer.mergeAll(
   ShopRollups.Default,
   RemoteMedia.Default,
   Workspace.Default,
-  ShareLinks.Default
+  ShareLinks.Default,
+  StoreTracker.Default,
+  StoreExplorer.Default,
+  VisualSearch.Default,
+  StoreMedia.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -201,7 +217,11 @@ export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
     CatalogAdminLive,
     WorkspaceLive,
     ShareLive,
-    SavedAdsLive
+    SavedAdsLive,
+    StoreTrackerLive,
+    StoreExplorerLive,
+    StoreVisualSearchLive,
+    StoreMediaLive
   ]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )

@@ -6,6 +6,7 @@ import { type EntityName, entityNames } from "../ingest/Records.js"
 import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/ImageFeatures.js"
 import { StoredTranscripts } from "../transcripts/StoredTranscripts.js"
 import { DemoRepo } from "./DemoRepo.js"
+import { ProductImages } from "../stores/visual/ProductImages.js"
 import { type ScaleName, scales, world } from "./World.js"
 
 export interface DemoProgress {
@@ -34,6 +35,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const creatives = yield* CreativeHasher
     const rollups = yield* ShopRollups
     const transcripts = yield* StoredTranscripts
+    const productImages = yield* ProductImages
     return {
       loaded: repo.loaded,
       load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
@@ -68,6 +70,8 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
             Stream.runForEach((batch) => creatives.record(Chunk.toReadonlyArray(batch), now))
           )
           if (chosen.includes("ads")) yield* transcripts.seed([...generated.transcripts()], now)
+          // Hosted stores' product images are drawn and indexed for visual search (not at the bench scale: its benchmark indexes its own).
+          if (chosen.includes("store-products") && scale !== "bench") yield* productImages.index(generated.storeImages())
           // Explore's standard periods, summed ahead once the series are in.
           if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
           yield* onProgress({ entity: "shop-metrics", done: total, total })
@@ -77,5 +81,5 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
         })
     }
   }),
-  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default, StoredTranscripts.Default]
+  dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default, StoredTranscripts.Default, ProductImages.Default]
 }) {}

@@ -2,6 +2,7 @@ import type { EntityName } from "../ingest/Records.js"
 import { adCopy, brandName, leaves as leavesOf, type Niche, niches, slug, videoCaption } from "./Copy.js"
 import { flagshipBrand } from "./FlagshipBrand.js"
 import { Prng } from "./Prng.js"
+import { storeWorld } from "./StoreWorld.js"
 
 /**
  * A deterministic demo world: the same seed, day and scale give the same records, byte for
@@ -93,6 +94,12 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
     }
   }
   const brands = Array.from({ length: scale.brands }, (_, b) => brand(b))
+  // Hosted stores' products, observations and drawn images (StoreWorld.ts).
+  const storeSide = storeWorld({
+    seed, now, days: scale.days, fetchedAt,
+    productsPerStore: scale.brands <= 50 ? 8 : scale.brands <= 1_000 ? 4 : 3,
+    brands: brands.filter((br) => br.hasStore).map((br) => ({ ...br, currency: currencyOfCountry(br.country) }))
+  })
   // A few brands run most ads, as in real libraries.
   const brandOfAd = (rng: Prng) => brands[Math.floor(scale.brands * rng.next() ** 2.2)]!
 
@@ -149,6 +156,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
           image_url: `https://cdn.adintel.example/stores/${br.b}/${slug(title)}.jpg`,
           url: `https://${br.domain}/products/${slug(title)}`
         })),
+        ...storeSide.extras({ ...br, currency: storeCurrency }),
         ...provenance(fetchedAt)
       }
     }
@@ -583,7 +591,9 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
     "shop-creators": creators,
     "shop-products": products,
     "shop-videos": videos,
-    "shop-metrics": metrics
+    "shop-metrics": metrics,
+    "store-products": storeSide.products,
+    "store-metrics": storeSide.metrics
   }
 
   return {
@@ -591,6 +601,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
     creatives: function*() { yield* creatives(); yield* flagship.creatives() },
     /** Stored transcripts of some of the flagship brand's video ads. */
     transcripts: flagship.transcripts,
+    storeImages: storeSide.images,
     /** Records per entity, for progress (metric records: at most one series per subject). */
     counts: {
       stores: storeCount,
@@ -602,7 +613,8 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
       "shop-creators": scale.creators,
       "shop-products": scale.products,
       "shop-videos": scale.videos,
-      "shop-metrics": scale.products + scale.shops + categoryCount + scale.creators + scale.videos
+      "shop-metrics": scale.products + scale.shops + categoryCount + scale.creators + scale.videos,
+      ...storeSide.counts
     } satisfies Record<EntityName, number>
   }
 }

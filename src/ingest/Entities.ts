@@ -3,6 +3,7 @@ import { Effect, type Schema } from "effect"
 import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
+import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
 import {
   type DailyPoint,
   type MetricSubject,
@@ -220,6 +221,33 @@ export const entities = {
         }
         return { errors }
       })
-  } satisfies Entity<ShopMetrics>
+  } satisfies Entity<ShopMetrics>,
+  // Hosted stores (issue 20): products, then their daily observations, from which the write
+  // estimates sales. One lane: a store's products may sit in either lane, and its daily sums
+  // are computed again from all of them.
+  "store-products": {
+    tables: ["store_products"],
+    schema: records["store-products"].schema,
+    key: (p) => `${p.store_external_id}/${p.external_id}`,
+    write: plain<StoreProduct>(tables.storeProducts)
+  } satisfies Entity<StoreProduct>,
+  "store-metrics": {
+    tables: ["store_product_daily", "store_daily"],
+    lanes: 1,
+    schema: records["store-metrics"].schema,
+    key: (m) => `${m.store_external_id}/${m.external_id}`,
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(({ line, record }) => ({ line, store_external_id: record.store_external_id, external_id: record.external_id }))
+        const missing = yield* repo.missingStoreProducts(rows)
+        const bad = new Set(missing.map((e) => e.line))
+        const points = batch
+          .filter(({ line }) => !bad.has(line))
+          .flatMap(({ record }) =>
+            record.series.map((point) => ({ store_external_id: record.store_external_id, external_id: record.external_id, ...point })))
+        if (points.length > 0) yield* repo.upsertStoreObservations(points)
+        return { errors: missing }
+      })
+  } satisfies Entity<StoreMetrics>
   // (`any`: each entry is an `Entity` of its own record type; the table only checks that it is one.)
 } satisfies Record<EntityName, Entity<any>>

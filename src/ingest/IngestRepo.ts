@@ -80,11 +80,29 @@ export const tables = {
       col("external_id", "text"), col("domain", "text"), col("name", "text"), col("platform", "text"),
       col("country", "text"), col("currency", "text"), col("product_count", "integer"), col("created_on", "date"),
       col("monthly_visits", "jsonb", "'[]'"), col("active_ads", "integer", "0"), col("best_sellers", "jsonb", "'[]'"),
+      col("theme", "text"), col("apps", "text[]", "'{}'"), col("language", "text"), col("social_links", "jsonb", "'[]'"),
       ...provenance
     ],
     refs: [],
-    computed: [],
+    // The latest month's visits: what the store explorer filters and sorts by (issue 20).
+    computed: [[
+      "visits_estimate",
+      `(select (m->>'visits')::bigint from jsonb_array_elements(coalesce(r.monthly_visits, '[]'::jsonb)) m
+         order by m->>'month' desc limit 1)`
+    ]],
     inputs: []
+  },
+  storeProducts: {
+    table: "store_products",
+    key: ["store_id", "external_id"],
+    columns: [
+      col("external_id", "text"), col("title", "text"), col("price", "numeric"), col("compare_at_price", "numeric"),
+      col("currency", "text"), col("images", "jsonb", "'[]'"), col("url", "text"), col("product_type", "text"),
+      col("published_on", "date"), ...provenance
+    ],
+    refs: [{ column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }],
+    computed: [],
+    inputs: [col("store_external_id", "text")]
   },
   landers: {
     table: "landers",
@@ -366,6 +384,65 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
         [JSON.stringify(rows.map((r) => ({ line: r.line, region: r["region"], external_id: r["external_id"] })))]
       ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `external_id: no ${subject} of this region has this external_id` }))))
 
+    /** Hosted stores' observation lines whose product (of that store) does not exist (issue 20). */
+    const missingStoreProducts = (rows: ReadonlyArray<Row>) =>
+      run<{ line: number }>(
+        `select r.line from json_to_recordset($1::json) as r(line integer, store_external_id text, external_id text)
+          where (select p.id from store_products p join stores s on s.id = p.store_id
+                  where s.external_id = r.store_external_id and p.external_id = r.external_id limit 1) is null`,
+        [JSON.stringify(rows)]
+      ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: "external_id: no product of this store has this external_id" }))))
+
+    /**
+     * Daily observations of hosted stores' products (a day sent again replaces it), then what is
+     * estimated from them, in the batch's transaction: a product's units sold on a day are the
+     * drop in its inventory since the day before; unknown (null, never 0) when the stock is
+     * hidden, a day is missing, or stock went up (a restock hides that day's sales). The store's
+     * daily sums follow; a day on which no product shows its stock stays unknown.
+     */
+    const upsertStoreObservations = (points: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+      Effect.gen(function*() {
+        const touched = yield* run<{ product_id: string; store_id: string }>(
+          `insert into store_product_daily (product_id, day, price, inventory)
+           select p.id, r.day, r.price, r.inventory
+             from json_to_recordset($1::json) as r(store_external_id text, external_id text, day date, price numeric, inventory integer)
+             join lateral (select p.id from store_products p join stores s on s.id = p.store_id
+                            where s.external_id = r.store_external_id and p.external_id = r.external_id limit 1) p on true
+           on conflict (product_id, day) do update set price = excluded.price, inventory = excluded.inventory
+           where (store_product_daily.price, store_product_daily.inventory) is distinct from (excluded.price, excluded.inventory)
+           returning product_id::text, (select store_id::text from store_products where id = product_id)`,
+          [JSON.stringify(points)]
+        )
+        if (touched.length === 0) return
+        const products = Array.from(new Set(touched.map((t) => t.product_id)))
+        const stores = Array.from(new Set(touched.map((t) => t.store_id)))
+        yield* run(
+          `update store_product_daily d set units = e.units
+             from (
+               select product_id, day,
+                      case when inventory is not null and previous is not null and previous_day = day - 1 and previous >= inventory
+                           then previous - inventory end as units
+                 from (select product_id, day, inventory,
+                              lag(inventory) over w as previous, lag(day) over w as previous_day
+                         from store_product_daily where product_id = any($1::bigint[])
+                       window w as (partition by product_id order by day)) o
+             ) e
+            where d.product_id = e.product_id and d.day = e.day and d.units is distinct from e.units`,
+          [products]
+        )
+        yield* run(
+          `insert into store_daily (store_id, day, units, revenue, products)
+           select p.store_id, d.day, sum(d.units), sum(d.units * coalesce(d.price, p.price)), count(*)
+             from store_product_daily d join store_products p on p.id = d.product_id
+            where p.store_id = any($1::bigint[])
+            group by p.store_id, d.day
+           on conflict (store_id, day) do update set units = excluded.units, revenue = excluded.revenue, products = excluded.products
+           where (store_daily.units, store_daily.revenue, store_daily.products)
+                 is distinct from (excluded.units, excluded.revenue, excluded.products)`,
+          [stores]
+        )
+      })
+
     /** Fresh planner statistics for tables an import has just grown. */
     const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
 
@@ -378,6 +455,8 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       missingInList,
       upsertDaily,
       missingSubjects,
+      missingStoreProducts,
+      upsertStoreObservations,
       /**
        * Runs a batch's statements in one transaction: a batch is written whole or not at all.
        * A value the schemas let through but the database refuses (a data exception or a

@@ -151,6 +151,17 @@ export const Store = Schema.Struct({
     }),
     50
   ),
+  // Hosted stores (issue 20): what the store explorer shows and filters by.
+  theme: maybe(Text(100)).annotations({ description: "The storefront theme, e.g. dawn" }),
+  apps: listOf(Text(100), 100).annotations({ description: "Apps detected on the storefront, e.g. klaviyo" }),
+  language: maybe(LanguageCode),
+  social_links: listOf(
+    Schema.Struct({
+      network: Choice("instagram", "facebook", "tiktok", "pinterest", "youtube", "x", "linkedin", "snapchat"),
+      url: Url
+    }),
+    20
+  ),
   ...Provenance
 }).annotations({ identifier: "Store", description: "A hosted online store (Shopify-like)" })
 export type Store = typeof Store.Type

@@ -159,7 +159,7 @@ export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/Imag
 // Synthetic creatives (demo data and tests)
 
 /** mulberry32: a tiny seeded generator, so a seed draws the same creative on every run. */
-const mulberry32 = (seed: number) => {
+export const mulberry32 = (seed: number) => {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0

@@ -19,6 +19,7 @@ import m0016 from "./0016_shop_suggestions.js"
 import m0017 from "./0017_gateway_hardening.js"
 import m0030 from "./0030_brand_ad_signals.js"
 import m0040 from "./0040_workspace.js"
+import m0060 from "./0060_stores.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -39,7 +40,8 @@ export const migrations = {
   "0016_shop_suggestions": m0016,
   "0017_gateway_hardening": m0017,
   "0030_brand_ad_signals": m0030,
-  "0040_workspace": m0040
+  "0040_workspace": m0040,
+  "0060_stores": m0060
 }
 
 /**
