@@ -52,6 +52,10 @@ import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
+import { McpLive } from "../mcp/Http.js"
+import { Mcp } from "../mcp/Mcp.js"
+import { OAuth } from "../access/oauth/OAuth.js"
+import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
 import { PipelineLive } from "../transcripts/Engines.js"
 import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
@@ -161,7 +165,10 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopRollups.Default,
-  RemoteMedia.Default
+  RemoteMedia.Default,
+  RouteHandlers.Default,
+  OAuth.Default,
+  Mcp.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -169,7 +176,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, McpLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

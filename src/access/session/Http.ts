@@ -25,7 +25,7 @@ const isHttps = (request: Request, config: AppSettings) =>
   })
 
 /** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and host. */
-const baseUrl = (request: Request, config: AppSettings) =>
+export const baseUrl = (request: Request, config: AppSettings) =>
   Option.match(config.publicUrl, {
     onSome: (url) => url.origin,
     onNone: () => {
@@ -47,7 +47,7 @@ const originOf = (value: string | undefined) => {
  * S1: a state-changing session request must come from this service's own pages. Browsers send
  * Origin with every form post; Referer stands in where a privacy setting dropped Origin.
  */
-const sameOrigin = (request: Request, config: AppSettings) => {
+export const sameOrigin = (request: Request, config: AppSettings) => {
   const origin = request.headers["origin"] ?? originOf(request.headers["referer"])
   if (origin === undefined) return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin header missing" }))
   if (origin !== baseUrl(request, config)) {
@@ -59,7 +59,7 @@ const sameOrigin = (request: Request, config: AppSettings) => {
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
 /** Session pages are private and never framed; their one inline script carries a nonce. */
-const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
+export const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
   const nonce = randomBytes(16).toString("base64")
   return HttpServerResponse.text(body(nonce), {
     status,
@@ -75,7 +75,7 @@ const page = (body: (nonce: string) => string, status = 200, headers: Record<str
   })
 }
 
-const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
+export const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
 
 /** S1/S4: the session cookie as authentication; provides the account as a caller, no charge. */
 export const SessionAuthLive = Layer.effect(

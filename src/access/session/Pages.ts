@@ -9,11 +9,11 @@ const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 /** Interpolated values are escaped; `raw` marks markup built by these functions. */
-interface Raw {
+export interface Raw {
   readonly html: string
 }
-const raw = (html: string): Raw => ({ html })
-const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<string | number | Raw | ReadonlyArray<Raw>>): Raw =>
+export const raw = (html: string): Raw => ({ html })
+export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<string | number | Raw | ReadonlyArray<Raw>>): Raw =>
   raw(strings.reduce((out, s, i) => {
     const value = values[i - 1]
     const text = Array.isArray(value)
@@ -68,7 +68,7 @@ export interface Page {
   readonly nonce: string
 }
 
-const layout = (title: string, nonce: string, header: Raw, content: Raw, script = true): string =>
+export const layout = (title: string, nonce: string, header: Raw, content: Raw, script = true): string =>
   `<!doctype html>${
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title}</title><style>${raw(css)}</style></head>

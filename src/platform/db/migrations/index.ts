@@ -17,6 +17,7 @@ import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
 import m0016 from "./0016_shop_suggestions.js"
 import m0017 from "./0017_gateway_hardening.js"
+import m0070 from "./0070_oauth.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -35,7 +36,8 @@ export const migrations = {
   "0014_shop_rollups": m0014,
   "0015_transcripts": m0015,
   "0016_shop_suggestions": m0016,
-  "0017_gateway_hardening": m0017
+  "0017_gateway_hardening": m0017,
+  "0070_oauth": m0070
 }
 
 /**
