@@ -55,6 +55,7 @@ import { Readiness } from "../system/Readiness.js"
 import { McpLive } from "../mcp/Http.js"
 import { Mcp } from "../mcp/Mcp.js"
 import { OAuth } from "../access/oauth/OAuth.js"
+import { ConnectedClientsLive, McpClientsLive, OAuthRoutesLive } from "../access/oauth/Http.js"
 import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
 import { PipelineLive } from "../transcripts/Engines.js"
@@ -168,7 +169,8 @@ export const ServicesLive = Layer.mergeAll(
   RemoteMedia.Default,
   RouteHandlers.Default,
   OAuth.Default,
-  Mcp.Default
+  Mcp.Default,
+  ConnectedClientsLive.pipe(Layer.provide(OAuth.Default))
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -176,7 +178,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, McpLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, McpLive, OAuthRoutesLive, McpClientsLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

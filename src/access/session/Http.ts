@@ -5,6 +5,7 @@ import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
+import { ConnectedClients } from "./ConnectedClients.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
 import { sessionOf, tokenOf } from "./SignedIn.js"
@@ -99,6 +100,7 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
     const sessions = yield* Sessions
     const config = yield* AppConfig
     const signedIn = (request: Request) => sessionOf(sessions, request)
+    const connectedClients = yield* Effect.serviceOption(ConnectedClients)
 
     return handlers
       .handle("loginPage", ({ request, urlParams }) =>
@@ -142,7 +144,8 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
           // S2: no session, the sign-in page, coming back here afterwards.
           if (Option.isNone(session)) return HttpServerResponse.redirect("/login?next=%2Fapi", { status: 302 })
           const data = yield* sessions.keyPage(session.value.accountId, session.value.token)
-          return page((nonce) => keyPage(data, { nonce, baseUrl: baseUrl(request, config) }))
+          const connected = Option.isSome(connectedClients) ? yield* connectedClients.value.list(session.value.accountId) : undefined
+          return page((nonce) => keyPage(data, { nonce, baseUrl: baseUrl(request, config), connected }))
         }))
       .handle("regenerate", ({ request }) =>
         Effect.gen(function*() {
