@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { tools } from "../src/mcp/Tools.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
@@ -33,8 +34,22 @@ const rpc = (key: string | undefined, body: unknown, headers: Record<string, str
 
 const products = recordsOf("shop-products")
 
+/** `tools/call` over plain HTTP: the JSON-RPC answer's result. */
+const callTool = (key: string, name: string, args: unknown) =>
+  Effect.map(rpc(key, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } }), (answer) => {
+    expect(answer.status).toBe(200)
+    return JSON.parse(answer.body).result as { isError: boolean; content: Array<{ type: string; text: string }>; structuredContent?: unknown }
+  })
+
+/** The account's ledger rows, oldest first. */
+const ledgerOf = (accountId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ method: string; route: string; status: number | null; refunded: boolean }>`
+      select method, route, status, refunded_at is not null as refunded from request_ledger where account_id = ${accountId}::uuid order by id`)
+
 describe("MCP with an API key (official SDK client)", () => {
-  layer(loadedSmallWorldServer())((it) => {
+  // A similar-ads text search asks an embedding model that is not there: the call fails (500).
+  layer(loadedSmallWorldServer({ env: { EMBEDDINGS_URL: "http://127.0.0.1:9/v1" } }))((it) => {
     it.scoped("lists every declared tool, calls ads and shop tools, one credit each", () =>
       Effect.gen(function*() {
         const owner = yield* account({ plan: "pro" })
@@ -71,7 +86,7 @@ describe("MCP with an API key (official SDK client)", () => {
 
         const credits = yield* Effect.promise(() => client.callTool({ name: "get_credits", arguments: {} }))
         expect(credits.structuredContent).toMatchObject({ success: true, credits: { used: 6 } })
-        // 2 ads calls, 3 REST-or-shop calls... counted: REST 1, tools 5.
+        // Five tool calls and the REST call, one credit each.
         expect((yield* balanceOf(owner.id)).used).toBe(6)
       }), 60_000)
 
@@ -85,6 +100,70 @@ describe("MCP with an API key (official SDK client)", () => {
           expect(answer.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`)
           expect(answer.body).toBe(`{"success":false,"error":"Unauthorized"}`)
         }
+      }))
+
+    it.effect("speaks JSON-RPC over POST: versions, notifications, batches, errors", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "basic" })
+        const init = (version: string) =>
+          Effect.map(rpc(api_key, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } }), (a) =>
+            JSON.parse(a.body).result.protocolVersion)
+        expect(yield* init("2025-03-26")).toBe("2025-03-26")
+        expect(yield* init("2025-06-18")).toBe("2025-06-18")
+        expect(yield* init("2099-01-01")).toBe("2025-06-18")
+
+        const notified = yield* rpc(api_key, { jsonrpc: "2.0", method: "notifications/initialized" })
+        expect([notified.status, notified.body]).toEqual([202, ""])
+        const batch = yield* rpc(api_key, [{ jsonrpc: "2.0", id: "a", method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: "b", method: "nope" }])
+        expect(JSON.parse(batch.body)).toEqual([
+          { jsonrpc: "2.0", id: "a", result: {} },
+          { jsonrpc: "2.0", id: "b", error: { code: -32601, message: "Method not found: nope" } }
+        ])
+        const broken = yield* rpc(api_key, "{")
+        expect([broken.status, JSON.parse(broken.body).error.code]).toEqual([400, -32700])
+        const unknownTool = yield* rpc(api_key, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "no_such_tool" } })
+        expect(JSON.parse(unknownTool.body).error).toEqual({ code: -32602, message: "Unknown tool: no_such_tool" })
+        const oldVersion = yield* rpc(api_key, { jsonrpc: "2.0", id: 3, method: "ping" }, { "mcp-protocol-version": "2024-01-01" })
+        expect(oldVersion.status).toBe(400)
+        const foreign = yield* rpc(api_key, { jsonrpc: "2.0", id: 4, method: "ping" }, { origin: "https://evil.example" })
+        expect(foreign.status).toBe(403)
+        expect((yield* call("/mcp", { headers: { "x-api-key": api_key } })).status).toBe(405)
+        // None of these was a tool call: nothing charged.
+        expect(yield* ledgerOf((yield* account({ plan: "basic" })).id)).toEqual([])
+      }))
+
+    it.effect("answers refusals as isError results with the spec's texts, metered as REST is", () =>
+      Effect.gen(function*() {
+        const owner = yield* account({ plan: "basic" })
+        // Bad input: the route's own message; the credit is kept (G4).
+        const bad = yield* callTool(owner.api_key, "search_social_ads", { limit: 500 })
+        expect(bad).toEqual({ isError: true, content: [{ type: "text", text: "limit: must be an integer from 1 to 50" }] })
+        const unknown = yield* callTool(owner.api_key, "get_credits", { api_key: owner.api_key })
+        expect(unknown.content[0]!.text).toBe("api_key: unknown parameter")
+        // S6: session-only generation with a key alone, charged like REST.
+        const generate = yield* callTool(owner.api_key, "generate_video_transcript", { video_id: "v-1" })
+        expect([generate.isError, generate.content[0]!.text]).toEqual([true, "Not logged in"])
+        // A model that fails: 500, refunded.
+        const failed = yield* callTool(owner.api_key, "find_similar_ads", { text: "glow serum for dry skin" })
+        expect(failed).toEqual({ isError: true, content: [{ type: "text", text: "Internal server error" }] })
+        expect(yield* ledgerOf(owner.id)).toEqual([
+          { method: "MCP", route: "search_social_ads", status: 400, refunded: false },
+          { method: "MCP", route: "get_credits", status: 400, refunded: false },
+          { method: "MCP", route: "generate_video_transcript", status: 200, refunded: false },
+          { method: "MCP", route: "find_similar_ads", status: 500, refunded: true }
+        ])
+        expect((yield* balanceOf(owner.id)).used).toBe(3)
+
+        const free = yield* account({ plan: "free" })
+        expect(yield* callTool(free.api_key, "get_credits", {})).toEqual({ isError: true, content: [{ type: "text", text: "AdIntel Basic plan or higher required" }] })
+        const broke = yield* account({ plan: "basic", patch: { monthly_limit: 0 } })
+        const exhausted = yield* callTool(broke.api_key, "get_credits", {})
+        expect(exhausted.content[0]!.text).toBe("No API credits remaining. Buy an add-on pack or wait until next monthly reset.")
+        expect(JSON.parse(exhausted.content[1]!.text)).toMatchObject({ credits: { remaining: 0 }, purchase: { url: expect.any(String) } })
+        const quota = yield* account({ plan: "basic", patch: { daily_search_limit: 0 } })
+        const searched = yield* callTool(quota.api_key, "count_shop_products", {})
+        expect(searched.content[0]!.text).toBe("You have used up your daily search quota. Upgrade to Premium for unlimited searches.")
+        expect((yield* balanceOf(quota.id)).used).toBe(1)
       }))
   })
 })
