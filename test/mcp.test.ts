@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { maxBatch } from "../src/mcp/Mcp.js"
 import { tools } from "../src/mcp/Tools.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, TestServer } from "./support/TestServer.js"
@@ -119,6 +120,9 @@ describe("MCP with an API key (official SDK client)", () => {
           { jsonrpc: "2.0", id: "a", result: {} },
           { jsonrpc: "2.0", id: "b", error: { code: -32601, message: "Method not found: nope" } }
         ])
+        const tooMany = yield* rpc(api_key, Array.from({ length: maxBatch + 1 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })))
+        expect(JSON.parse(tooMany.body).error).toEqual({ code: -32600, message: `A batch holds 1 to ${maxBatch} messages` })
+        expect(JSON.parse((yield* rpc(api_key, Array.from({ length: maxBatch }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })))).body)).toHaveLength(maxBatch)
         const broken = yield* rpc(api_key, "{")
         expect([broken.status, JSON.parse(broken.body).error.code]).toEqual([400, -32700])
         const unknownTool = yield* rpc(api_key, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "no_such_tool" } })

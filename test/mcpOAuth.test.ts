@@ -6,10 +6,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Deferred, Effect, Exit, TestClock } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
+import * as path from "node:path"
 import * as http from "node:http"
 import { type Browser, chromium } from "playwright-core"
 import { Accounts } from "../src/access/accounts/Accounts.js"
+import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
 import { loadedSmallWorldServer } from "./support/AdWorld.js"
 import { account, balanceOf, call, signIn, TestServer } from "./support/TestServer.js"
 
@@ -22,8 +24,10 @@ import { account, balanceOf, call, signIn, TestServer } from "./support/TestServ
  */
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
+const artifacts = path.resolve("test-artifacts")
 const password = "an oauth password"
 const rateLimit = 12
+const maxPending = 8
 
 /** The SDK's OAuth client state, kept in memory as a desktop client keeps it on disk. */
 class MemoryProvider implements OAuthClientProvider {
@@ -169,7 +173,7 @@ const connected = (plan: "basic" | "pro" = "pro") =>
   })
 
 describe("MCP over OAuth 2.1", () => {
-  layer(loadedSmallWorldServer({ config: { rateLimitPerMinute: rateLimit } }))((it) => {
+  layer(loadedSmallWorldServer({ config: { rateLimitPerMinute: rateLimit }, env: { OAUTH_MAX_PENDING_CLIENTS: String(maxPending) } }))((it) => {
     it.effect("publishes the discovery documents of M3", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
@@ -218,6 +222,8 @@ describe("MCP over OAuth 2.1", () => {
         expect(yield* run(() => page.textContent("#client-name"))).toBe("Test Desktop")
         expect(yield* run(() => page.textContent("#redirect-host"))).toBe(`127.0.0.1:${callback.port}`)
         expect(yield* run(() => page.textContent("#account"))).toBe(owner.email)
+        mkdirSync(artifacts, { recursive: true })
+        yield* run(() => page.screenshot({ path: path.join(artifacts, "mcp-consent.png"), fullPage: true }))
         yield* run(() => Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click("#allow")]))
         const redirected = yield* Deferred.await(callback.received)
         expect(redirected.searchParams.get("state")).toBe(provider.stateValue)
@@ -398,5 +404,37 @@ describe("MCP over OAuth 2.1", () => {
         const none = yield* token({})
         expect([none.status, none.json.error]).toEqual([400, "invalid_request"])
       }))
+
+    it.effect("limits what grows: pending clients, grants per account, remembered refresh tokens", () =>
+      Effect.gen(function*() {
+        // Open registration: clients never authorized count for a day.
+        const answers = []
+        for (let i = 0; i <= maxPending; i++) answers.push(yield* register(["https://pending.example/cb"]))
+        const refused = answers.find((a) => a.status !== 201)!
+        expect([refused.status, refused.json]).toEqual([429, { error: "temporarily_unavailable", error_description: "Too many clients registered in the last day; try again later" }])
+        yield* TestClock.adjust("25 hours")
+        expect((yield* register(["https://pending.example/cb"])).status).toBe(201)
+
+        // The 51st connection of an account ends its first.
+        const { client, exchange, redirectUri, session, tokens } = yield* connected()
+        const later = []
+        for (let i = 0; i < maxGrantsPerAccount; i++) {
+          const { challenge, verifier } = pkce()
+          const { location } = yield* consent({ session, clientId: client.client_id, redirectUri, challenge })
+          later.push((yield* token({ ...exchange, code: location.searchParams.get("code")!, code_verifier: verifier })).json as OAuthTokens)
+        }
+        expect((yield* creditsWith(tokens.access_token)).status).toBe(401)
+        expect((yield* creditsWith(later[0]!.access_token)).status).toBe(200)
+
+        // The last 100 exchanged refresh tokens are remembered; an older one is merely unknown.
+        const refresh = { grant_type: "refresh_token", client_id: client.client_id }
+        const used = [later[1]!.refresh_token!]
+        for (let i = 0; i <= maxUsedRefreshTokens; i++) used.push((yield* token({ ...refresh, refresh_token: used.at(-1)! })).json.refresh_token)
+        const forgotten = yield* token({ ...refresh, refresh_token: used[0]! })
+        expect(forgotten.json.error_description).toBe("Unknown refresh token")
+        const remembered = yield* token({ ...refresh, refresh_token: used[1]! })
+        expect(remembered.json.error_description).toBe("The refresh token was already used; the grant is revoked")
+        expect((yield* token({ ...refresh, refresh_token: used.at(-1)! })).json.error).toBe("invalid_grant")
+      }), 60_000)
   })
 })

@@ -120,7 +120,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
         sql`select g.id::text, c.name as client_name, c.redirect_uris, g.created_at, g.refreshed_at
               from oauth_grants g join oauth_clients c on c.id = g.client_id
              where g.account_id = ${accountId}::uuid and g.refresh_expires_at > ${now}
-             order by g.created_at desc, g.id`
+             order by g.seq desc`
     })
 
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -188,7 +188,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
           yield* sql`update oauth_codes set grant_id = ${row!.id}::uuid where code_hash = ${grant.codeHash}`
           yield* sql`delete from oauth_grants where id in (
                        select id from oauth_grants where account_id = ${grant.code.account_id}::uuid
-                        order by created_at desc, id offset ${maxGrantsPerAccount})`
+                        order by seq desc offset ${maxGrantsPerAccount})`
         })).pipe(Effect.orDie),
 
       grantOfRefresh: (hash: Uint8Array) => Effect.orDie(grantOfRefresh(hash)),
@@ -211,7 +211,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
           yield* sql`insert into oauth_used_refresh_tokens (token_hash, grant_id, used_at) values (${previous}, ${grantId}::uuid, ${now})`
           yield* sql`delete from oauth_used_refresh_tokens where token_hash in (
                        select token_hash from oauth_used_refresh_tokens where grant_id = ${grantId}::uuid
-                        order by used_at desc offset ${maxUsedRefreshTokens})`
+                        order by seq desc offset ${maxUsedRefreshTokens})`
           return true
         })).pipe(Effect.orDie),
 

@@ -25,6 +25,8 @@ create index oauth_clients_pending on oauth_clients (registered_at) where author
 
 create table oauth_grants (
   id uuid primary key default gen_random_uuid(),
+  -- the order grants were made in (many share an instant)
+  seq bigint generated always as identity,
   client_id text not null references oauth_clients (id) on delete cascade,
   account_id uuid not null references accounts (id) on delete cascade,
   key_id uuid not null references api_keys (id) on delete cascade,
@@ -38,16 +40,17 @@ create table oauth_grants (
   refresh_hash bytea not null unique,
   refresh_expires_at timestamptz not null
 );
-create index oauth_grants_account on oauth_grants (account_id, created_at);
+create index oauth_grants_account on oauth_grants (account_id, seq);
 create index oauth_grants_key on oauth_grants (key_id);
 
 -- Refresh tokens already exchanged: presenting one again revokes (deletes) the grant.
 create table oauth_used_refresh_tokens (
   token_hash bytea primary key,
+  seq bigint generated always as identity,
   grant_id uuid not null references oauth_grants (id) on delete cascade,
   used_at timestamptz not null
 );
-create index oauth_used_refresh_tokens_grant on oauth_used_refresh_tokens (grant_id, used_at);
+create index oauth_used_refresh_tokens_grant on oauth_used_refresh_tokens (grant_id, seq);
 
 create table oauth_codes (
   code_hash bytea primary key,
