@@ -121,6 +121,13 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
             return Option.some(success(id, { tools: yield* tools.list }))
           case "tools/call":
             return Option.some(yield* call(id, input["params"], credential, rate))
+          // Not offered (no capability says so), but some clients ask anyway: nothing to list.
+          case "resources/list":
+            return Option.some(success(id, { resources: [] }))
+          case "resources/templates/list":
+            return Option.some(success(id, { resourceTemplates: [] }))
+          case "prompts/list":
+            return Option.some(success(id, { prompts: [] }))
           default:
             return Option.some(failure(id, codes.methodNotFound, `Method not found: ${input["method"].slice(0, 64)}`))
         }

@@ -42,6 +42,18 @@ const creators = explore("creators", "views, GMV they drove, followers gained")
 const videos = explore("videos", "views, likes, comments, shares, GMV of the products shown")
 const products = explore("products", "GMV, units, price, reviews")
 
+/** A record's daily series. */
+const dailyMetrics = (who: string, metrics: string) => ({
+  title: `A ${who}'s daily metrics`,
+  description: `A ${who}'s metrics for every day of the period (${metrics}). ${shopPeriod}`
+})
+
+/** A detail page's list: an explore search tied to the record. */
+const listOf = (title: string, what: string, like: string) => ({
+  title,
+  description: `${what}, with period metrics; filtered, sorted and paged like ${like}. ${shopPages}`
+})
+
 export const tools = {
   search_social_ads: tool(AdLibraryApi, "social", {
     title: "Search social-network ads",
@@ -102,44 +114,27 @@ export const tools = {
     description:
       `One shop (id from explore_shops) with its period metrics, and the first page of the lists named in tabs: product/queryList (its products), searchNewProducts, searchVideos (videos showing its products), searchCooperativeCreators. ${shopPeriod}`
   }),
-  shop_history: tool(ShopDetailApi, "shopDetailHistory", {
-    title: "A shop's daily metrics",
-    description: `A shop's metrics for every day of the period (GMV, units, followers...). ${shopPeriod}`
-  }),
-  list_shop_products: tool(ShopDetailApi, "shopDetailProductQueryList", {
-    title: "A shop's products",
-    description: `The products a shop sells, with period metrics; filtered, sorted and paged like explore_shop_products. ${shopPages}`
-  }),
+  shop_history: tool(ShopDetailApi, "shopDetailHistory", dailyMetrics("shop", "GMV, units, followers...")),
+  list_shop_products: tool(ShopDetailApi, "shopDetailProductQueryList", listOf("A shop's products", "The products a shop sells", "explore_shop_products")),
   get_creator_detail: tool(ShopDetailApi, "creatorDetail", {
     title: "A short-video creator's detail",
     description:
       `One creator (id from explore_shop_creators) with period metrics, and the first page of the lists named in tabs: video/queryList (their videos), searchProducts, searchShopList, searchCooperativeShops. ${shopPeriod}`
   }),
-  creator_history: tool(ShopDetailApi, "creatorDetailHistory", {
-    title: "A creator's daily metrics",
-    description: `A creator's metrics for every day of the period (views, followers...). ${shopPeriod}`
-  }),
-  list_creator_videos: tool(ShopDetailApi, "creatorDetailVideoQueryList", {
-    title: "A creator's videos",
-    description: `A creator's videos with period metrics; filtered, sorted and paged like explore_shop_videos. ${shopPages}`
-  }),
+  creator_history: tool(ShopDetailApi, "creatorDetailHistory", dailyMetrics("creator", "views, followers...")),
+  list_creator_videos: tool(ShopDetailApi, "creatorDetailVideoQueryList", listOf("A creator's videos", "A creator's videos", "explore_shop_videos")),
   get_product_detail: tool(ShopProductDetailApi, "productDetail", {
     title: "A short-video shop product's detail",
     description:
       `One product (id from explore_shop_products or search_shop_products) with period metrics, and the first page of the lists named in tabs: creator/queryList (creators showing it), video/queryList (videos showing it). ${shopPeriod}`
   }),
-  product_history: tool(ShopProductDetailApi, "productDetailHistory", {
-    title: "A product's daily metrics",
-    description: `A product's metrics for every day of the period (GMV, units, views...). ${shopPeriod}`
-  }),
-  list_product_videos: tool(ShopProductDetailApi, "productDetailVideoQueryList", {
-    title: "Videos showing a product",
-    description: `The videos showing a product, with period metrics; filtered, sorted and paged like explore_shop_videos. ${shopPages}`
-  }),
-  list_product_creators: tool(ShopProductDetailApi, "productDetailCreatorQueryList", {
-    title: "Creators showing a product",
-    description: `The creators whose videos show a product, with period metrics; paged like explore_shop_creators. ${shopPages}`
-  }),
+  product_history: tool(ShopProductDetailApi, "productDetailHistory", dailyMetrics("product", "GMV, units, views...")),
+  list_product_videos: tool(ShopProductDetailApi, "productDetailVideoQueryList", listOf("Videos showing a product", "The videos showing a product", "explore_shop_videos")),
+  list_product_creators: tool(
+    ShopProductDetailApi,
+    "productDetailCreatorQueryList",
+    listOf("Creators showing a product", "The creators whose videos show a product", "explore_shop_creators")
+  ),
   get_shop_video: tool(ShopDetailApi, "video", {
     title: "A short video",
     description: `One short video (id from explore_shop_videos) with its period metrics. ${shopPeriod}`

@@ -149,6 +149,10 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
     const required = (params: Params, name: string) =>
       Effect.flatMap(param(params, name), (value) => (value === undefined ? fail("invalid_request", `${name} is missing`) : Effect.succeed(value)))
 
+    /** A code or token the client presents: one longer than any this server issues was never issued. */
+    const presented = (params: Params, name: string, unknown: string) =>
+      Effect.flatMap(required(params, name), (value) => (value.length > maxToken ? fail("invalid_grant", unknown) : Effect.succeed(value)))
+
     const issue = (at: Date) => {
       const access = secret(tokenPrefixes.access)
       const refresh = secret(tokenPrefixes.refresh)
@@ -184,16 +188,16 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
 
     const exchangeCode = (params: Params, at: Date) =>
       Effect.gen(function*() {
-        const code = yield* required(params, "code")
+        const code = yield* presented(params, "code", "Unknown authorization code")
         const verifier = yield* required(params, "code_verifier")
         const redirectUri = yield* required(params, "redirect_uri")
         const owner = yield* client(params)
         if (!verifierPattern.test(verifier)) return yield* fail("invalid_request", "code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _, ~")
         const codeHash = digest(code)
-        const found = code.length > maxToken ? Option.none() : yield* repo.useCode(codeHash, at)
+        const found = yield* repo.useCode(codeHash, at)
         if (Option.isNone(found)) {
           // RFC 6749 4.1.2: a code used twice revokes what it was exchanged for.
-          const reused = code.length <= maxToken && (yield* repo.codeReused(codeHash))
+          const reused = yield* repo.codeReused(codeHash)
           return yield* fail("invalid_grant", reused ? "The authorization code was already used" : "Unknown authorization code")
         }
         const row = found.value
@@ -210,13 +214,13 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
 
     const refresh = (params: Params, at: Date) =>
       Effect.gen(function*() {
-        const token = yield* required(params, "refresh_token")
+        const token = yield* presented(params, "refresh_token", "Unknown refresh token")
         const owner = yield* client(params)
         const hash = digest(token)
-        const grant = token.length > maxToken ? Option.none() : yield* repo.grantOfRefresh(hash)
+        const grant = yield* repo.grantOfRefresh(hash)
         if (Option.isNone(grant)) {
           // A refresh token exchanged before: someone holds a copy, so the whole grant ends.
-          const reused = token.length <= maxToken && (yield* repo.refreshReused(hash))
+          const reused = yield* repo.refreshReused(hash)
           return yield* fail("invalid_grant", reused ? "The refresh token was already used; the grant is revoked" : "Unknown refresh token")
         }
         const row = grant.value
