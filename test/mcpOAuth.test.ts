@@ -345,6 +345,27 @@ describe("MCP over OAuth 2.1", () => {
         expect(forged.headers.location).toBeUndefined()
       }))
 
+    it.effect("disconnects only the account's own clients: another account's is a 404", () =>
+      Effect.gen(function*() {
+        const mine = yield* connected()
+        const theirs = yield* connected()
+        const sql = yield* SqlClient.SqlClient
+        const grantOf = (accountId: string) =>
+          Effect.map(sql<{ id: string }>`select id::text from oauth_grants where account_id = ${accountId}::uuid`, (rows) => rows[0]!.id)
+        const disconnect = (id: string) =>
+          call("/mcp/oauth/disconnect", {
+            method: "POST",
+            headers: { "content-type": "application/json", cookie: mine.session.cookie, origin: mine.session.origin },
+            body: JSON.stringify({ id })
+          })
+        const foreign = yield* disconnect(yield* grantOf(theirs.owner.id))
+        expect([foreign.status, foreign.body]).toEqual([404, `{"success":false,"error":"MCP client not found"}`])
+        expect((yield* creditsWith(theirs.tokens.access_token)).status).toBe(200)
+        const own = yield* disconnect(yield* grantOf(mine.owner.id))
+        expect([own.status, own.body]).toEqual([200, `{"success":true}`])
+        expect((yield* creditsWith(mine.tokens.access_token)).status).toBe(401)
+      }))
+
     it.effect("refuses a token issued for another resource", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer

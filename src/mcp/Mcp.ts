@@ -5,6 +5,7 @@ import { Unauthorized } from "../access/gateway/Api.js"
 import * as ApiKey from "../access/gateway/ApiKey.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { OAuth } from "../access/oauth/OAuth.js"
+import { AppConfig } from "../platform/AppConfig.js"
 import { McpTools } from "./McpTools.js"
 
 /**
@@ -22,8 +23,8 @@ export const maxBatch = 50
 
 export const serverInfo = { name: "adintel", title: "AdIntel", version: "0.1.0" }
 
-const instructions =
-  "AdIntel answers research questions about advertising and e-commerce: ad libraries (social-network, image-board, short-video and search-engine ads, similar ads), a short-video shop's categories, shops, creators, videos and products with their sales metrics, and transcripts. Every tool call costs 1 API credit of the account (get_credits shows the balance) and at most 60 calls per minute are accepted; the short-video shop's explore and count tools also take one of the day's searches (shop_search_credits)."
+const instructionsFor = (ratePerMinute: number) =>
+  `AdIntel answers research questions about advertising and e-commerce: ad libraries (social-network, image-board, short-video and search-engine ads, similar ads), a short-video shop's categories, shops, creators, videos and products with their sales metrics, and transcripts. Every tool call costs 1 API credit of the account (get_credits shows the balance) and at most ${ratePerMinute} calls per minute are accepted; the short-video shop's explore and count tools also take one of the day's searches (shop_search_credits).`
 
 /** What a request is billed to: the API key it names (a key, or the key an access token's grant is bound to). */
 export interface Credential {
@@ -58,6 +59,7 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
     const tools = yield* McpTools
     const gateway = yield* Gateway
     const oauth = yield* OAuth
+    const instructions = instructionsFor((yield* AppConfig).rateLimitPerMinute)
 
     /**
      * M2: an API key as G1 reads it (`X-API-Key`, `Authorization: Bearer`, `?api_key`), or an

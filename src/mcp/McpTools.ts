@@ -5,6 +5,7 @@ import { Gateway } from "../access/gateway/Gateway.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
+import { AppConfig } from "../platform/AppConfig.js"
 import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
 import type { ToolDeclaration } from "./Tool.js"
 import { type ToolName, tools } from "./Tools.js"
@@ -39,8 +40,8 @@ export interface ToolOutcome {
 }
 
 /** spec: Limits: what every description ends with. */
-const costOf = (declaration: ToolDeclaration) =>
-  `Cost: 1 API credit per call${declaration.alsoUses ? ` and ${declaration.alsoUses}` : ""}; at most 60 calls per minute per account.`
+const costOf = (declaration: ToolDeclaration, ratePerMinute: number) =>
+  `Cost: 1 API credit per call${declaration.alsoUses ? ` and ${declaration.alsoUses}` : ""}; at most ${ratePerMinute} calls per minute per account.`
 
 interface Prepared {
   readonly name: string
@@ -59,7 +60,7 @@ const failuresOf = (route: RouteHandler): ReadonlyArray<Schema.Schema.Any> => {
   return [...schemas]
 }
 
-const prepare = (name: string, declaration: ToolDeclaration, route: RouteHandler): Prepared => {
+const prepare = (name: string, declaration: ToolDeclaration, route: RouteHandler, ratePerMinute: number): Prepared => {
   const { parts, schema } = inputOf(route.endpoint)
   const output = outputOf(route.endpoint)
   const generates = declaration.alsoUses === "a monthly script generation"
@@ -71,7 +72,7 @@ const prepare = (name: string, declaration: ToolDeclaration, route: RouteHandler
     descriptor: {
       name,
       title: declaration.title,
-      description: `${declaration.description} ${costOf(declaration)}`,
+      description: `${declaration.description} ${costOf(declaration, ratePerMinute)}`,
       inputSchema: schema,
       ...(Option.isSome(output) ? { outputSchema: output.value } : {}),
       annotations: {
@@ -187,13 +188,14 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
   effect: Effect.gen(function*() {
     const routes = yield* RouteHandlers
     const gateway = yield* Gateway
+    const { rateLimitPerMinute } = yield* AppConfig
 
     // Groups register their handlers as the server's layers build: resolved at the first use.
     const resolved = yield* Effect.cached(Effect.sync(() =>
       new Map(Object.entries(tools).map(([name, declaration]): [string, Prepared] => {
         const route = routes.find(declaration.group, declaration.endpoint)
         if (Option.isNone(route)) throw new Error(`MCP tool ${name}: no handler for ${declaration.group}.${declaration.endpoint}`)
-        return [name, prepare(name, declaration, route.value)]
+        return [name, prepare(name, declaration, route.value, rateLimitPerMinute)]
       }))
     ))
 

@@ -20,4 +20,4 @@ export class ConnectedClients extends Context.Tag("adintel/ConnectedClients")<Co
 }>() {}
 
 /** Where the key page's Disconnect buttons post (`id`: the connection's). */
-export const disconnectPath = "/api/mcp-clients/disconnect"
+export const disconnectPath = "/mcp/oauth/disconnect"

@@ -129,7 +129,7 @@ ${
       ? html`<p class="muted">None. MCP clients connect at <code>${baseUrl}/mcp</code>, with this key or by signing in here.</p>`
       : clients.map((client) =>
         html`<form method="post" action="${disconnectPath}" class="line mcp-client"><input type="hidden" name="id" value="${client.id}">
-<div style="flex:1"><strong>${client.name}</strong> <span class="muted">· ${client.redirectHosts.join(", ")} · connected ${
+<div style="flex:1;min-width:0;overflow-wrap:anywhere"><strong>${client.name}</strong> <span class="muted">· ${client.redirectHosts.join(", ")} · connected ${
           client.connectedAt.toISOString().slice(0, 10)
         }</span></div><button type="submit" class="secondary">Disconnect</button></form>`
       )
