@@ -63,6 +63,11 @@ describe("MCP with an API key (official SDK client)", () => {
         expect(social.inputSchema.properties).toHaveProperty("limit")
         expect(social.inputSchema.properties).not.toHaveProperty("api_key")
         expect(social.description).toContain("Cost: 1 API credit per call")
+        // Every tool has its route's answer as output schema; a POST route's body is the input.
+        expect(listed.tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name)).toEqual([])
+        const explore = listed.tools.find((t) => t.name === "explore_shop_products")!
+        expect(Object.keys(explore.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["country", "min_price", "sort", "page_size"]))
+        expect(explore.description).toContain("and a daily short-video search")
         // Listing and initializing cost nothing.
         expect((yield* balanceOf(owner.id)).used).toBe(0)
 

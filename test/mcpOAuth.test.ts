@@ -343,6 +343,15 @@ describe("MCP over OAuth 2.1", () => {
         const forged = yield* consent({ session: { ...session, origin: "https://evil.example" }, clientId: client.client_id, redirectUri, challenge: pkce().challenge })
         expect(forged.status).toBe(403)
         expect(forged.headers.location).toBeUndefined()
+        // An account without API access may only deny; an approval sent anyway is access_denied.
+        const free = yield* account({ plan: "free", password })
+        const freeSession = yield* signIn(free.email, password)
+        const query = form({ response_type: "code", client_id: client.client_id, redirect_uri: redirectUri, code_challenge: pkce().challenge, code_challenge_method: "S256" })
+        const page = yield* call(`/mcp/oauth/authorize?${query}`, { headers: { cookie: freeSession.cookie } })
+        expect(page.status).toBe(200)
+        expect(page.body).toContain(`id="allow" disabled`)
+        const approved = yield* consent({ session: freeSession, clientId: client.client_id, redirectUri, challenge: pkce().challenge })
+        expect(approved.location.searchParams.get("error")).toBe("access_denied")
       }))
 
     it.effect("disconnects only the account's own clients: another account's is a 404", () =>
