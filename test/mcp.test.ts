@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { maxBatch } from "../src/mcp/Mcp.js"
 import { tools } from "../src/mcp/Tools.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
-import { account, balanceOf, call, keyHeader, TestServer } from "./support/TestServer.js"
+import { account, balanceOf, call, keyHeader, signIn, TestServer } from "./support/TestServer.js"
 
 /**
  * Issue 21: `/mcp` with the official MCP TypeScript SDK as the client, authenticated by an API
@@ -162,6 +162,12 @@ describe("MCP with an API key (official SDK client)", () => {
           { method: "MCP", route: "find_similar_ads", status: 500, refunded: true }
         ])
         expect((yield* balanceOf(owner.id)).used).toBe(3)
+
+        // With the account's browser session beside the key, generation goes on (here: to the video's lookup).
+        const signed = yield* account({ plan: "basic", password: "a session password" })
+        const { cookie } = yield* signIn(signed.email, "a session password")
+        const withSession = yield* rpc(signed.api_key, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "generate_video_transcript", arguments: { video_id: "no-such-video" } } }, { cookie })
+        expect(JSON.parse(withSession.body).result.content[0].text).toBe("Video not found or no playable URL available")
 
         const free = yield* account({ plan: "free" })
         expect(yield* callTool(free.api_key, "get_credits", {})).toEqual({ isError: true, content: [{ type: "text", text: "AdIntel Basic plan or higher required" }] })
