@@ -2,6 +2,7 @@ import { OpenApi } from "@effect/platform"
 import { AdminContract } from "../access/accounts/Api.js"
 import { CreditsContract } from "../access/credits/Api.js"
 import { withKeySchemes } from "../access/gateway/Api.js"
+import { OAuthContract } from "../access/oauth/Api.js"
 import { SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
@@ -100,6 +101,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(ShopPresetsContract)
   .addHttpApi(TranscriptsContract)
   .addHttpApi(SessionContract)
+  .addHttpApi(OAuthContract)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
   .addHttpApi(WorkspaceContract)

@@ -58,6 +58,11 @@ import { Workspace } from "../ads/workspace/Workspace.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
+import { McpLive } from "../mcp/Http.js"
+import { Mcp } from "../mcp/Mcp.js"
+import { OAuth } from "../access/oauth/OAuth.js"
+import { ConnectedClientsLive, McpClientsLive, OAuthRoutesLive } from "../access/oauth/Http.js"
+import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
 import { PipelineLive } from "../transcripts/Engines.js"
 import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
@@ -187,7 +192,11 @@ export const ServicesLive = Layer.mergeAll(
   StoreTracker.Default,
   StoreExplorer.Default,
   VisualSearch.Default,
-  StoreMedia.Default
+  StoreMedia.Default,
+  RouteHandlers.Default,
+  OAuth.Default,
+  Mcp.Default,
+  ConnectedClientsLive.pipe(Layer.provide(OAuth.Default))
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -221,7 +230,10 @@ export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
     StoreTrackerLive,
     StoreExplorerLive,
     StoreVisualSearchLive,
-    StoreMediaLive
+    StoreMediaLive,
+    McpLive,
+    OAuthRoutesLive,
+    McpClientsLive
   ]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )

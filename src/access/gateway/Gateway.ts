@@ -111,13 +111,16 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const refuse = (error: Refusal["error"], rate?: RateWindow) =>
       Effect.fail(new Refusal({ error, rate: Option.fromNullable(rate) }))
 
-    /** G1 steps 1-4. A malformed key is refused without a round trip. */
-    const admit = (key: Option.Option<string>, call: CallInfo) =>
+    /**
+     * G1 steps 1-4 for a key known by its digest: what `admit` does after reading the key, and
+     * what an OAuth access token admits with once it is resolved to the key its grant is bound
+     * to (spec: INTERPRETATIONS M2; access/oauth).
+     */
+    const admitDigest = (keyHash: Uint8Array, call: CallInfo) =>
       Effect.gen(function*() {
-        if (Option.isNone(key) || !ApiKey.isWellFormed(key.value)) return yield* refuse(new Unauthorized())
         const at = yield* now
         const row = yield* admitBatched({
-          keyHash: ApiKey.digest(key.value),
+          keyHash,
           now: at,
           method: call.method,
           route: call.route.slice(0, 512),
@@ -153,6 +156,12 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
             } satisfies Admission
         }
       })
+
+    /** G1 steps 1-4. A malformed key is refused without a round trip. */
+    const admit = (key: Option.Option<string>, call: CallInfo) =>
+      Option.isNone(key) || !ApiKey.isWellFormed(key.value)
+        ? refuse(new Unauthorized())
+        : admitDigest(ApiKey.digest(key.value), call)
 
     // Completions are written in batches by one fiber: a busy server then spends one statement
     // on many answers instead of one per answer. The queue is bounded (back-pressure, never
@@ -239,6 +248,9 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
 
     return {
       admit,
+      admitDigest,
+      /** The account a live key belongs to, charging nothing: for what costs no credit (MCP's free messages, M1). */
+      accountOfKey: repo.accountOfKey,
       refund,
       complete,
       /** Waits until every completion queued so far is written (the ledger then shows those answers). */

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Duration, Effect, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { PlanName } from "./Api.js"
 
 /** One `gateway_verdict` (migration 0001): the verdict and the meters after it. */
@@ -121,6 +121,13 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
        * one round trip. All requests of a batch share the rate limit and window.
        */
       admitMany,
+
+      /** The account of a live key, without charging it (the free MCP messages, M1). */
+      accountOfKey: (keyHash: Uint8Array) =>
+        sql<{ account_id: string }>`select account_id::text from api_keys where key_hash = ${keyHash} and revoked_at is null`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.account_id)),
+          Effect.orDie
+        ),
 
       /** Returns the credit of a charge to its pool; false when it was already refunded. */
       refund: (chargeId: string, now: Date) =>

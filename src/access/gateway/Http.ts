@@ -14,6 +14,7 @@ import { isMirrorOf } from "../../kernel/Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
+import { RouteHandlers } from "./RouteHandlers.js"
 
 /**
  * An absolute-form request target (`GET http://host/path`, RFC 9112 3.2.2) is routed by its path:
@@ -29,7 +30,7 @@ export const pathOf = (url: string): string => {
 }
 
 /** spec: INTERPRETATIONS G5: the IETF rate-limit fields on every metered answer. */
-const withRateHeaders = (response: HttpServerResponse.HttpServerResponse, rate: RateWindow, retry: boolean) =>
+export const withRateHeaders = (response: HttpServerResponse.HttpServerResponse, rate: RateWindow, retry: boolean) =>
   HttpServerResponse.setHeaders(response, {
     "ratelimit-policy": `"minute";q=${rate.limit};w=60`,
     "ratelimit": `"minute";r=${rate.remaining};t=${rate.resetSeconds}`,
@@ -156,7 +157,11 @@ export const group = <
         const gateway = yield* Gateway
         const built: unknown = build(handlers)
         const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
-        return settleAll(resolved, gateway)
+        const settled = settleAll(resolved, gateway)
+        // Other callers of the same handlers (MCP tools) find them here, when the server has the registry.
+        const registry = yield* Effect.serviceOption(RouteHandlers)
+        if (Option.isSome(registry)) registry.value.register(api, settled, yield* Effect.context<never>())
+        return settled
         // (`as any`: the mirrors are groups of their own names; the signature above states what they serve.)
       }) as any)
   )

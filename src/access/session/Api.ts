@@ -35,9 +35,13 @@ export type SessionAuthFailure = typeof UnauthorizedBody.Type | CrossSiteRequest
 
 const Html = HttpApiSchema.Text({ contentType: "text/html" })
 
-/** What follows `/login`: a path of this service only (never another site: no open redirect). */
+/**
+ * What follows `/login`: a path of this service only (never another site: no open redirect). Long
+ * enough for an OAuth authorization request to come back to (issue 21).
+ */
+export const maxNextLength = 2048
 export const NextPath = Schema.String.pipe(
-  Schema.maxLength(512),
+  Schema.maxLength(maxNextLength),
   Schema.pattern(/^\/(?![/\\])[^\s]*$/, { message: () => "must be a path of this service" })
 )
 

@@ -5,6 +5,7 @@ import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
+import { ConnectedClients } from "./ConnectedClients.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
 import { sessionOf, tokenOf } from "./SignedIn.js"
@@ -47,7 +48,7 @@ const originOf = (value: string | undefined) => {
  * S1: a state-changing session request must come from this service's own pages. Browsers send
  * Origin with every form post; Referer stands in where a privacy setting dropped Origin.
  */
-const sameOrigin = (request: Request, config: AppSettings) => {
+export const sameOrigin = (request: Request, config: AppSettings) => {
   const origin = request.headers["origin"] ?? originOf(request.headers["referer"])
   if (origin === undefined) return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin header missing" }))
   if (origin !== baseUrl(request, config)) {
@@ -59,7 +60,7 @@ const sameOrigin = (request: Request, config: AppSettings) => {
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
 /** Session pages are private and never framed; their one inline script carries a nonce. */
-const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
+export const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
   const nonce = randomBytes(16).toString("base64")
   return HttpServerResponse.text(body(nonce), {
     status,
@@ -75,7 +76,7 @@ const page = (body: (nonce: string) => string, status = 200, headers: Record<str
   })
 }
 
-const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
+export const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
 
 /** S1/S4: the session cookie as authentication; provides the account as a caller, no charge. */
 export const SessionAuthLive = Layer.effect(
@@ -99,6 +100,7 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
     const sessions = yield* Sessions
     const config = yield* AppConfig
     const signedIn = (request: Request) => sessionOf(sessions, request)
+    const connectedClients = yield* Effect.serviceOption(ConnectedClients)
 
     return handlers
       .handle("loginPage", ({ request, urlParams }) =>
@@ -142,7 +144,8 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
           // S2: no session, the sign-in page, coming back here afterwards.
           if (Option.isNone(session)) return HttpServerResponse.redirect("/login?next=%2Fapi", { status: 302 })
           const data = yield* sessions.keyPage(session.value.accountId, session.value.token)
-          return page((nonce) => keyPage(data, { nonce, baseUrl: baseUrl(request, config) }))
+          const connected = Option.isSome(connectedClients) ? yield* connectedClients.value.list(session.value.accountId) : undefined
+          return page((nonce) => keyPage(data, { nonce, baseUrl: baseUrl(request, config), connected }))
         }))
       .handle("regenerate", ({ request }) =>
         Effect.gen(function*() {

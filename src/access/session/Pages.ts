@@ -1,3 +1,4 @@
+import { type ConnectedClient, disconnectPath } from "./ConnectedClients.js"
 import type { KeyPageData } from "./Sessions.js"
 
 /**
@@ -120,7 +121,25 @@ ${i % 5 === 0 ? html`<text x="${x}" y="${height - 5}">${d.day.slice(5)}</text>` 
   return html`<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Calls per day over the last 30 days: ${total} in all">${bars}</svg>`
 }
 
-export const keyPage = (data: KeyPageData, options: { readonly nonce: string; readonly baseUrl: string }): string => {
+/** The connected MCP clients, each with a Disconnect button (issue 21). */
+const connectedClients = (clients: ReadonlyArray<ConnectedClient>, baseUrl: string): Raw =>
+  html`<section class="card" id="mcp-clients"><h2>Connected MCP clients</h2>
+${
+    clients.length === 0
+      ? html`<p class="muted">None. MCP clients connect at <code>${baseUrl}/mcp</code>, with this key or by signing in here.</p>`
+      : clients.map((client) =>
+        html`<form method="post" action="${disconnectPath}" class="line mcp-client"><input type="hidden" name="id" value="${client.id}">
+<div style="flex:1;min-width:0;overflow-wrap:anywhere"><strong>${client.name}</strong> <span class="muted">· ${client.redirectHosts.join(", ")} · connected ${
+          client.connectedAt.toISOString().slice(0, 10)
+        }</span></div><button type="submit" class="secondary">Disconnect</button></form>`
+      )
+  }
+</section>`
+
+export const keyPage = (
+  data: KeyPageData,
+  options: { readonly nonce: string; readonly baseUrl: string; readonly connected?: ReadonlyArray<ConnectedClient> | undefined }
+): string => {
   const { caller, apiKey } = data
   const { credits, dailySearch } = caller
   const share = credits.limit === 0 ? 0 : Math.min(100, (100 * credits.used) / credits.limit)
@@ -176,6 +195,7 @@ ${
         }" hidden>Copy</button></div></div>`
       )
     }
-</section>`
+</section>
+${options.connected === undefined ? raw("") : connectedClients(options.connected, options.baseUrl)}`
   )
 }

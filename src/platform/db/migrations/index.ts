@@ -20,6 +20,7 @@ import m0017 from "./0017_gateway_hardening.js"
 import m0030 from "./0030_brand_ad_signals.js"
 import m0040 from "./0040_workspace.js"
 import m0060 from "./0060_stores.js"
+import m0070 from "./0070_oauth.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -41,7 +42,8 @@ export const migrations = {
   "0017_gateway_hardening": m0017,
   "0030_brand_ad_signals": m0030,
   "0040_workspace": m0040,
-  "0060_stores": m0060
+  "0060_stores": m0060,
+  "0070_oauth": m0070
 }
 
 /**

@@ -1,0 +1,258 @@
+import { HttpApiSchema, HttpServerRequest } from "@effect/platform"
+import { Cause, Clock, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
+import { Caller, Metered, type RateWindow, type Unauthorized } from "../access/gateway/Api.js"
+import { Gateway } from "../access/gateway/Gateway.js"
+import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
+import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
+import { describeParseError } from "../kernel/Issues.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
+import type { ToolDeclaration } from "./Tool.js"
+import { type ToolName, tools } from "./Tools.js"
+
+/** A tool as `tools/list` shows it (MCP 2025-06-18; `title`, `outputSchema` and annotations are ignored by older clients). */
+export interface ToolDescriptor {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: JsonObject
+  readonly outputSchema?: JsonObject
+  readonly annotations: {
+    readonly title: string
+    readonly readOnlyHint: boolean
+    readonly destructiveHint: boolean
+    readonly idempotentHint: boolean
+    readonly openWorldHint: boolean
+  }
+}
+
+/** A `tools/call` result (MCP `CallToolResult`). */
+export interface ToolResult {
+  readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
+  readonly structuredContent?: JsonObject
+  readonly isError: boolean
+}
+
+/** What a call ended as: the result, and the rate window of its admission (none when refused before a slot). */
+export interface ToolOutcome {
+  readonly result: ToolResult
+  readonly rate: Option.Option<RateWindow>
+}
+
+/** spec: Limits: what every description ends with. */
+const costOf = (declaration: ToolDeclaration, ratePerMinute: number) =>
+  `Cost: 1 API credit per call${declaration.alsoUses ? ` and ${declaration.alsoUses}` : ""}; at most ${ratePerMinute} calls per minute per account.`
+
+interface Prepared {
+  readonly name: string
+  readonly descriptor: ToolDescriptor
+  readonly route: RouteHandler
+  readonly parts: ArgumentParts
+  /** The route's failures: each error's wire body schema, with its status. */
+  readonly failures: ReadonlyArray<Schema.Schema.Any>
+}
+
+const failuresOf = (route: RouteHandler): ReadonlyArray<Schema.Schema.Any> => {
+  const schemas = new Set<Schema.Schema.Any>()
+  for (const schema of [route.endpoint.errorSchema, route.group.errorSchema, route.api.errorSchema, Metered.failure]) {
+    HttpApiSchema.deunionize(schemas, schema)
+  }
+  return [...schemas]
+}
+
+const prepare = (name: string, declaration: ToolDeclaration, route: RouteHandler, ratePerMinute: number): Prepared => {
+  const { parts, schema } = inputOf(route.endpoint)
+  const output = outputOf(route.endpoint)
+  const generates = declaration.alsoUses === "a monthly script generation"
+  return {
+    name,
+    route,
+    parts,
+    failures: failuresOf(route),
+    descriptor: {
+      name,
+      title: declaration.title,
+      description: `${declaration.description} ${costOf(declaration, ratePerMinute)}`,
+      inputSchema: schema,
+      ...(Option.isSome(output) ? { outputSchema: output.value } : {}),
+      annotations: {
+        title: declaration.title,
+        readOnlyHint: !generates,
+        destructiveHint: false,
+        idempotentHint: !generates,
+        openWorldHint: false
+      }
+    }
+  }
+}
+
+/** A query string carries text: a JSON argument as the query string would spell it. */
+const asQueryText = (value: unknown): string | ReadonlyArray<string> =>
+  Array.isArray(value)
+    ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
+    : typeof value === "string"
+    ? value
+    : JSON.stringify(value)
+
+const pick = (args: JsonObject, names: ReadonlyArray<string>, f: (value: unknown) => unknown = (v) => v) =>
+  Object.fromEntries(Object.entries(args).filter(([name]) => names.includes(name)).map(([name, value]) => [name, f(value)]))
+
+const invalid = (error: ParseResult.ParseError) => new InvalidRequest({ error: describeParseError(error) })
+
+/**
+ * The arguments, decoded as the route decodes its request (same schemas, same messages: G10,
+ * G11). An argument the tool does not take is refused as a query string's unknown parameter is.
+ */
+const decodeArguments = (tool: Prepared, args: JsonObject) =>
+  Effect.gen(function*() {
+    const { endpoint } = tool.route
+    const known = [...tool.parts.path, ...tool.parts.query, ...tool.parts.body]
+    const unknown = Object.keys(args).find((name) => !known.includes(name))
+    if (unknown !== undefined) return yield* Effect.fail(new InvalidRequest({ error: `${unknown}: unknown parameter` }))
+    const decode = (schema: Option.Option<Schema.Schema.Any>, input: unknown) =>
+      Option.match(schema, {
+        onNone: () => Effect.succeed(undefined),
+        // (`as`: the route's schemas need no services; `Schema.Any` types them as any context.)
+        onSome: (schema) => Effect.mapError(Schema.decodeUnknown(schema as Schema.Schema<unknown, unknown, never>)(input), invalid)
+      })
+    return {
+      path: yield* decode(endpoint.pathSchema, pick(args, tool.parts.path, (v) => (typeof v === "string" ? v : JSON.stringify(v)))),
+      urlParams: yield* decode(endpoint.urlParamsSchema, pick(args, tool.parts.query, asQueryText)),
+      payload: yield* decode(endpoint.payloadSchema, pick(args, tool.parts.body))
+    }
+  })
+
+/** The route's answer for a failure: its status and wire body, as the contract encodes it. */
+const encodeFailure = (tool: Prepared, error: unknown): { readonly status: number; readonly body: JsonObject } => {
+  for (const schema of tool.failures) {
+    if (!Schema.is(Schema.typeSchema(schema))(error)) continue
+    // (`as`: the contract's error schemas need no services.)
+    const body = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)(error)
+    if (Either.isRight(body)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right as JsonObject }
+  }
+  return { status: 500, body: { success: false, error: new InternalServerError().error } }
+}
+
+/** M1: a refusal is a result with `isError` and the spec's text (`message` where the envelope has one, else `error`). */
+const refusal = (body: JsonObject): ToolResult => {
+  const text = typeof body["message"] === "string" ? body["message"] : typeof body["error"] === "string" ? body["error"] : "Request failed"
+  const { success: _success, error: _error, message: _message, ...details } = body
+  return {
+    isError: true,
+    // What the envelope adds to its text (a credits object, a checkout URL) follows as JSON.
+    content: [{ type: "text", text }, ...(Object.keys(details).length > 0 ? [{ type: "text" as const, text: JSON.stringify(body) }] : [])]
+  }
+}
+
+const count = (n: number, what: string) => `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`
+
+/** One line saying what an answer holds, before its JSON. */
+export const summaryOf = (answer: JsonObject): string => {
+  const data = answer["data"]
+  if (Array.isArray(data) && "scroll_token" in answer) {
+    const token = answer["scroll_token"]
+    return `${count(data.length, "result")}${typeof token === "string" ? `; more: call again with scroll_token "${token}"` : "; no more pages"}.`
+  }
+  if (Array.isArray(data) && typeof answer["total"] === "number") {
+    return `${count(data.length, "result")} of ${answer["total"].toLocaleString("en-US")} (page ${answer["page"]}, page_size ${answer["page_size"]}).`
+  }
+  if (typeof answer["total"] === "number") return `${count(answer["total"], "match")}.`
+  const credits = answer["credits"]
+  if (typeof credits === "object" && credits !== null && "total_remaining" in credits) {
+    return `${String(credits.total_remaining)} credits left.`
+  }
+  if ("credits_remaining" in answer) {
+    return answer["credits_remaining"] === null ? "Unlimited short-video searches." : `${String(answer["credits_remaining"])} short-video searches left today.`
+  }
+  if ("transcript" in answer) return answer["transcript"] === null ? "No transcript yet." : "Transcript found."
+  if (Array.isArray(data)) return `${count(data.length, "result")}.`
+  return "Done."
+}
+
+const answered = (answer: JsonObject): ToolResult =>
+  // spec: Errors rule 5: a generation refused with status 200 is a refusal all the same.
+  answer["success"] === false && typeof answer["message"] === "string"
+    ? { ...refusal(answer), structuredContent: answer }
+    : {
+      isError: false,
+      content: [{ type: "text", text: summaryOf(answer) }, { type: "text", text: JSON.stringify(answer) }],
+      structuredContent: answer
+    }
+
+/**
+ * The MCP tools: their descriptors for `tools/list`, and `tools/call` as one metered call of the
+ * route (G1-G6, M1): admitted by the gateway with the tool's name as the ledger's route, the
+ * route's handler run on the decoded arguments, the answer recorded, a 500 refunded.
+ */
+export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
+  effect: Effect.gen(function*() {
+    const routes = yield* RouteHandlers
+    const gateway = yield* Gateway
+    const { rateLimitPerMinute } = yield* AppConfig
+
+    // Groups register their handlers as the server's layers build: resolved at the first use.
+    const resolved = yield* Effect.cached(Effect.sync(() =>
+      new Map(Object.entries(tools).map(([name, declaration]): [string, Prepared] => {
+        const route = routes.find(declaration.group, declaration.endpoint)
+        if (Option.isNone(route)) throw new Error(`MCP tool ${name}: no handler for ${declaration.group}.${declaration.endpoint}`)
+        return [name, prepare(name, declaration, route.value, rateLimitPerMinute)]
+      }))
+    ))
+
+    /** The route's handler on the arguments, as its own HTTP route runs it; a failure is its status and body. */
+    const run = (tool: Prepared, args: JsonObject) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const decoded = yield* decodeArguments(tool, args)
+        const answer = yield* tool.route.run({ ...decoded, request })
+        // (`as`: the contract's success schemas need no services.)
+        return (yield* Schema.encodeUnknown(tool.route.endpoint.successSchema as Schema.Schema<unknown, unknown, never>)(answer)) as JsonObject
+      }).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.zipRight(Effect.logError("MCP tool died", Cause.die(defect)), Effect.fail(new InternalServerError()))),
+        Effect.exit,
+        Effect.map(Exit.match({
+          onSuccess: (answer) => ({ status: 200, result: answered(answer) }),
+          onFailure: (cause) => {
+            const { body, status } = encodeFailure(tool, Option.getOrUndefined(Cause.failureOption(cause)))
+            return { status, result: refusal(body) }
+          }
+        }))
+      )
+
+    return {
+      list: Effect.map(resolved, (prepared) => [...prepared.values()].map((tool) => tool.descriptor)),
+
+      /** Whether a tool of this name exists (an unknown one is a protocol error, not a call). */
+      has: (name: string) => Effect.map(resolved, (prepared) => prepared.has(name)),
+
+      /**
+       * One `tools/call`, billed to the account of the key `keyHash` names. The gateway's
+       * refusals (plan, rate, credits) are results; an unknown or revoked key fails: the
+       * transport answers 401 (M2).
+       */
+      call: (name: ToolName | string, args: JsonObject, keyHash: Uint8Array) =>
+        Effect.gen(function*() {
+          const tool = (yield* resolved).get(name)
+          if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)
+          const startedAt = yield* Clock.currentTimeMillis
+          const admitted = yield* Effect.either(gateway.admitDigest(keyHash, { method: "MCP", route: name }))
+          if (Either.isLeft(admitted)) {
+            const { error, rate } = admitted.left
+            if (error._tag === "Unauthorized") return yield* Effect.fail<Unauthorized>(error)
+            return { result: refusal(encodeFailure(tool, error).body), rate } satisfies ToolOutcome
+          }
+          const admission = admitted.right
+          const { result, status } = yield* run(tool, args).pipe(
+            Effect.provideService(Caller, admission),
+            // A client gone before the answer gets its credit back (G4), as on the REST path.
+            Effect.onInterrupt(() => gateway.refund(admission.chargeId))
+          )
+          yield* gateway.complete(admission.chargeId, status, startedAt)
+          return { result, rate: Option.some(admission.rate) } satisfies ToolOutcome
+        })
+    }
+  }),
+  dependencies: [RouteHandlers.Default, Gateway.Default]
+}) {}
+

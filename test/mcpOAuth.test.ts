@@ -1,0 +1,470 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { Deferred, Effect, Exit, TestClock } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdirSync } from "node:fs"
+import * as path from "node:path"
+import * as http from "node:http"
+import { type Browser, chromium } from "playwright-core"
+import { Accounts } from "../src/access/accounts/Accounts.js"
+import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
+import { loadedSmallWorldServer } from "./support/AdWorld.js"
+import { account, balanceOf, call, signIn, TestServer } from "./support/TestServer.js"
+
+/**
+ * Issue 21, M3-M4: the OAuth 2.1 authorization server of `/mcp`, driven by the official MCP SDK's
+ * OAuth client (discovery, registration, PKCE, refresh) with the sign-in and consent pages in
+ * headless Chromium; then what must be refused: a wrong verifier, a code used twice or too late,
+ * a refresh token used twice, a foreign redirect URI, a token for another resource, the key
+ * regenerated, the plan downgraded, too many calls.
+ */
+
+const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
+const artifacts = path.resolve("test-artifacts")
+const password = "an oauth password"
+const rateLimit = 12
+const maxPending = 8
+
+/** The SDK's OAuth client state, kept in memory as a desktop client keeps it on disk. */
+class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ""
+  authorizationUrl: URL | undefined
+  constructor(readonly redirectUrl: string, readonly stateValue = "state-" + randomBytes(8).toString("hex")) {}
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: "Test Desktop", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
+  }
+  state() {
+    return this.stateValue
+  }
+  clientInformation() {
+    return this.client
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+const launch = Effect.acquireRelease(
+  Effect.promise(() =>
+    chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"] })
+  ),
+  (browser: Browser) => Effect.promise(() => browser.close())
+)
+
+/** The loopback listener a desktop client opens for the redirect: the first URL it receives. */
+const callbackServer = Effect.gen(function*() {
+  const received = yield* Deferred.make<URL>()
+  const server = yield* Effect.acquireRelease(
+    Effect.async<http.Server>((resume) => {
+      const server = http.createServer((request, response) => {
+        Deferred.unsafeDone(received, Exit.succeed(new URL(request.url ?? "/", "http://127.0.0.1")))
+        response.writeHead(200, { "content-type": "text/plain" }).end("You can close this window.")
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
+  const address = server.address()
+  return { port: typeof address === "object" && address !== null ? address.port : 0, received }
+})
+
+/** A plain HTTP request that may name its own Host (another resource's origin). */
+const raw = (url: string, options: { method?: string; headers?: Record<string, string>; body?: string }) =>
+  Effect.async<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resume) => {
+    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers }, (response) => {
+      let body = ""
+      response.on("data", (chunk) => (body += chunk))
+      response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, body })))
+    })
+    request.end(options.body)
+  })
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+const formHeaders = { "content-type": "application/x-www-form-urlencoded" }
+
+const pkce = () => {
+  const verifier = randomBytes(32).toString("base64url")
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") }
+}
+
+const register = (redirectUris: ReadonlyArray<string>, name = "Test CLI") =>
+  Effect.map(
+    call("/mcp/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }) }),
+    (answer) => ({ ...answer, json: JSON.parse(answer.body) })
+  )
+
+/** Consent given through the page's form (as the browser posts it), for a signed-in account: the redirect it answers. */
+const consent = (options: {
+  readonly session: { readonly cookie: string; readonly origin: string }
+  readonly clientId: string
+  readonly redirectUri: string
+  readonly challenge: string
+  readonly decision?: "allow" | "deny"
+  readonly host?: string
+}) =>
+  Effect.gen(function*() {
+    const { url } = yield* TestServer
+    const origin = options.host ? `http://${options.host}` : options.session.origin
+    const answer = yield* raw(`${url}/mcp/oauth/authorize`, {
+      method: "POST",
+      headers: { ...formHeaders, cookie: options.session.cookie, origin, ...(options.host ? { host: options.host } : {}) },
+      body: form({
+        response_type: "code",
+        client_id: options.clientId,
+        redirect_uri: options.redirectUri,
+        code_challenge: options.challenge,
+        code_challenge_method: "S256",
+        state: "xyz",
+        resource: `${origin}/mcp`,
+        decision: options.decision ?? "allow"
+      })
+    })
+    return { ...answer, location: new URL(String(answer.headers.location ?? "http://none/")) }
+  })
+
+const token = (fields: Record<string, string>) =>
+  Effect.map(call("/mcp/oauth/token", { method: "POST", headers: formHeaders, body: form(fields) }), (answer) => ({ ...answer, json: JSON.parse(answer.body) }))
+
+/** `tools/call` of `get_credits` with an access token: the HTTP status, and the result. */
+const creditsWith = (accessToken: string) =>
+  Effect.map(
+    call("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_credits", arguments: {} } })
+    }),
+    (answer) => ({ status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined })
+  )
+
+/** A client, a signed-in account with a code for it, and the tokens the code is exchanged for. */
+const connected = (plan: "basic" | "pro" = "pro") =>
+  Effect.gen(function*() {
+    const owner = yield* account({ plan, password })
+    const session = yield* signIn(owner.email, password)
+    const redirectUri = "http://127.0.0.1:7777/callback"
+    const client = (yield* register([redirectUri])).json
+    const { challenge, verifier } = pkce()
+    const { location } = yield* consent({ session, clientId: client.client_id, redirectUri, challenge })
+    const code = location.searchParams.get("code")!
+    const exchange = { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id }
+    const tokens = yield* token(exchange)
+    return { owner, session, client, redirectUri, exchange, tokens: tokens.json as OAuthTokens }
+  })
+
+describe("MCP over OAuth 2.1", () => {
+  layer(loadedSmallWorldServer({ config: { rateLimitPerMinute: rateLimit }, env: { OAUTH_MAX_PENDING_CLIENTS: String(maxPending) } }))((it) => {
+    it.effect("publishes the discovery documents of M3", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const resource = JSON.parse((yield* call("/.well-known/oauth-protected-resource/mcp")).body)
+        expect(resource).toMatchObject({ resource: `${url}/mcp`, authorization_servers: [`${url}/mcp`] })
+        for (const path of ["/.well-known/oauth-authorization-server/mcp", "/.well-known/oauth-authorization-server"]) {
+          const metadata = JSON.parse((yield* call(path)).body)
+          expect(metadata).toMatchObject({
+            issuer: `${url}/mcp`,
+            authorization_endpoint: `${url}/mcp/oauth/authorize`,
+            token_endpoint: `${url}/mcp/oauth/token`,
+            registration_endpoint: `${url}/mcp/oauth/register`,
+            response_types_supported: ["code"],
+            code_challenge_methods_supported: ["S256"]
+          })
+          expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]))
+          expect(metadata.token_endpoint_auth_methods_supported).toContain("none")
+        }
+      }))
+
+    it.scoped.skipIf(!existsSync(chromiumPath))("connects the SDK client through sign-in and consent in Chromium, calls tools, refreshes, disconnects", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const owner = yield* account({ plan: "pro", password })
+        const callback = yield* callbackServer
+        const redirectUrl = `http://127.0.0.1:${callback.port}/callback`
+        const provider = new MemoryProvider(redirectUrl)
+        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })
+        const first = new Client({ name: "oauth-test", version: "1.0.0" })
+        // No token yet: the server's 401 sends the SDK through discovery and registration to the authorize URL.
+        const refused = yield* Effect.promise(() => first.connect(transport).then(() => undefined, (e: unknown) => e))
+        expect(refused).toBeInstanceOf(UnauthorizedError)
+        const authorizationUrl = provider.authorizationUrl!
+        expect(authorizationUrl.pathname).toBe("/mcp/oauth/authorize")
+        expect(authorizationUrl.searchParams.get("resource")).toBe(`${url}/mcp`)
+
+        const browser = yield* launch
+        const page = yield* Effect.promise(() => browser.newPage())
+        const run = <A>(f: () => Promise<A>) => Effect.promise(f)
+        // Not signed in: the login page, which comes back to the authorization request.
+        yield* run(() => page.goto(authorizationUrl.href))
+        expect(new URL(page.url()).pathname).toBe("/login")
+        yield* run(() => page.fill("#email", owner.email))
+        yield* run(() => page.fill("#password", password))
+        yield* run(() => Promise.all([page.waitForURL((u) => u.pathname === "/mcp/oauth/authorize"), page.click("button[type=submit]")]))
+        expect(yield* run(() => page.textContent("#client-name"))).toBe("Test Desktop")
+        expect(yield* run(() => page.textContent("#redirect-host"))).toBe(`127.0.0.1:${callback.port}`)
+        expect(yield* run(() => page.textContent("#account"))).toBe(owner.email)
+        mkdirSync(artifacts, { recursive: true })
+        yield* run(() => page.screenshot({ path: path.join(artifacts, "mcp-consent.png"), fullPage: true }))
+        yield* run(() => Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click("#allow")]))
+        const redirected = yield* Deferred.await(callback.received)
+        expect(redirected.searchParams.get("state")).toBe(provider.stateValue)
+        const code = redirected.searchParams.get("code")!
+
+        yield* Effect.promise(() => transport.finishAuth(code))
+        expect(provider.saved?.token_type).toBe("Bearer")
+        expect(provider.saved?.expires_in).toBe(3600)
+
+        const client = new Client({ name: "oauth-test", version: "1.0.0" })
+        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })))
+        const tools = yield* Effect.promise(() => client.listTools())
+        expect(tools.tools.length).toBeGreaterThan(30)
+        const names = ["search_social_ads", "explore_shop_products", "get_credits"]
+        for (const name of names) {
+          const result = yield* Effect.promise(() => client.callTool({ name, arguments: name === "search_social_ads" ? { limit: 2 } : {} }))
+          expect(result.isError).toBe(false)
+        }
+        expect((yield* balanceOf(owner.id)).used).toBe(names.length)
+        const sql = yield* SqlClient.SqlClient
+        const ledger = yield* sql<{ method: string; route: string; status: number }>`
+          select method, route, status from request_ledger where account_id = ${owner.id}::uuid order by id`
+        expect(ledger).toEqual(names.map((route) => ({ method: "MCP", route, status: 200 })))
+
+        // Refresh: a new pair; the old access token is refused, the new one works.
+        const before = provider.saved!
+        expect(yield* Effect.promise(() => auth(provider, { serverUrl: new URL(`${url}/mcp`) }))).toBe("AUTHORIZED")
+        const after = provider.saved!
+        expect(after.refresh_token).not.toBe(before.refresh_token)
+        expect((yield* creditsWith(before.access_token)).status).toBe(401)
+        expect((yield* creditsWith(after.access_token)).json.result.isError).toBe(false)
+
+        // The key page lists the client; Disconnect ends its tokens.
+        yield* run(() => page.goto(`${url}/api`))
+        expect(yield* run(() => page.textContent("#mcp-clients"))).toContain("Test Desktop")
+        yield* run(() => Promise.all([page.waitForURL(`${url}/api`), page.click("#mcp-clients button")]))
+        expect(yield* run(() => page.textContent("#mcp-clients"))).toContain("None.")
+        expect((yield* creditsWith(after.access_token)).status).toBe(401)
+        yield* Effect.promise(() => client.close())
+      }), 120_000)
+
+    it.effect("refuses a wrong PKCE verifier, a code used twice (revoking its tokens) and a code past its minute", () =>
+      Effect.gen(function*() {
+        const { exchange, tokens } = yield* connected()
+        expect((yield* creditsWith(tokens.access_token)).status).toBe(200)
+        const again = yield* token(exchange)
+        expect([again.status, again.json.error]).toEqual([400, "invalid_grant"])
+        expect((yield* creditsWith(tokens.access_token)).status).toBe(401)
+
+        const { client, redirectUri, session } = yield* connected()
+        const wrong = pkce()
+        const first = yield* consent({ session, clientId: client.client_id, redirectUri, challenge: wrong.challenge })
+        const badVerifier = yield* token({ ...exchange, client_id: client.client_id, redirect_uri: redirectUri, code: first.location.searchParams.get("code")!, code_verifier: pkce().verifier })
+        expect([badVerifier.status, badVerifier.json]).toEqual([400, { error: "invalid_grant", error_description: "code_verifier does not match the code_challenge" }])
+
+        const late = pkce()
+        const second = yield* consent({ session, clientId: client.client_id, redirectUri, challenge: late.challenge })
+        yield* TestClock.adjust("61 seconds")
+        const expired = yield* token({ ...exchange, client_id: client.client_id, redirect_uri: redirectUri, code: second.location.searchParams.get("code")!, code_verifier: late.verifier })
+        expect([expired.status, expired.json]).toEqual([400, { error: "invalid_grant", error_description: "The authorization code has expired" }])
+      }))
+
+    it.effect("rotates refresh tokens; a refresh token used twice revokes the grant; revocation ends it too", () =>
+      Effect.gen(function*() {
+        const { client, tokens } = yield* connected()
+        const refresh = { grant_type: "refresh_token", client_id: client.client_id }
+        const rotated = yield* token({ ...refresh, refresh_token: tokens.refresh_token! })
+        expect(rotated.status).toBe(200)
+        expect(rotated.headers.get("cache-control")).toBe("no-store")
+        expect((yield* creditsWith(rotated.json.access_token)).status).toBe(200)
+        const reused = yield* token({ ...refresh, refresh_token: tokens.refresh_token! })
+        expect([reused.status, reused.json.error]).toEqual([400, "invalid_grant"])
+        expect((yield* creditsWith(rotated.json.access_token)).status).toBe(401)
+        expect((yield* token({ ...refresh, refresh_token: rotated.json.refresh_token })).json.error).toBe("invalid_grant")
+
+        const other = yield* connected()
+        const revoked = yield* call("/mcp/oauth/revoke", { method: "POST", headers: formHeaders, body: form({ token: other.tokens.access_token, client_id: other.client.client_id }) })
+        expect(revoked.status).toBe(200)
+        expect((yield* creditsWith(other.tokens.access_token)).status).toBe(401)
+        expect((yield* token({ ...refresh, client_id: other.client.client_id, refresh_token: other.tokens.refresh_token! })).json.error).toBe("invalid_grant")
+      }))
+
+    it.effect("never redirects to a redirect URI the client did not register; loopback ports may differ (RFC 8252)", () =>
+      Effect.gen(function*() {
+        const bad = yield* register(["http://attacker.example/cb"])
+        expect([bad.status, bad.json.error]).toEqual([400, "invalid_redirect_uri"])
+        const client = (yield* register(["http://127.0.0.1:5000/cb", "https://app.example/cb"])).json
+        const { challenge } = pkce()
+        const query = (redirectUri: string) =>
+          `/mcp/oauth/authorize?${form({ response_type: "code", client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: "s" })}`
+        const foreign = yield* call(query("https://attacker.example/cb"), { redirect: "manual" })
+        expect(foreign.status).toBe(400)
+        expect(foreign.headers.get("location")).toBeNull()
+        expect(foreign.body).toContain("not one this application registered")
+        // Another port of the registered loopback URI is the same client: to the login page.
+        const loopback = yield* call(query("http://127.0.0.1:6123/cb"), { redirect: "manual" })
+        expect(loopback.status).toBe(302)
+        expect(loopback.headers.get("location")).toMatch(/^\/login\?next=%2Fmcp%2Foauth%2Fauthorize%3F/)
+        // A registered URI gets the other errors: plain PKCE is refused there, with the state.
+        const plain = yield* call(query("https://app.example/cb").replace("S256", "plain"), { redirect: "manual" })
+        const location = new URL(plain.headers.get("location")!)
+        expect([location.origin + location.pathname, location.searchParams.get("error"), location.searchParams.get("state")]).toEqual([
+          "https://app.example/cb",
+          "invalid_request",
+          "s"
+        ])
+      }))
+
+    it.effect("denying sends access_denied; a consent from another site is refused", () =>
+      Effect.gen(function*() {
+        const owner = yield* account({ plan: "pro", password })
+        const session = yield* signIn(owner.email, password)
+        const redirectUri = "http://127.0.0.1:7000/cb"
+        const client = (yield* register([redirectUri])).json
+        const denied = yield* consent({ session, clientId: client.client_id, redirectUri, challenge: pkce().challenge, decision: "deny" })
+        expect([denied.status, denied.location.searchParams.get("error"), denied.location.searchParams.get("state")]).toEqual([303, "access_denied", "xyz"])
+        const forged = yield* consent({ session: { ...session, origin: "https://evil.example" }, clientId: client.client_id, redirectUri, challenge: pkce().challenge })
+        expect(forged.status).toBe(403)
+        expect(forged.headers.location).toBeUndefined()
+        // An account without API access may only deny; an approval sent anyway is access_denied.
+        const free = yield* account({ plan: "free", password })
+        const freeSession = yield* signIn(free.email, password)
+        const query = form({ response_type: "code", client_id: client.client_id, redirect_uri: redirectUri, code_challenge: pkce().challenge, code_challenge_method: "S256" })
+        const page = yield* call(`/mcp/oauth/authorize?${query}`, { headers: { cookie: freeSession.cookie } })
+        expect(page.status).toBe(200)
+        expect(page.body).toContain(`id="allow" disabled`)
+        const approved = yield* consent({ session: freeSession, clientId: client.client_id, redirectUri, challenge: pkce().challenge })
+        expect(approved.location.searchParams.get("error")).toBe("access_denied")
+      }))
+
+    it.effect("disconnects only the account's own clients: another account's is a 404", () =>
+      Effect.gen(function*() {
+        const mine = yield* connected()
+        const theirs = yield* connected()
+        const sql = yield* SqlClient.SqlClient
+        const grantOf = (accountId: string) =>
+          Effect.map(sql<{ id: string }>`select id::text from oauth_grants where account_id = ${accountId}::uuid`, (rows) => rows[0]!.id)
+        const disconnect = (id: string) =>
+          call("/mcp/oauth/disconnect", {
+            method: "POST",
+            headers: { "content-type": "application/json", cookie: mine.session.cookie, origin: mine.session.origin },
+            body: JSON.stringify({ id })
+          })
+        const foreign = yield* disconnect(yield* grantOf(theirs.owner.id))
+        expect([foreign.status, foreign.body]).toEqual([404, `{"success":false,"error":"MCP client not found"}`])
+        expect((yield* creditsWith(theirs.tokens.access_token)).status).toBe(200)
+        const own = yield* disconnect(yield* grantOf(mine.owner.id))
+        expect([own.status, own.body]).toEqual([200, `{"success":true}`])
+        expect((yield* creditsWith(mine.tokens.access_token)).status).toBe(401)
+      }))
+
+    it.effect("refuses a token issued for another resource", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const owner = yield* account({ plan: "pro", password })
+        const session = yield* signIn(owner.email, password)
+        const redirectUri = "http://127.0.0.1:7001/cb"
+        const client = (yield* register([redirectUri])).json
+        const { challenge, verifier } = pkce()
+        // The same server reached under another name: its resource is http://other.example:<port>/mcp.
+        const host = `other.example:${new URL(url).port}`
+        const { location } = yield* consent({ session, clientId: client.client_id, redirectUri, challenge, host })
+        const tokens = yield* token({ grant_type: "authorization_code", code: location.searchParams.get("code")!, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id })
+        expect(tokens.status).toBe(200)
+        expect((yield* creditsWith(tokens.json.access_token)).status).toBe(401)
+        const there = yield* raw(`${url}/mcp`, {
+          method: "POST",
+          headers: { host, "content-type": "application/json", authorization: `Bearer ${tokens.json.access_token}` },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
+        })
+        expect(there.status).toBe(200)
+      }))
+
+    it.effect("every token of an account dies when its key is regenerated or its plan falls below Basic", () =>
+      Effect.gen(function*() {
+        const accounts = yield* Accounts
+        const regenerated = yield* connected()
+        yield* Effect.orDie(accounts.regenerateKey(regenerated.owner.id))
+        expect((yield* creditsWith(regenerated.tokens.access_token)).status).toBe(401)
+        expect((yield* token({ grant_type: "refresh_token", client_id: regenerated.client.client_id, refresh_token: regenerated.tokens.refresh_token! })).json.error).toBe("invalid_grant")
+
+        const downgraded = yield* connected()
+        yield* Effect.orDie(accounts.update(downgraded.owner.id, { plan: "free" }))
+        expect((yield* creditsWith(downgraded.tokens.access_token)).status).toBe(401)
+        // Back on a paid plan, the old tokens stay dead.
+        yield* Effect.orDie(accounts.update(downgraded.owner.id, { plan: "pro" }))
+        expect((yield* creditsWith(downgraded.tokens.access_token)).status).toBe(401)
+      }))
+
+    it.effect("the rate window applies to tool calls: the refusal is an isError result and costs nothing", () =>
+      Effect.gen(function*() {
+        const { owner, tokens } = yield* connected()
+        for (let i = 0; i < rateLimit; i++) expect((yield* creditsWith(tokens.access_token)).json.result.isError).toBe(false)
+        const refused = yield* creditsWith(tokens.access_token)
+        expect(refused.json.result).toEqual({ isError: true, content: [{ type: "text", text: `Rate limit exceeded. Max ${rateLimit} requests per minute.` }] })
+        expect((yield* balanceOf(owner.id)).used).toBe(rateLimit)
+        yield* TestClock.adjust("61 seconds")
+      }))
+
+    it.effect("answers RFC 6749 errors with their statuses", () =>
+      Effect.gen(function*() {
+        const unknownClient = yield* token({ grant_type: "authorization_code", code: "x", code_verifier: pkce().verifier, redirect_uri: "http://127.0.0.1/cb", client_id: "nobody" })
+        expect([unknownClient.status, unknownClient.json.error]).toEqual([401, "invalid_client"])
+        const unsupported = yield* token({ grant_type: "password", client_id: "nobody" })
+        expect([unsupported.status, unsupported.json.error]).toEqual([400, "unsupported_grant_type"])
+        const missing = yield* token({ grant_type: "authorization_code" })
+        expect([missing.status, missing.json]).toEqual([400, { error: "invalid_request", error_description: "code is missing" }])
+        const none = yield* token({})
+        expect([none.status, none.json.error]).toEqual([400, "invalid_request"])
+      }))
+
+    it.effect("limits what grows: pending clients, grants per account, remembered refresh tokens", () =>
+      Effect.gen(function*() {
+        // Open registration: clients never authorized count for a day.
+        const answers = []
+        for (let i = 0; i <= maxPending; i++) answers.push(yield* register(["https://pending.example/cb"]))
+        const refused = answers.find((a) => a.status !== 201)!
+        expect([refused.status, refused.json]).toEqual([429, { error: "temporarily_unavailable", error_description: "Too many clients registered in the last day; try again later" }])
+        yield* TestClock.adjust("25 hours")
+        expect((yield* register(["https://pending.example/cb"])).status).toBe(201)
+
+        // The 51st connection of an account ends its first.
+        const { client, exchange, redirectUri, session, tokens } = yield* connected()
+        const later = []
+        for (let i = 0; i < maxGrantsPerAccount; i++) {
+          const { challenge, verifier } = pkce()
+          const { location } = yield* consent({ session, clientId: client.client_id, redirectUri, challenge })
+          later.push((yield* token({ ...exchange, code: location.searchParams.get("code")!, code_verifier: verifier })).json as OAuthTokens)
+        }
+        expect((yield* creditsWith(tokens.access_token)).status).toBe(401)
+        expect((yield* creditsWith(later[0]!.access_token)).status).toBe(200)
+
+        // The last 100 exchanged refresh tokens are remembered; an older one is merely unknown.
+        const refresh = { grant_type: "refresh_token", client_id: client.client_id }
+        const used = [later[1]!.refresh_token!]
+        for (let i = 0; i <= maxUsedRefreshTokens; i++) used.push((yield* token({ ...refresh, refresh_token: used.at(-1)! })).json.refresh_token)
+        const forgotten = yield* token({ ...refresh, refresh_token: used[0]! })
+        expect(forgotten.json.error_description).toBe("Unknown refresh token")
+        const remembered = yield* token({ ...refresh, refresh_token: used[1]! })
+        expect(remembered.json.error_description).toBe("The refresh token was already used; the grant is revoked")
+        expect((yield* token({ ...refresh, refresh_token: used.at(-1)! })).json.error).toBe("invalid_grant")
+      }), 60_000)
+  })
+})
