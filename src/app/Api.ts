@@ -15,6 +15,9 @@ import { ShopPresetsContract } from "../shop/presets/Api.js"
 import { ShopSearchContract } from "../shop/search/Api.js"
 import { SystemContract } from "../system/Api.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
+import { BrandTrackerContract } from "../ads/brands/Api.js"
+import { DigestPrefsContract } from "../notifications/digest/Api.js"
+import { NotificationsContract } from "../notifications/inbox/Api.js"
 
 /**
  * HttpApi documents its own decode error on every 400; this service answers G11's envelope
@@ -94,4 +97,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(SessionContract)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
+  .addHttpApi(BrandTrackerContract)
+  .addHttpApi(DigestPrefsContract)
+  .addHttpApi(NotificationsContract)
 {}

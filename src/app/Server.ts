@@ -59,6 +59,14 @@ import type { MediaFetcher } from "../transcripts/engines/media/MediaFetcher.js"
 import type { ScriptWriter } from "../transcripts/engines/script/ScriptWriter.js"
 import type { Transcriber } from "../transcripts/engines/speech/Transcriber.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
+import { BrandTracker } from "../ads/brands/BrandTracker.js"
+import { BrandTrackerLive } from "../ads/brands/Http.js"
+import { AccountAlerts } from "../notifications/alerts/AccountAlerts.js"
+import { DigestPreferences } from "../notifications/digest/DigestPreferences.js"
+import { Digests } from "../notifications/digest/Digests.js"
+import { DigestPrefsLive } from "../notifications/digest/Http.js"
+import { NotificationsLive } from "../notifications/inbox/Http.js"
+import { Inbox } from "../notifications/inbox/Inbox.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -161,7 +169,12 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopRollups.Default,
-  RemoteMedia.Default
+  RemoteMedia.Default,
+  BrandTracker.Default,
+  Inbox.Default,
+  DigestPreferences.Default,
+  Digests.Default,
+  AccountAlerts.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -169,7 +182,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, BrandTrackerLive, NotificationsLive, DigestPrefsLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -184,6 +197,14 @@ export const RollupsLive = Layer.scopedDiscard(
     const rollups = yield* ShopRollups
     const { rollupRefreshEvery } = yield* AppConfig
     yield* Effect.forkScoped(rollups.keepFresh(rollupRefreshEvery))
+  })
+)
+
+/** The brand digests and the account alerts (issue 19): every replica runs both; each item is made once. */
+export const NotificationJobsLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    yield* Effect.forkScoped((yield* Digests).run)
+    yield* Effect.forkScoped((yield* AccountAlerts).run)
   })
 )
 
@@ -262,7 +283,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

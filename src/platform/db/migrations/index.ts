@@ -17,6 +17,9 @@ import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
 import m0016 from "./0016_shop_suggestions.js"
 import m0017 from "./0017_gateway_hardening.js"
+import m0020 from "./0020_brand_follows.js"
+import m0021 from "./0021_notifications.js"
+import m0022 from "./0022_account_events.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -35,7 +38,10 @@ export const migrations = {
   "0014_shop_rollups": m0014,
   "0015_transcripts": m0015,
   "0016_shop_suggestions": m0016,
-  "0017_gateway_hardening": m0017
+  "0017_gateway_hardening": m0017,
+  "0020_brand_follows": m0020,
+  "0021_notifications": m0021,
+  "0022_account_events": m0022
 }
 
 /**
