@@ -14,10 +14,19 @@ import { Inbox } from "../../src/notifications/inbox/Inbox.js"
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}
 
-/** Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables. */
+/**
+ * Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables.
+ * The notification jobs pass at start only (TestClock.adjust runs every pass a jump of months
+ * would contain); tests that need them set their own interval.
+ */
 export const testEnvironment = (env: Record<string, string> = {}) =>
   Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"], ...Object.entries(env)]))
+    ConfigProvider.fromMap(new Map([
+      ["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"],
+      ["DIGEST_CHECK_EVERY", "365 days"],
+      ["NOTIFICATION_ALERTS_EVERY", "365 days"],
+      ...Object.entries(env)
+    ]))
   )
 
 const address = Layer.effect(

@@ -13,8 +13,8 @@ const pageSize = 500
 const instant = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`
 const day = (at: Date) => at.toISOString().slice(0, 10)
 
-/** W5: "the API key regenerated", with when and from where. */
-export const keyRegeneratedItem = (event: AccountEvent, createdAt: Date): Delivery => {
+/** W5: "the API key regenerated", with when and from where; dated when it happened. */
+export const keyRegeneratedItem = (event: AccountEvent): Delivery => {
   const where = event.data.via === "session"
     ? `from ${event.data.address ?? "an unknown address"}`
     : "by an operator (admin API or command line)"
@@ -25,7 +25,7 @@ export const keyRegeneratedItem = (event: AccountEvent, createdAt: Date): Delive
     body: `A new API key was created on ${instant(event.occurred_at)} ${where}; the previous key stopped working at once. ` +
       "If this was not you, sign in, regenerate the key and change your password.",
     data: { at: event.occurred_at.toISOString(), address: event.data.address, via: event.data.via },
-    createdAt,
+    createdAt: event.occurred_at,
     key: `api_key_regenerated:${event.id}`
   }
 }
@@ -62,7 +62,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
         let after: EventPosition | null = null
         for (;;) {
           const page: ReadonlyArray<AccountEvent> = yield* events.since(new Date(now.getTime() - eventLookback), after, pageSize)
-          delivered += yield* inbox.deliver(page.map((event) => keyRegeneratedItem(event, now)))
+          delivered += yield* inbox.deliver(page.map(keyRegeneratedItem))
           if (page.length < pageSize) return delivered
           after = page[page.length - 1]!
         }

@@ -4,7 +4,7 @@ import { Config, Duration } from "effect"
 export const alertsEvery: Config.Config<Duration.Duration> = Config.duration("NOTIFICATION_ALERTS_EVERY").pipe(
   Config.withDefault(Duration.minutes(1)),
   Config.validate({
-    message: "NOTIFICATION_ALERTS_EVERY must be from 1 second to 1 day",
-    validation: (every) => Duration.between(every, { minimum: Duration.seconds(1), maximum: Duration.days(1) })
+    message: "NOTIFICATION_ALERTS_EVERY must be from 1 second to 366 days",
+    validation: (every) => Duration.between(every, { minimum: Duration.seconds(1), maximum: Duration.days(366) })
   })
 )

@@ -7,6 +7,7 @@ import { Mailer } from "../mail/Mailer.js"
 import { passes } from "../Passes.js"
 import type { DigestPrefs } from "./Api.js"
 import { defaultPrefs } from "./DigestPreferences.js"
+import { digestCheckEvery } from "./DigestConfig.js"
 import { type DigestState, DigestRepo } from "./DigestRepo.js"
 import { dueSlot } from "./DigestSchedule.js"
 import { type Digest, digestItems, digestMail } from "./DigestText.js"
@@ -97,15 +98,14 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
         return taken
       })
 
-    // Digests are due on the hour: one pass on every whole hour.
-    const job = yield* passes("Digest pass", Duration.hours(1), pass)
+    const job = yield* passes("Digest pass", yield* digestCheckEvery, pass)
 
     return {
       /** One pass at the clock's instant; how many digests this replica took. */
       pass: Effect.flatMap(Clock.currentTimeMillis, (ms) => pass(new Date(ms))),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
-      /** The job, for a layer to fork: a pass at start, then one on every whole hour. */
+      /** The job, for a layer to fork: a pass at start, then one every `DIGEST_CHECK_EVERY` (on the hour by default). */
       run: job.run
     }
   }),

@@ -83,7 +83,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
 
       /**
        * Writes the items whose key the account has not had yet (another replica's delivery of the
-       * same key writes nothing), then applies the retention to the accounts written to; how
+       * same key writes nothing), in the order given (`seq` orders items of one instant), then applies the retention to the accounts written to; how
        * many items were new. In the caller's transaction when there is one.
        */
       deliver: (items: ReadonlyArray<Delivery>, retention: Retention): Effect.Effect<number> =>
@@ -95,9 +95,10 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
               from unnest(${items.map((i) => i.accountId)}::uuid[], ${items.map((i) => i.type)}::text[],
                           ${items.map((i) => i.title)}::text[], ${items.map((i) => i.body)}::text[],
                           ${items.map((i) => JSON.stringify(i.data))}::jsonb[], ${items.map((i) => i.createdAt)}::timestamptz[],
-                          ${items.map((i) => i.key)}::text[])
-                   as v(account_id, type, title, body, data, created_at, dedupe_key)
+                          ${items.map((i) => i.key)}::text[]) with ordinality
+                   as v(account_id, type, title, body, data, created_at, dedupe_key, ord)
              where not exists (select 1 from notifications n where n.account_id = v.account_id and n.dedupe_key = v.dedupe_key)
+             order by v.ord
             on conflict (account_id, dedupe_key) do nothing
             returning account_id::text`
           const accounts = [...new Set(inserted.map((r) => r.account_id as string))]
