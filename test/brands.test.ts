@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { Ingest } from "../src/ingest/Ingest.js"
+import { demoTrackedBrands } from "../src/demo/TrackedBrands.js"
 import { Digests } from "../src/notifications/digest/Digests.js"
 import { advertiser, type BrandAd, ingestBrands } from "./support/BrandWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -340,6 +341,17 @@ describe("brand tracker (W1)", () => {
         }
         expect(Object.keys(doc.paths["/api/v1/brands/follow"].post.responses)).toEqual(expect.arrayContaining(["403", "404"]))
         expect(doc.components.schemas.TrackedBrand.required).toEqual(expect.arrayContaining(["id", "name", "domain", "active_ads"]))
+      }))
+
+    it.effect("the demo account's first start: the busiest brands tracked, their last week in the inbox; twice is once", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        yield* demoTrackedBrands(id)
+        yield* demoTrackedBrands(id)
+        expect((yield* get(api_key, "/api/v1/brands")).json.data.map((b: { id: string }) => b.id)).toEqual(["brand-nodomain", "brand-glow"])
+        const inbox = (yield* get(api_key, "/api/v1/notifications")).json
+        expect(inbox.data.map((n: { type: string; title: string; data: { ads: ReadonlyArray<{ id: string }> } }) => [n.type, n.title, n.data.ads.map((ad) => ad.id)]))
+          .toEqual([["brand_new_ads", "GlowLab Skincare: 2 new ads", ["glow-1", "glow-4"]]])
       }))
 
     // Last: it moves the clock a day on.

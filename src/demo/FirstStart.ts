@@ -5,6 +5,7 @@ import { AppConfig } from "../platform/AppConfig.js"
 import { databaseUrl } from "../platform/db/Database.js"
 import { Readiness } from "../system/Readiness.js"
 import { DemoData } from "./DemoData.js"
+import { demoTrackedBrands } from "./TrackedBrands.js"
 
 export const demoEmail = "demo@adintel.local"
 
@@ -58,6 +59,7 @@ export const FirstStartLive = Layer.scopedDiscard(
           return Effect.zipRight(readiness.loading(task, percent), log)
         }
       })
+      yield* demoTrackedBrands(yield* Effect.orDie(accounts.resolve(demoEmail)))
       yield* readiness.done
       const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
       yield* Console.log(

@@ -7,6 +7,7 @@ import { Gateway } from "../../src/access/gateway/Gateway.js"
 import * as Server from "../../src/app/Server.js"
 import { Sessions } from "../../src/access/session/Sessions.js"
 import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
+import { BrandTracker } from "../../src/ads/brands/BrandTracker.js"
 import { AccountAlerts } from "../../src/notifications/alerts/AccountAlerts.js"
 import { Digests } from "../../src/notifications/digest/Digests.js"
 import { Inbox } from "../../src/notifications/inbox/Inbox.js"
@@ -46,10 +47,10 @@ export interface TestServerOptions extends Server.LayerOptions {
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
  * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`,
- * `SearchQuota` and `Sessions` services for set-up, and its notification jobs and inbox.
+ * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs and inbox.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,

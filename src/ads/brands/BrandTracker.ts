@@ -101,7 +101,11 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
        * brand was followed (`since` null: since the follow): how many, and the newest `first`.
        */
       news: (account: string, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
-        repo.news(account, since, until, first),
+        repo.news(account, since, until, first, "follow"),
+
+      /** The same over the window alone, whenever the brands were followed (what they launched lately). */
+      lately: (account: string, since: Date, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+        repo.news(account, since, until, first, "window"),
 
       /** The ids of the social-library brands with the most ads (demo data). */
       busiest: (limit: number) => repo.busiest(limit)

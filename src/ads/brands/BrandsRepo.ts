@@ -157,16 +157,23 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
         })(undefined).pipe(Effect.orDie),
 
       /**
-       * The account's tracked brands with ads first seen after `since` (and after the brand was
-       * followed) up to `until`: how many, and the newest `first`; brands without any are left out.
+       * The account's tracked brands with ads first seen after `since` up to `until` (`from`
+       * "follow": and after the brand was followed): how many, and the newest `first`; brands
+       * without any are left out.
        */
-      news: (account: string, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+      news: (
+        account: string,
+        since: Date | null,
+        until: Date,
+        first: number,
+        from: "follow" | "window"
+      ): Effect.Effect<ReadonlyArray<BrandNews>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: BrandNews,
           execute: () => {
-            const inWindow = sql`b.advertiser_id = f.advertiser_id
-                                 and b.first_seen > greatest(f.followed_at, ${since}::timestamptz) and b.first_seen <= ${until}`
+            const after = from === "follow" ? sql`greatest(f.followed_at, ${since}::timestamptz)` : sql`${since}::timestamptz`
+            const inWindow = sql`b.advertiser_id = f.advertiser_id and b.first_seen > ${after} and b.first_seen <= ${until}`
             return sql`
             select adv.external_id as id, adv.name, adv.domain, c.count, l.ads
               from brand_follows f
@@ -188,7 +195,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
       busiest: (limit: number): Effect.Effect<ReadonlyArray<string>> =>
         sql<{ id: string }>`
           select adv.external_id as id from advertisers adv
-           where adv.platform = 'social'
+           where adv.platform = 'social' and exists (select 1 from ads a where a.advertiser_id = adv.id)
            order by (select count(*) from ads a where a.advertiser_id = adv.id) desc, adv.external_id
            limit ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
     }
