@@ -13,6 +13,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { measureBrands } from "./brands.js"
 import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -115,4 +116,4 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     }
 }
 
-runBench(() => withBenchDatabase("bench-ads", measure))
+runBench(() => withBenchDatabase("bench-ads", (url, dir, loaded) => measure(url, dir, loaded).then(() => measureBrands(url, dir))))
