@@ -50,6 +50,8 @@ export const BrandNews = Schema.Struct({
 })
 export type BrandNews = typeof BrandNews.Type
 
+const Count = Schema.Struct({ n: Schema.Int })
+
 /** What a follow did, and the brand as tracked; `present` (already tracked) and `full` (at the plan's limit) wrote nothing. */
 export type Followed =
   | { readonly outcome: "added" | "present"; readonly brand: TrackedRow }
@@ -91,6 +93,14 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
            limit ${window.limit} offset ${window.offset}`
       })(undefined)
 
+    /** How many brands the account tracks. */
+    const trackedCount = (account: string) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`select count(*)::int as n from brand_follows where account_id = ${account}::uuid`
+      })(undefined).pipe(Effect.map(({ n }) => n))
+
     /**
      * Writes that may grow an account's tracked brands run one at a time per account, so the
      * count the limit is checked against stays true until the insert (a transaction-scoped
@@ -116,9 +126,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
       page: (account: string, now: Date, window: { readonly limit: number; readonly offset: number }) =>
         Effect.all({
           rows: tracked(sql`f.account_id = ${account}::uuid`, now, window),
-          total: sql<{ n: number }>`select count(*)::int as n from brand_follows where account_id = ${account}::uuid`.pipe(
-            Effect.map((rows) => rows[0]?.n ?? 0)
-          )
+          total: trackedCount(account)
         }).pipe(Effect.orDie),
 
       /**
@@ -131,8 +139,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
           Effect.gen(function*() {
             const present = yield* sql`select 1 from brand_follows where account_id = ${account}::uuid and advertiser_id = ${row}::bigint`
             if (present.length === 0) {
-              const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from brand_follows where account_id = ${account}::uuid`
-              if (n >= cap) return { outcome: "full" } as const
+              if ((yield* trackedCount(account)) >= cap) return { outcome: "full" } as const
               yield* sql`insert into brand_follows (account_id, advertiser_id, followed_at) values (${account}::uuid, ${row}::bigint, ${now})`
             }
             const [brand] = yield* tracked(sql`f.account_id = ${account}::uuid and f.advertiser_id = ${row}::bigint`, now, { limit: 1, offset: 0 })
@@ -193,11 +200,15 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
 
       /** The social-library advertisers with the most ads, most first (the demo's tracked brands). */
       busiest: (limit: number): Effect.Effect<ReadonlyArray<string>> =>
-        sql<{ id: string }>`
-          select adv.external_id as id from advertisers adv
-           where adv.platform = 'social' and exists (select 1 from ads a where a.advertiser_id = adv.id)
-           order by (select count(*) from ads a where a.advertiser_id = adv.id) desc, adv.external_id
-           limit ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Schema.Struct({ id: Schema.String }),
+          execute: () => sql`
+            select adv.external_id as id from advertisers adv
+             where adv.platform = 'social' and exists (select 1 from ads a where a.advertiser_id = adv.id)
+             order by (select count(*) from ads a where a.advertiser_id = adv.id) desc, adv.external_id
+             limit ${limit}`
+        })(undefined).pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
     }
   })
 }) {}

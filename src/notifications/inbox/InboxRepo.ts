@@ -83,25 +83,30 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
 
       /**
        * Writes the items whose key the account has not had yet (another replica's delivery of the
-       * same key writes nothing), in the order given (`seq` orders items of one instant), then applies the retention to the accounts written to; how
-       * many items were new. In the caller's transaction when there is one.
+       * same key writes nothing), in the order given (`seq` orders items of one instant), then
+       * applies the retention to the accounts written to; how many items were new. In the
+       * caller's transaction when there is one.
        */
       deliver: (items: ReadonlyArray<Delivery>, retention: Retention): Effect.Effect<number> =>
         Effect.gen(function*() {
           if (items.length === 0) return 0
-          const inserted = yield* sql`
-            insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
-            select v.account_id, v.type, v.title, v.body, v.data, v.created_at, v.dedupe_key
-              from unnest(${items.map((i) => i.accountId)}::uuid[], ${items.map((i) => i.type)}::text[],
-                          ${items.map((i) => i.title)}::text[], ${items.map((i) => i.body)}::text[],
-                          ${items.map((i) => JSON.stringify(i.data))}::jsonb[], ${items.map((i) => i.createdAt)}::timestamptz[],
-                          ${items.map((i) => i.key)}::text[]) with ordinality
-                   as v(account_id, type, title, body, data, created_at, dedupe_key, ord)
-             where not exists (select 1 from notifications n where n.account_id = v.account_id and n.dedupe_key = v.dedupe_key)
-             order by v.ord
-            on conflict (account_id, dedupe_key) do nothing
-            returning account_id::text`
-          const accounts = [...new Set(inserted.map((r) => r.account_id as string))]
+          const inserted = yield* SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: Schema.Struct({ account_id: Schema.String }),
+            execute: () => sql`
+              insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
+              select v.account_id, v.type, v.title, v.body, v.data, v.created_at, v.dedupe_key
+                from unnest(${items.map((i) => i.accountId)}::uuid[], ${items.map((i) => i.type)}::text[],
+                            ${items.map((i) => i.title)}::text[], ${items.map((i) => i.body)}::text[],
+                            ${items.map((i) => JSON.stringify(i.data))}::jsonb[], ${items.map((i) => i.createdAt)}::timestamptz[],
+                            ${items.map((i) => i.key)}::text[]) with ordinality
+                     as v(account_id, type, title, body, data, created_at, dedupe_key, ord)
+               where not exists (select 1 from notifications n where n.account_id = v.account_id and n.dedupe_key = v.dedupe_key)
+               order by v.ord
+              on conflict (account_id, dedupe_key) do nothing
+              returning account_id::text`
+          })(undefined)
+          const accounts = [...new Set(inserted.map((r) => r.account_id))]
           if (accounts.length > 0) {
             yield* sql`
               delete from notifications n using (
