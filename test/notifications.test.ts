@@ -160,6 +160,21 @@ describe("notifications (W5)", () => {
         expect((yield* balanceOf(a.id)).used).toBe(answers.length + 1)
       }))
 
+    it.effect("a failure half-way answers the 500 envelope and refunds the credit", () =>
+      Effect.gen(function*() {
+        const a = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`alter table notifications rename to notifications_away`
+        const failed = yield* Effect.all([
+          get(a.api_key, "/api/v1/notifications"),
+          get(a.api_key, "/api/v1/notifications/unread-count"),
+          post(a.api_key, "/api/v1/notifications/mark-all-read")
+        ]).pipe(Effect.ensuring(Effect.orDie(sql`alter table notifications_away rename to notifications`)))
+        for (const answer of failed) expect([answer.status, answer.body]).toEqual([500, error("Internal server error")])
+        expect((yield* balanceOf(a.id)).used).toBe(0)
+        expect((yield* get(a.api_key, "/api/v1/notifications/unread-count")).body).toBe(`{"success":true,"count":0}`)
+      }))
+
     it.effect(`an account keeps its newest ${maxDigestItems} digest items; other items are not pushed out by them`, () =>
       Effect.gen(function*() {
         const a = yield* account()

@@ -303,7 +303,7 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
           for (const p of twins) expect(Object.keys(doc.paths[p.replace("/api/v1/", "/api/")])).toEqual(Object.keys(doc.paths[p]))
         }
         // Beyond them: the session pages and S4's legacy dashboard paths.
-        const unversioned = paths.filter((p) => /^\/api\/(?!v1\/)/.test(p) && !p.startsWith("/api/clipapp-shop") && !p.startsWith("/api/product-detail"))
+        const unversioned = paths.filter((p) => /^\/api\/(?!v1\/)/.test(p) && !p.startsWith("/api/clipapp-shop") && !p.startsWith("/api/product-detail") && !/^\/api\/brands(\/|$)/.test(p))
         expect(unversioned.sort()).toEqual(["/api/adlibrary", "/api/logs", "/api/magic-ai", "/api/regenerate", "/api/usage"])
       }))
   })

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, PubSub, type Scope } from "effect"
+import { Clock, Duration, Effect, PubSub } from "effect"
 
 /**
  * A background job of the notifications, as every replica runs it: a pass at start, then one at
@@ -11,7 +11,7 @@ export const passes = (name: string, every: Duration.Duration, pass: (at: Date) 
     const everyMs = Duration.toMillis(every)
     return {
       /** The instants of the passes finished from now on, while the scope lasts. */
-      subscribe: PubSub.subscribe(finished) satisfies Effect.Effect<unknown, never, Scope.Scope>,
+      subscribe: PubSub.subscribe(finished),
       /** The loop, for a layer to fork. */
       run: Effect.gen(function*() {
         for (;;) {

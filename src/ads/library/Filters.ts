@@ -149,6 +149,7 @@ export interface AdvertiserAdsParams extends Omit<SearchParams, "advertiser_id">
 export const AdvertiserAdsQuery = (library: Library) => {
   const { advertiser_id: _advertiser, ...fields } = fieldsOf(library, "query")
   const id = ExternalId.annotations({ description: "The brand: the advertiser's id (`advertiser.id` of its ads); needed unless `scroll_token` is sent" })
+  // (`as unknown as`: the fields are built from a table, so Schema types them as a plain record.)
   return strictStruct({ id: Schema.optional(id), ...fields }, "query") as unknown as Schema.Schema<
     AdvertiserAdsParams,
     Record<string, string | ReadonlyArray<string> | undefined>
