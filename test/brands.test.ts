@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { type Config, ConfigProvider, Effect, Either, Layer, Option, TestClock } from "effect"
+import { trackingLimits } from "../src/ads/brands/BrandsConfig.js"
+import { mailSettings } from "../src/notifications/mail/MailConfig.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { demoTrackedBrands } from "../src/demo/TrackedBrands.js"
 import { Digests } from "../src/notifications/digest/Digests.js"
@@ -369,4 +371,34 @@ describe("brand tracker (W1)", () => {
         expect(digests).toEqual([{ email_status: "none", ads: 1 }])
       }))
   })
+})
+
+describe("brand tracker and digest settings", () => {
+  const read = <A>(config: Config.Config<A>, env: Record<string, string>) =>
+    Effect.either(Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+  it.effect("BRAND_TRACKING_LIMITS: defaults, named plans overridden, nonsense refused by name", () =>
+    Effect.gen(function*() {
+      expect(yield* read(trackingLimits, {})).toEqual(Either.right({ free: 3, basic: 25, pro: 100, premium: 500 }))
+      expect(yield* read(trackingLimits, { BRAND_TRACKING_LIMITS: " basic = 2, premium=10000" })).toEqual(
+        Either.right({ free: 3, basic: 2, pro: 100, premium: 10_000 })
+      )
+      for (const bad of ["gold=5", "basic=10001", "basic", "basic=-1"]) {
+        const refused = yield* read(trackingLimits, { BRAND_TRACKING_LIMITS: bad })
+        expect(Either.isLeft(refused) && String(refused.left)).toContain("BRAND_TRACKING_LIMITS must list <plan>=<brands> pairs")
+      }
+    }))
+
+  it.effect("SMTP_URL: unset or empty sends no mail; anything but smtp(s):// is refused without echoing it", () =>
+    Effect.gen(function*() {
+      for (const env of [{}, { SMTP_URL: " " }] as ReadonlyArray<Record<string, string>>) {
+        const settings = yield* read(mailSettings, env)
+        expect(Either.isRight(settings) && Option.isNone(settings.right.smtpUrl)).toBe(true)
+      }
+      const set = yield* read(mailSettings, { SMTP_URL: "smtps://user:secret@mail.example.com:465" })
+      expect(Either.isRight(set) && Option.isSome(set.right.smtpUrl)).toBe(true)
+      const refused = yield* read(mailSettings, { SMTP_URL: "http://user:secret@mail.example.com" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("SMTP_URL")
+      expect(Either.isLeft(refused) && String(refused.left)).not.toContain("secret")
+    }))
 })
