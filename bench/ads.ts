@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
+import { measureBrands } from "./brands.js"
 import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -117,4 +118,4 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     }
 }
 
-runBench(() => withBenchDatabase("bench-ads", measure))
+runBench(() => withBenchDatabase("bench-ads", (url, dir, loaded) => measure(url, dir, loaded).then(() => measureBrands(url, dir))))

@@ -23,6 +23,9 @@ import { StoreMediaContract } from "../stores/media/Api.js"
 import { StoreTrackerContract } from "../stores/tracker/Api.js"
 import { StoreVisualSearchContract } from "../stores/visual/Api.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
+import { BrandTrackerContract } from "../ads/brands/Api.js"
+import { DigestPrefsContract } from "../notifications/digest/Api.js"
+import { NotificationsContract } from "../notifications/inbox/Api.js"
 
 /**
  * HttpApi documents its own decode error on every 400; this service answers G11's envelope
@@ -110,4 +113,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(StoreExplorerContract)
   .addHttpApi(StoreVisualSearchContract)
   .addHttpApi(StoreMediaContract)
+  .addHttpApi(BrandTrackerContract)
+  .addHttpApi(DigestPrefsContract)
+  .addHttpApi(NotificationsContract)
 {}

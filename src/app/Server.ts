@@ -79,6 +79,14 @@ import { StoreTracker } from "../stores/tracker/StoreTracker.js"
 import { StoreVisualSearchLive } from "../stores/visual/Http.js"
 import { maxVisualBodyBytes, visualPath } from "../stores/visual/Api.js"
 import { VisualSearch } from "../stores/visual/VisualSearch.js"
+import { BrandTracker } from "../ads/brands/BrandTracker.js"
+import { BrandTrackerLive } from "../ads/brands/Http.js"
+import { AccountAlerts } from "../notifications/alerts/AccountAlerts.js"
+import { DigestPreferences } from "../notifications/digest/DigestPreferences.js"
+import { Digests } from "../notifications/digest/Digests.js"
+import { DigestPrefsLive } from "../notifications/digest/Http.js"
+import { NotificationsLive } from "../notifications/inbox/Http.js"
+import { Inbox } from "../notifications/inbox/Inbox.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -196,7 +204,12 @@ export const ServicesLive = Layer.mergeAll(
   RouteHandlers.Default,
   OAuth.Default,
   Mcp.Default,
-  ConnectedClientsLive.pipe(Layer.provide(OAuth.Default))
+  ConnectedClientsLive.pipe(Layer.provide(OAuth.Default)),
+  BrandTracker.Default,
+  Inbox.Default,
+  DigestPreferences.Default,
+  Digests.Default,
+  AccountAlerts.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -233,7 +246,10 @@ export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
     StoreMediaLive,
     McpLive,
     OAuthRoutesLive,
-    McpClientsLive
+    McpClientsLive,
+    BrandTrackerLive,
+    NotificationsLive,
+    DigestPrefsLive
   ]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
@@ -249,6 +265,14 @@ export const RollupsLive = Layer.scopedDiscard(
     const rollups = yield* ShopRollups
     const { rollupRefreshEvery } = yield* AppConfig
     yield* Effect.forkScoped(rollups.keepFresh(rollupRefreshEvery))
+  })
+)
+
+/** The brand digests and the account alerts (issue 19): every replica runs both; each item is made once. */
+export const NotificationJobsLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    yield* Effect.forkScoped((yield* Digests).run)
+    yield* Effect.forkScoped((yield* AccountAlerts).run)
   })
 )
 
@@ -327,7 +351,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

@@ -6,6 +6,7 @@ import { databaseUrl } from "../platform/db/Database.js"
 import { Readiness } from "../system/Readiness.js"
 import { DemoData } from "./DemoData.js"
 import { seedDemoWorkspace } from "./WorkspaceDemo.js"
+import { demoTrackedBrands } from "./TrackedBrands.js"
 
 export const demoEmail = "demo@adintel.local"
 
@@ -60,6 +61,7 @@ export const FirstStartLive = Layer.scopedDiscard(
         }
       })
       const shared = yield* Effect.flatMap(Effect.orDie(accounts.resolve(demoEmail)), seedDemoWorkspace)
+      yield* demoTrackedBrands(yield* Effect.orDie(accounts.resolve(demoEmail)))
       yield* readiness.done
       const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
       yield* Console.log(

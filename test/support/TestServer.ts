@@ -7,14 +7,27 @@ import { Gateway } from "../../src/access/gateway/Gateway.js"
 import * as Server from "../../src/app/Server.js"
 import { Sessions } from "../../src/access/session/Sessions.js"
 import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
+import { BrandTracker } from "../../src/ads/brands/BrandTracker.js"
+import { AccountAlerts } from "../../src/notifications/alerts/AccountAlerts.js"
+import { Digests } from "../../src/notifications/digest/Digests.js"
+import { Inbox } from "../../src/notifications/inbox/Inbox.js"
 
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}
 
-/** Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables. */
+/**
+ * Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables.
+ * The notification jobs pass at start only (TestClock.adjust runs every pass a jump of months
+ * would contain); tests that need them set their own interval.
+ */
 export const testEnvironment = (env: Record<string, string> = {}) =>
   Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map([["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"], ...Object.entries(env)]))
+    ConfigProvider.fromMap(new Map([
+      ["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"],
+      ["DIGEST_CHECK_EVERY", "365 days"],
+      ["NOTIFICATION_ALERTS_EVERY", "365 days"],
+      ...Object.entries(env)
+    ]))
   )
 
 const address = Layer.effect(
@@ -34,10 +47,10 @@ export interface TestServerOptions extends Server.LayerOptions {
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
  * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`,
- * `SearchQuota` and `Sessions` services for set-up.
+ * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs and inbox.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,

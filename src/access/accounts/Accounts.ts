@@ -1,4 +1,6 @@
+import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
+import { AccountEvents, type KeyOrigin } from "../events/AccountEvents.js"
 import { Conflict, NotFound } from "../../kernel/Errors.js"
 import * as ApiKey from "../gateway/ApiKey.js"
 import { KeySealer } from "../gateway/KeySealer.js"
@@ -35,6 +37,8 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
   effect: Effect.gen(function*() {
     const repo = yield* AccountsRepo
     const sealer = yield* KeySealer
+    const events = yield* AccountEvents
+    const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const view = (id: string) =>
@@ -81,12 +85,20 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
           return (yield* view(id)).credits
         }),
 
-      /** A new key; the previous one is refused from the moment this returns, by every replica. */
-      regenerateKey: (id: string) =>
+      /**
+       * A new key; the previous one is refused from the moment this returns, by every replica.
+       * The account's event (when, and from where) is recorded in the same transaction, so its
+       * owner hears of every regeneration and of none that did not happen (issue 19).
+       */
+      regenerateKey: (id: string, origin: KeyOrigin = { via: "operator", address: null }) =>
         Effect.gen(function*() {
           yield* view(id)
           const key = ApiKey.generate()
-          yield* Effect.flatMap(repo.replaceKey(id, ApiKey.digest(key), sealer.seal(key), yield* now), mustExist)
+          const at = yield* now
+          yield* sql.withTransaction(
+            Effect.flatMap(repo.replaceKey(id, ApiKey.digest(key), sealer.seal(key), at), (found) =>
+              found ? Effect.as(events.keyRegenerated(id, origin, at), true) : Effect.succeed(false))
+          ).pipe(Effect.orDie, Effect.flatMap(mustExist))
           return key
         }),
 
@@ -113,5 +125,5 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
           : Effect.as(view(ref), ref)
     }
   }),
-  dependencies: [AccountsRepo.Default, KeySealer.Default]
+  dependencies: [AccountsRepo.Default, KeySealer.Default, AccountEvents.Default]
 }) {}

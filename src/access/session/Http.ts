@@ -151,7 +151,7 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
         Effect.gen(function*() {
           yield* sameOrigin(request, config)
           const caller = yield* Caller
-          const key = yield* sessions.regenerate(caller.accountId, tokenOf(request))
+          const key = yield* sessions.regenerate(caller.accountId, tokenOf(request), clientAddress(request, config))
           // A form post from the key page goes back to it, which shows the new key once.
           const fromForm = request.headers["content-type"]?.startsWith("application/x-www-form-urlencoded") ?? false
           return fromForm ? seeOther("/api") : { success: true as const, api_key: key }

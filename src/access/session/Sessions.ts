@@ -154,12 +154,15 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
           } satisfies KeyPageData
         }),
 
-      /** S2: Basic or higher; the old key is refused from the moment this returns. */
-      regenerate: (accountId: string, token: Option.Option<string>) =>
+      /**
+       * S2: Basic or higher; the old key is refused from the moment this returns. `address` is
+       * the client's, recorded with the account's event (its owner is told where it came from).
+       */
+      regenerate: (accountId: string, token: Option.Option<string>, address: string) =>
         Effect.gen(function*() {
           const row = yield* account(accountId, yield* now)
           if (!row.api_access) return yield* Effect.fail(PlanRequired.forService(config.serviceName))
-          const key = yield* Effect.orDie(accounts.regenerateKey(accountId))
+          const key = yield* Effect.orDie(accounts.regenerateKey(accountId, { via: "session", address }))
           if (Option.isSome(token)) yield* repo.setNotice(sessionDigest(token.value), keyRegeneratedNotice)
           return key
         }),

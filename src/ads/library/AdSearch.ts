@@ -138,11 +138,15 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
             : Effect.succeed({ text: Option.fromNullable(source.text), image: source.hashes, exclude: Option.some(source.rowId) }))
 
     return {
-      /** A library route's search: a first page from filters, or the next one from a token. */
-      search: (library: Library, params: SearchParams): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
+      /**
+       * A library route's search: a first page from filters, or the next one from a token.
+       * `scope` names the route in its tokens (default: the library), so a route that fixes a
+       * filter itself (the brand tracker's advertiser) takes no token of a wider search.
+       */
+      search: (library: Library, params: SearchParams, scope: string = library): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
         Effect.gen(function*() {
-          const { after, state } = yield* stateOf(library, params, (filters) =>
-            Effect.map(sortOf(params, filters), (sort) => ({ search: library, filters, sort, limit: params.limit ?? defaultLimit })))
+          const { after, state } = yield* stateOf(scope, params, (filters) =>
+            Effect.map(sortOf(params, filters), (sort) => ({ search: scope, filters, sort, limit: params.limit ?? defaultLimit })))
           const rows = yield* repo.search({
             libraries: [library],
             filters: state.filters,

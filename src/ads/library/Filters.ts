@@ -138,6 +138,25 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
 export const SearchQuery = (library: Library) =>
   strictStruct(fieldsOf(library, "query"), "query") as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
 
+/** What a search of one advertiser's ads carries: `id` names the advertiser, in place of `advertiser_id`. */
+export interface AdvertiserAdsParams extends Omit<SearchParams, "advertiser_id"> {
+  readonly id?: string
+}
+
+/**
+ * The query string of one advertiser's ads (the brand tracker's `brands/ads`, W1): a library's
+ * search with `id` for the advertiser, required on a first page (the service checks it).
+ */
+export const AdvertiserAdsQuery = (library: Library) => {
+  const { advertiser_id: _advertiser, ...fields } = fieldsOf(library, "query")
+  const id = ExternalId.annotations({ description: "The brand: the advertiser's id (`advertiser.id` of its ads); needed unless `scroll_token` is sent" })
+  // (`as unknown as`: the fields are built from a table, so Schema types them as a plain record.)
+  return strictStruct({ id: Schema.optional(id), ...fields }, "query") as unknown as Schema.Schema<
+    AdvertiserAdsParams,
+    Record<string, string | ReadonlyArray<string> | undefined>
+  >
+}
+
 /** What a search request carries, decoded. */
 export interface SearchParams extends AdFilters {
   readonly sort?: Sort

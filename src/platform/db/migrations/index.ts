@@ -21,6 +21,9 @@ import m0030 from "./0030_brand_ad_signals.js"
 import m0040 from "./0040_workspace.js"
 import m0060 from "./0060_stores.js"
 import m0070 from "./0070_oauth.js"
+import m0020 from "./0020_brand_follows.js"
+import m0021 from "./0021_notifications.js"
+import m0022 from "./0022_account_events.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -43,7 +46,10 @@ export const migrations = {
   "0030_brand_ad_signals": m0030,
   "0040_workspace": m0040,
   "0060_stores": m0060,
-  "0070_oauth": m0070
+  "0070_oauth": m0070,
+  "0020_brand_follows": m0020,
+  "0021_notifications": m0021,
+  "0022_account_events": m0022
 }
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * The brand tracker and the inbox (issue 19) on a generated world, timed through HTTP one request
+ * at a time like bench/ads.ts (which runs this after its own shapes, on its loaded world):
+ * - baseline: GET /api/v1/credits;
+ * - the tracked-brands list of an account tracking the 25 busiest brands (their counts are
+ *   computed on every call);
+ * - a busy brand's ads (first page, and the next by its token), through the ad search;
+ * - a follow that is already there (the account's lock, the brand's figures);
+ * - the inbox with 500 digest items: its first page, and the unread count.
+ * Prints p50/p95 of each and the p95 ratio against the baseline. Alone: `npm run bench:brands`
+ * (BENCH_SCALE=demo by default here, 30,000 ads).
+ */
+import * as path from "node:path"
+import pg from "pg"
+import { type ScaleName, scales } from "../src/demo/World.js"
+import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+
+const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
+const tracked = 25
+
+/** The social brands with the most ads, most first. */
+const busiest = async (url: string, limit: number) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ id: string }>(
+      `select adv.external_id as id from advertisers adv join ads a on a.advertiser_id = adv.id
+        where adv.platform = 'social' group by adv.external_id order by count(*) desc, adv.external_id limit $1`,
+      [limit]
+    )
+    return rows.map((r) => r.id)
+  } finally {
+    await client.end()
+  }
+}
+
+/** 500 digest items in the account's inbox, as the digest job writes them. */
+const fillInbox = async (url: string, key: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(
+      `insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
+       select k.account_id, 'brand_new_ads', 'Brand ' || n || ': 3 new ads', 'Brand ' || n || ' started 3 new ads.',
+              jsonb_build_object('count', 3, 'ads', '[]'::jsonb), now() - make_interval(mins => n), 'bench:' || n
+         from api_keys k, generate_series(1, 500) as n
+        where k.key_hash = sha256(convert_to($1, 'UTF8')) and k.revoked_at is null`,
+      [key]
+    )
+  } finally {
+    await client.end()
+  }
+}
+
+/** Times the brand and inbox shapes on the world at `url` (loaded already). */
+export const measureBrands = async (url: string, dir: string) => {
+  const [key] = await createAccounts(url, 1)
+  await fillInbox(url, key!)
+  const port = await freePort()
+  const server = await startServer(url, port, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+  const request = timedClient(`http://127.0.0.1:${port}`, key!)
+  try {
+    const brands = await busiest(url, tracked)
+    for (const id of brands) await request("/api/v1/brands/follow", { id })
+    const busy = brands[0]!
+    const token = (await request(`/api/v1/brands/ads?id=${busy}&limit=20`)).json.scroll_token as string
+    const shapes: Array<[name: string, next: () => [string, unknown?]]> = [
+      ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
+      [`GET /api/v1/brands (${tracked} tracked)`, () => ["/api/v1/brands?page_size=25"]],
+      ["GET /api/v1/brands/ads page 1", () => [`/api/v1/brands/ads?id=${busy}&limit=20`]],
+      ["GET /api/v1/brands/ads page 2", () => [`/api/v1/brands/ads?scroll_token=${encodeURIComponent(token)}`]],
+      ["POST /api/v1/brands/follow (again)", () => ["/api/v1/brands/follow", { id: busy }]],
+      ["GET /api/v1/notifications", () => ["/api/v1/notifications"]],
+      ["GET .../unread-count", () => ["/api/v1/notifications/unread-count"]]
+    ]
+    for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next())
+    const figures = new Map<string, Array<number>>()
+    // Interleaved, so a burst of noise on the machine hits every shape alike.
+    for (let n = 0; n < samples; n++) {
+      for (const [name, next] of shapes) figures.set(name, [...(figures.get(name) ?? []), (await request(...next())).ms])
+    }
+    const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
+    console.log("")
+    console.log(`${"brand tracker and inbox".padEnd(40)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
+    for (const [name, values] of figures) {
+      const p95 = percentile(values, 95)
+      console.log(`${name.padEnd(40)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+if (process.argv[1]?.endsWith("brands.ts")) {
+  const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
+  runBench(() =>
+    withBenchDatabase("bench-brands", async (url, dir, loaded) => {
+      if (!loaded) {
+        console.log(`Brand tracker, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
+        await loadWorld(url, { scale: scaleName, seed: 1, only: ["stores", "landers", "advertisers", "ads"] })
+      }
+      await measureBrands(url, dir)
+    })
+  )
+}

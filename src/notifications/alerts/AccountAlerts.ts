@@ -1,0 +1,102 @@
+import { Clock, Duration, Effect } from "effect"
+import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
+import { type Delivery, Inbox } from "../inbox/Inbox.js"
+import { passes } from "../Passes.js"
+import { alertsEvery } from "./AlertsConfig.js"
+
+/** The thresholds of monthly credits used that the owner hears of, once per period each. */
+export const creditThresholds = [80, 100] as const
+/** Events this old are looked at again by every pass (delivered ones are skipped by their key). */
+const eventLookback = Duration.toMillis(Duration.days(7))
+const pageSize = 500
+
+const instant = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`
+const day = (at: Date) => at.toISOString().slice(0, 10)
+
+/** W5: "the API key regenerated", with when and from where; dated when it happened. */
+export const keyRegeneratedItem = (event: AccountEvent): Delivery => {
+  const where = event.data.via === "session"
+    ? `from ${event.data.address ?? "an unknown address"}`
+    : "by an operator (admin API or command line)"
+  return {
+    accountId: event.account_id,
+    type: "api_key_regenerated",
+    title: "Your API key was regenerated",
+    body: `A new API key was created on ${instant(event.occurred_at)} ${where}; the previous key stopped working at once. ` +
+      "If this was not you, sign in, regenerate the key and change your password.",
+    data: { at: event.occurred_at.toISOString(), address: event.data.address, via: event.data.via },
+    createdAt: event.occurred_at,
+    key: `api_key_regenerated:${event.id}`
+  }
+}
+
+/** W5: monthly credits crossing 80 % and 100 %, once per period (the key names the period). */
+export const creditsItem = (usage: CreditUsage, percent: (typeof creditThresholds)[number], createdAt: Date): Delivery => ({
+  accountId: usage.account_id,
+  type: "credits_used",
+  title: percent === 100 ? "Your monthly API credits are used up" : `${percent} % of your monthly API credits used`,
+  body: percent === 100
+    ? `All ${usage.monthly_limit} monthly API credits of the period that started ${day(usage.period_start)} are used: ` +
+      "calls now spend add-on credits, and are refused when none are left, until the next period."
+    : `You have used ${usage.used} of your ${usage.monthly_limit} monthly API credits in the period that started ${day(usage.period_start)}.`,
+  data: { percent, used: usage.used, limit: usage.monthly_limit, period_start: usage.period_start.toISOString() },
+  createdAt,
+  key: `credits_used:${percent}:${usage.period_start.toISOString()}`
+})
+
+/**
+ * Turns what access records (key regenerations) and the state of the credit meters into inbox
+ * items (issue 19, "Other sources"). Access never calls up here: every replica looks on its own
+ * schedule, and an item already delivered (by its key) is not delivered again. The metered path
+ * pays nothing for it.
+ */
+export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/AccountAlerts", {
+  scoped: Effect.gen(function*() {
+    const events = yield* AccountEvents
+    const inbox = yield* Inbox
+    const every = yield* alertsEvery
+
+    const keyEvents = (now: Date) =>
+      Effect.gen(function*() {
+        let delivered = 0
+        let after: EventPosition | null = null
+        for (;;) {
+          const page: ReadonlyArray<AccountEvent> = yield* events.since(new Date(now.getTime() - eventLookback), after, pageSize)
+          delivered += yield* inbox.deliver(page.map(keyRegeneratedItem))
+          if (page.length < pageSize) return delivered
+          after = page[page.length - 1]!
+        }
+      })
+
+    const credits = (now: Date, percent: (typeof creditThresholds)[number]) =>
+      Effect.gen(function*() {
+        let delivered = 0
+        let after: string | null = null
+        for (;;) {
+          const page: ReadonlyArray<CreditUsage> = yield* events.creditUsage(now, percent, after, pageSize)
+          delivered += yield* inbox.deliver(page.map((usage) => creditsItem(usage, percent, now)))
+          if (page.length < pageSize) return delivered
+          after = page[page.length - 1]!.account_id
+        }
+      })
+
+    /** One look at the events and the meters; how many items were new. */
+    const pass = (now: Date) =>
+      Effect.map(
+        Effect.all([keyEvents(now), ...creditThresholds.map((percent) => credits(now, percent))]),
+        (counts) => counts.reduce((a, b) => a + b, 0)
+      )
+
+    const job = yield* passes("Notification alerts pass", every, pass)
+
+    return {
+      /** One pass at the clock's instant; how many items were new. */
+      pass: Effect.flatMap(Clock.currentTimeMillis, (ms) => pass(new Date(ms))),
+      /** The instants of the passes finished from now on, while the scope lasts. */
+      passes: job.subscribe,
+      /** The loop, for a layer to fork: a pass at start, then one every `NOTIFICATION_ALERTS_EVERY`. */
+      run: job.run
+    }
+  }),
+  dependencies: [AccountEvents.Default, Inbox.Default]
+}) {}

@@ -1,0 +1,47 @@
+import { Clock, Effect } from "effect"
+import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
+import type { MarkRead, Notification, NotificationsQuery } from "./Api.js"
+import { type Delivery, InboxRepo } from "./InboxRepo.js"
+
+export type { Delivery }
+
+/** The brand digest items an account keeps: the newest ones (a digest writes one per brand). */
+export const maxDigestItems = 500
+/** Older items are dropped, whatever their type. */
+export const retentionDays = 365
+
+/**
+ * The inbox (issue 19; W5): an account reads and marks its own items; the sources (digests,
+ * credit and key alerts) deliver into it, each item once per key.
+ */
+export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
+  effect: Effect.gen(function*() {
+    const repo = yield* InboxRepo
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    return {
+      /** P2 page of the account's items, newest first. */
+      list: (account: string, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
+        const window = windowOf(query)
+        return Effect.map(repo.page(account, query.unread === true, window), ({ items, total }) => pageOf(window, items, total))
+      },
+
+      unreadCount: (account: string): Effect.Effect<number> => repo.unread(account),
+
+      /** W5: ids of other accounts (or of none) are ignored, never an error that reveals them. */
+      markRead: (account: string, { ids }: MarkRead): Effect.Effect<number> =>
+        Effect.flatMap(now, (at) => repo.markRead(account, [...new Set(ids.map((id) => id.toLowerCase()))], at)),
+
+      markAllRead: (account: string): Effect.Effect<number> => Effect.flatMap(now, (at) => repo.markAllRead(account, at)),
+
+      /**
+       * Writes what the sources found; an item whose key the account already has is left out.
+       * How many were new. Joins the caller's transaction when there is one.
+       */
+      deliver: (items: ReadonlyArray<Delivery>): Effect.Effect<number> =>
+        Effect.flatMap(now, (at) =>
+          repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
+    }
+  }),
+  dependencies: [InboxRepo.Default]
+}) {}

@@ -1,0 +1,124 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Schema } from "effect"
+import { type Notification, NotificationType } from "./Api.js"
+
+/** One item for the inbox from one of its sources; `key` makes its delivery idempotent per account. */
+export interface Delivery {
+  readonly accountId: string
+  readonly type: NotificationType
+  readonly title: string
+  readonly body: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly createdAt: Date
+  readonly key: string
+}
+
+const NotificationRow = Schema.Struct({
+  id: Schema.String,
+  type: NotificationType,
+  title: Schema.String,
+  body: Schema.String,
+  created_at: Schema.DateFromSelf,
+  read: Schema.Boolean,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+const Count = Schema.Struct({ n: Schema.Int })
+
+export interface Retention {
+  /** The `brand_new_ads` items an account keeps: the newest ones. */
+  readonly maxDigestItems: number
+  /** Any item created before this is dropped. */
+  readonly before: Date
+}
+
+/** The SQL of the inbox: `notifications` (migration 0021). */
+export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const count = (where: Fragment) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`select count(*)::int as n from notifications n where ${where}`
+      })(undefined).pipe(Effect.map(({ n }) => n))
+
+    const whereOf = (account: string, unread: boolean) =>
+      sql.and([sql`n.account_id = ${account}::uuid`, ...(unread ? [sql`n.read_at is null`] : [])])
+
+    return {
+      /** One P2 page, newest first (then the later of two made at once), and how many match. */
+      page: (account: string, unread: boolean, window: { readonly limit: number; readonly offset: number }) =>
+        Effect.all({
+          items: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: NotificationRow,
+            execute: () => sql`
+              select n.id::text, n.type, n.title, n.body, n.created_at, n.read_at is not null as read, n.data
+                from notifications n
+               where ${whereOf(account, unread)}
+               order by n.created_at desc, n.seq desc
+               limit ${window.limit} offset ${window.offset}`
+          })(undefined).pipe(
+            Effect.map((rows) => rows.map((r): Notification => ({ ...r, created_at: r.created_at.toISOString() })))
+          ),
+          total: count(whereOf(account, unread))
+        }).pipe(Effect.orDie),
+
+      unread: (account: string): Effect.Effect<number> => count(whereOf(account, true)).pipe(Effect.orDie),
+
+      /** Marks the account's own unread items among `ids` read; how many changed. */
+      markRead: (account: string, ids: ReadonlyArray<string>, now: Date): Effect.Effect<number> =>
+        sql`update notifications set read_at = ${now}
+             where account_id = ${account}::uuid and id = any(${ids}::uuid[]) and read_at is null
+            returning 1`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
+      markAllRead: (account: string, now: Date): Effect.Effect<number> =>
+        sql`update notifications set read_at = ${now} where account_id = ${account}::uuid and read_at is null returning 1`.pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie
+        ),
+
+      /**
+       * Writes the items whose key the account has not had yet (another replica's delivery of the
+       * same key writes nothing), in the order given (`seq` orders items of one instant), then
+       * applies the retention to the accounts written to; how many items were new. In the
+       * caller's transaction when there is one.
+       */
+      deliver: (items: ReadonlyArray<Delivery>, retention: Retention): Effect.Effect<number> =>
+        Effect.gen(function*() {
+          if (items.length === 0) return 0
+          const inserted = yield* SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: Schema.Struct({ account_id: Schema.String }),
+            execute: () => sql`
+              insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
+              select v.account_id, v.type, v.title, v.body, v.data, v.created_at, v.dedupe_key
+                from unnest(${items.map((i) => i.accountId)}::uuid[], ${items.map((i) => i.type)}::text[],
+                            ${items.map((i) => i.title)}::text[], ${items.map((i) => i.body)}::text[],
+                            ${items.map((i) => JSON.stringify(i.data))}::jsonb[], ${items.map((i) => i.createdAt)}::timestamptz[],
+                            ${items.map((i) => i.key)}::text[]) with ordinality
+                     as v(account_id, type, title, body, data, created_at, dedupe_key, ord)
+               where not exists (select 1 from notifications n where n.account_id = v.account_id and n.dedupe_key = v.dedupe_key)
+               order by v.ord
+              on conflict (account_id, dedupe_key) do nothing
+              returning account_id::text`
+          })(undefined)
+          const accounts = [...new Set(inserted.map((r) => r.account_id))]
+          if (accounts.length > 0) {
+            yield* sql`
+              delete from notifications n using (
+                select id from (
+                  select id, row_number() over (partition by account_id order by created_at desc, seq desc) as rank
+                    from notifications where account_id = any(${accounts}::uuid[]) and type = 'brand_new_ads') ranked
+                 where rank > ${retention.maxDigestItems}) old
+               where n.id = old.id`
+            yield* sql`delete from notifications where account_id = any(${accounts}::uuid[]) and created_at < ${retention.before}`
+          }
+          return inserted.length
+        }).pipe(Effect.orDie)
+    }
+  })
+}) {}
