@@ -5,6 +5,8 @@ import { withKeySchemes } from "../access/gateway/Api.js"
 import { SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
+import { LandersContract } from "../ads/landers/Api.js"
+import { TrendsContract } from "../ads/trends/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
@@ -94,4 +96,6 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(SessionContract)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
+  .addHttpApi(LandersContract)
+  .addHttpApi(TrendsContract)
 {}

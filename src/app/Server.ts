@@ -48,6 +48,10 @@ import { ShopPresets } from "../shop/presets/ShopPresets.js"
 import { ShopSearchLive } from "../shop/search/Http.js"
 import { ShopSearch } from "../shop/search/ShopSearch.js"
 import { StoreAdsLive } from "../ads/storeAds/Http.js"
+import { LandersLive } from "../ads/landers/Http.js"
+import { Landers } from "../ads/landers/Landers.js"
+import { TrendsLive } from "../ads/trends/Http.js"
+import { Trends } from "../ads/trends/Trends.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
@@ -161,7 +165,9 @@ export const ServicesLive = Layer.mergeAll(
   ShopFavorites.Default,
   ShopPresets.Default,
   ShopRollups.Default,
-  RemoteMedia.Default
+  RemoteMedia.Default,
+  Landers.Default,
+  Trends.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -169,7 +175,7 @@ export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig
 
 /** The contract with all its handlers. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive]),
+  Layer.provide([SystemLive, CreditsLive, AdLibraryLive, AdsLive, StoreAdsLive, MagicAiLive, ShopLive, ShopExploreLive, ShopSearchLive, ShopDetailLive, ShopProductDetailLive, ShopFavoritesLive, ShopPresetsLive, VideoTranscriptsLive, AdTranscriptsLive, SessionLive, AdminLive, CatalogAdminLive, LandersLive, TrendsLive]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 

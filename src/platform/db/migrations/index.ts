@@ -17,6 +17,8 @@ import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
 import m0016 from "./0016_shop_suggestions.js"
 import m0017 from "./0017_gateway_hardening.js"
+import m0050 from "./0050_landers.js"
+import m0051 from "./0051_trends.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -35,7 +37,9 @@ export const migrations = {
   "0014_shop_rollups": m0014,
   "0015_transcripts": m0015,
   "0016_shop_suggestions": m0016,
-  "0017_gateway_hardening": m0017
+  "0017_gateway_hardening": m0017,
+  "0050_landers": m0050,
+  "0051_trends": m0051
 }
 
 /**
