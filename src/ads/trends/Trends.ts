@@ -67,7 +67,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
           // As counted: its words, lowercased, one space apart (the import's phrase form).
           const words = wordsOf(body.topic)
           if (words.length === 0 || words.length > maxPhraseWords) {
-            return yield* Effect.fail(new InvalidRequest({ error: `topic: must be one to ${maxPhraseWords} words` }))
+            return yield* Effect.fail(new InvalidRequest({ error: "topic: must be one to three words" }))
           }
           const topic = words.join(" ")
           const to = addDays(yield* today, -1)

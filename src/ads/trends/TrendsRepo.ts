@@ -104,7 +104,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
               ) w
               join trend_terms t on t.id = w.term_id
              where w.count >= ${minCount} and w.count > w.previous
-             order by (w.count - w.previous)::numeric / greatest(w.previous, 1) desc, w.count desc, t.term
+             order by (w.count - w.previous)::numeric / greatest(w.previous, 1) desc, w.count desc, t.term collate "C"
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
