@@ -13,6 +13,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { landersAndTrends } from "./landers.js"
 import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -110,6 +111,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       console.log(`page 200 / page 1 (p50): ${ratio.toFixed(2)}   (goal ≤ 1.5)`)
       console.log(`searches p95: keyword ${percentile(figures.get("keyword + 2 filters")!, 95).toFixed(1)} ms, filters ${percentile(figures.get("filters only, newest")!, 95).toFixed(1)} ms   (goal < 50 ms)`)
       console.log(`magic-ai text p95: ${percentile(figures.get("magic-ai text")!, 95).toFixed(1)} ms   (goal < 150 ms)`)
+      await landersAndTrends(request, samples)
     } finally {
       await server.stop()
     }

@@ -1,5 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { type AdCopy, countsOf, hookOf, phrasesOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call } from "./support/TestServer.js"
@@ -102,7 +104,7 @@ describe("phrases", () => {
 })
 
 describe("trends", () => {
-  layer(loadedSmallWorldServer())((it) => {
+  layer(TrendCounts.Default.pipe(Layer.provideMerge(loadedSmallWorldServer())))((it) => {
     it.effect("topics and hooks exact to L2, against brute-force counting, in each scope and window", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()
@@ -172,6 +174,23 @@ describe("trends", () => {
         for (const days of [7, 30, 90]) {
           expect(yield* topics({ window_days: days, min_count: 1, limit: 100 })).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
         }
+      }))
+
+    it.effect("ads stored before trends existed are counted at start, batch by batch, as the import would have", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const topics = (days: number) => Effect.map(post(api_key, "/api/v1/trends/topics", { window_days: days, min_count: 1, limit: 100 }), (a) => a.json)
+        // What a database migrated from before 0051 holds: ads, and no counts.
+        yield* sql`update ads set trends_counted = false`
+        yield* sql`delete from trend_daily`
+        expect((yield* topics(90)).data).toEqual([])
+        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
+        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(n)
+        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(0)
+        for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
+        const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })
+        expect(hooks.json).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, 90, 1, 100) })
       }))
 
     it.effect("history: one phrase's count of new ads on every day of the 365 up to yesterday", () =>

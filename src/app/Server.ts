@@ -52,6 +52,7 @@ import { LandersLive } from "../ads/landers/Http.js"
 import { Landers } from "../ads/landers/Landers.js"
 import { TrendsLive } from "../ads/trends/Http.js"
 import { Trends } from "../ads/trends/Trends.js"
+import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { SystemLive } from "../system/Http.js"
@@ -167,7 +168,8 @@ export const ServicesLive = Layer.mergeAll(
   ShopRollups.Default,
   RemoteMedia.Default,
   Landers.Default,
-  Trends.Default
+  Trends.Default,
+  TrendCounts.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -191,6 +193,15 @@ export const RollupsLive = Layer.scopedDiscard(
     const { rollupRefreshEvery } = yield* AppConfig
     yield* Effect.forkScoped(rollups.keepFresh(rollupRefreshEvery))
   })
+)
+
+/** Counts, once, the ads stored before trends existed (issue 20, migration 0051); imports count their own. */
+export const TrendsBackfillLive = Layer.scopedDiscard(
+  Effect.flatMap(TrendCounts, (counts) =>
+    Effect.forkScoped(counts.countUncounted().pipe(
+      Effect.tap((n) => (n > 0 ? Effect.logInfo(`Trends: ${n} ads stored earlier counted`) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("Trends: ads stored earlier not counted; they count at the next start", cause))
+    )))
 )
 
 export interface ServeOptions {
@@ -268,7 +279,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, TrendsBackfillLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

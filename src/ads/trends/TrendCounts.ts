@@ -20,8 +20,7 @@ const keyOf = (c: { kind: number; country: string; day: string; library: string;
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
-    return {
-      record: (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
+    const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
         Effect.suspend(() => {
           const deltas = new Map<string, CountDelta>()
           const terms = new Map<string, TermText>()
@@ -42,6 +41,27 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           const moved = [...deltas.values()].filter((d) => d.ads !== 0)
           return repo.apply([...terms.values()], moved)
         })
+
+    /** One batch of uncounted ads counted and marked, in one transaction; how many. */
+    const countBatch = (size: number) =>
+      repo.transaction(Effect.gen(function*() {
+        const ads = yield* repo.uncounted(size)
+        yield* record(ads.map((ad) => ({ before: null, after: ad })))
+        yield* repo.markCounted(ads.map((ad) => ad.id))
+        return ads.length
+      }))
+
+    return {
+      record,
+      /**
+       * Counts the ads stored before trends existed (migration 0051), batch by batch, until
+       * none is left; how many it counted. Imports meanwhile count what they write themselves.
+       */
+      countUncounted: (batchSize = 1_000): Effect.Effect<number> =>
+        Effect.iterate({ total: 0, last: -1 }, {
+          while: ({ last }) => last !== 0,
+          body: ({ total }) => Effect.map(countBatch(batchSize), (n) => ({ total: total + n, last: n }))
+        }).pipe(Effect.map(({ total }) => total))
     }
   }),
   dependencies: [TrendsRepo.Default]

@@ -37,6 +37,21 @@ export interface Windows {
   readonly previousFrom: string
 }
 
+const Text = Schema.NullOr(Schema.String)
+const UncountedAd = Schema.Struct({
+  id: Schema.String,
+  library: Schema.String,
+  first_seen: Schema.String,
+  niche: Text,
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  headline: Text,
+  body: Text,
+  description: Text,
+  hook: Text
+})
+export type UncountedAd = typeof UncountedAd.Type
+
 const Rising = Schema.Struct({ term: Schema.String, count: Schema.Int, previous_count: Schema.Int })
 export type Rising = typeof Rising.Type
 const DayCount = Schema.Struct({ day: Schema.String, count: Schema.Int })
@@ -59,6 +74,28 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
     ]
 
     return {
+      /**
+       * Ads whose copy is not counted yet (stored before migration 0051), at most `limit`, in
+       * id order; locked, skipping those another transaction holds (an import, another replica).
+       */
+      uncounted: (limit: number): Effect.Effect<ReadonlyArray<UncountedAd>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: UncountedAd,
+          execute: () => sql`
+            select id::text as id, library, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
+                   niche, countries, languages, headline, body, description, hook
+              from ads where not trends_counted
+             order by id limit ${limit}
+               for update skip locked`
+        })(undefined).pipe(Effect.orDie),
+
+      markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
+        sql`update ads set trends_counted = true where id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Runs `effect` in one transaction. */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),
+
       /** Adds the deltas (in the caller's transaction: the import's batch). */
       apply: (terms: ReadonlyArray<TermText>, deltas: ReadonlyArray<CountDelta>): Effect.Effect<void> =>
         Effect.gen(function*() {

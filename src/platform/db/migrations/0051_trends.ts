@@ -8,7 +8,7 @@ import { Effect } from "effect"
  * country filter reads its own rows. The ad import keeps these counts in the batch's own
  * transaction (it subtracts what a changed ad counted before and adds what it counts now);
  * `ads.trends_counted` says an ad's copy is in them (ads stored before this migration are not,
- * until they are counted). Terms are keyed by a 64-bit hash of their kind and text, so an
+ * until the server counts them at start; a partial index finds them). Terms are keyed by a 64-bit hash of their kind and text, so an
  * import writes counts without looking ids up; `trend_terms` keeps the text.
  * The primary key serves a window (kind, country, days), `trend_daily_term` one term's series.
  * `ads` has no check: PostgreSQL checks a proposed row before it finds the conflict that turns
@@ -34,4 +34,5 @@ create table trend_daily (
 );
 create index trend_daily_term on trend_daily (term_id, country, day);
 alter table ads add column trends_counted boolean not null default false;
+create index ads_trends_uncounted on ads (id) where not trends_counted;
 `))
