@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
+import { Ingest } from "../src/ingest/Ingest.js"
 import { adIdsShown, maxLanderFavorites } from "../src/ads/landers/Api.js"
 import { landers as fixtureLanders } from "./fixtures/world.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
@@ -189,6 +190,32 @@ describe("landers", () => {
         yield* ingestAll("ads", [moved])
         expect((yield* countOf(from!.id)).count).toBe(from!.ads.count)
         expect((yield* countOf(to!.id))).toEqual(to!.ads)
+      }))
+
+    it.effect("import: a lander's new fields through NDJSON, a bad type refused naming the field, and explore finds it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const lines = [
+          { ...fixtureLanders[0], external_id: "ndjson-vsl", url: "https://vsl.example/watch", domain: "vsl.example", page_type: "vsl", headline: "Watch the quokkaberry story", text: "Quokkaberry jam, made slowly.", niche: "home", countries: ["NZ"], languages: ["en", "mi"] },
+          { ...fixtureLanders[0], external_id: "ndjson-bad", url: "https://vsl.example/bad", domain: "vsl.example", page_type: "blog" }
+        ]
+        const report = yield* Effect.flatMap(Ingest, (ingest) =>
+          ingest.lines("landers", Stream.make(new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join("\n")))))
+        expect(report).toEqual({
+          accepted: 1,
+          rejected: 1,
+          errors: [{ line: 2, error: "page_type: must be one of product, listicle, advertorial, quiz, vsl, presell, collection, home" }]
+        })
+        const found = yield* explore(api_key, { q: "quokkaberry", type: ["vsl"], country: ["NZ"], language: ["mi"] }).pipe(
+          Effect.ensuring(Effect.orDie(sql`delete from landers where domain = 'vsl.example'`))
+        )
+        expect(found.json.data).toEqual([{
+          id: "ndjson-vsl", url: "https://vsl.example/watch", final_url: "https://vsl.example/watch", domain: "vsl.example", type: "vsl",
+          title: fixtureLanders[0]!.title, headline: "Watch the quokkaberry story", niche: "home", platform: null, countries: ["NZ"], languages: ["en", "mi"],
+          price: 29, currency: "USD", screenshot_url: null, store_id: "store-1", first_seen: null, last_seen: null, days_running: null,
+          ads: { count: 0, ids: [] }
+        }])
       }))
 
     it.effect("explore: bad input is a 400 naming the field, keeps its credit and changes nothing", () =>

@@ -2,7 +2,8 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
-import { type AdCopy, countsOf, hookOf, phrasesOf } from "../src/ads/trends/Phrases.js"
+import { maxStoredAnswers } from "../src/ads/trends/Trends.js"
+import { type AdCopy, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call } from "./support/TestServer.js"
 
@@ -52,7 +53,7 @@ const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scop
     const day = dayOf(ad.first_seen)
     const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
     if (into === undefined) continue
-    const terms = new Set(countsOf(copyOf(ad)).filter((c) => c.kind === kind).map((c) => c.term))
+    const terms = new Set(termsOf(copyOf(ad)).terms.filter(([k]) => k === kind).map(([, term]) => term))
     for (const term of terms) into.set(term, (into.get(term) ?? 0) + 1)
   }
   const rows = [...current]
@@ -176,6 +177,36 @@ describe("trends", () => {
         }
       }))
 
+    it.effect(`answers are kept until the counts or the day change (at most ${maxStoredAnswers}); any limit is a prefix`, () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const body = { window_days: 90, niche: "home", min_count: 2 }
+        const first = yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })
+        expect(first.json).toEqual({ success: true, ...risingOf(worldAds, "phrase", { niche: "home" }, 90, 2, 100) })
+        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 3 })).json.data).toEqual(first.json.data.slice(0, 3))
+        // Served from what was kept: an answer altered in the table comes back altered.
+        yield* sql`update trend_answers set data = '[{"term":"kept","count":9,"previous_count":1}]' where niche = 'home' and min_count = 2`
+        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
+        // An import that moves counts makes it stale; one that moves none does not.
+        const ad = worldAds.find((a) => a.niche === "pets")!
+        yield* ingestAll("ads", [ad])
+        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
+        yield* ingestAll("ads", [{ ...ad, headline: "Quite another headline" }])
+        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })).json).toEqual(first.json)
+        yield* ingestAll("ads", [ad])
+        // Bounded: past the cap the oldest go.
+        yield* sql`insert into trend_answers (kind, window_days, library, niche, country, language, min_count, date_to, version, computed_at, data)
+          select 0, 7, '*', 'filler', '*', '*', n, '1969-12-31', (select version from trend_state), to_timestamp(0), '[]'
+            from generate_series(1, ${maxStoredAnswers}) n`
+        yield* post(api_key, "/api/v1/trends/topics", { ...body, min_count: 3 })
+        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from trend_answers`
+        expect(n).toBe(maxStoredAnswers)
+        expect((yield* sql`select 1 from trend_answers where niche = 'home' and min_count = 3`).length).toBe(1)
+        expect((yield* sql`select 1 from trend_answers where niche = 'filler' and min_count = 1`).length).toBe(0)
+        yield* sql`delete from trend_answers where niche = 'filler'`
+      }))
+
     it.effect("ads stored before trends existed are counted at start, batch by batch, as the import would have", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -184,6 +215,7 @@ describe("trends", () => {
         // What a database migrated from before 0051 holds: ads, and no counts.
         yield* sql`update ads set trends_counted = false`
         yield* sql`delete from trend_daily`
+        yield* sql`delete from trend_answers`
         expect((yield* topics(90)).data).toEqual([])
         const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
         expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(n)

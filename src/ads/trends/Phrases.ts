@@ -98,26 +98,27 @@ export interface AdCopy {
   readonly hook: string | null
 }
 
-/** One count an ad adds to (or takes from) the daily counts. */
-export interface TermCount {
-  readonly kind: TermKind
-  readonly term: string
+/** Where an ad counts: its first-seen day and scope, under every country ('*' and each it targets), and its terms. */
+export interface AdTerms {
   readonly day: string
-  readonly country: string
   readonly library: string
   readonly niche: string
   readonly language: string
+  readonly countries: ReadonlyArray<string>
+  readonly terms: ReadonlyArray<readonly [TermKind, string]>
 }
 
-/** Every count an ad is in: each phrase and its hook, under every country ('*' and each it targets). */
-export const countsOf = (ad: AdCopy): ReadonlyArray<TermCount> => {
+export const termsOf = (ad: AdCopy): AdTerms => {
   const language = ad.languages[0] ?? ""
-  const day = new Date(ad.first_seen).toISOString().slice(0, 10)
   const terms: Array<readonly [TermKind, string]> = phrasesOf([ad.headline, ad.body, ad.description], language).map((p) => ["phrase", p] as const)
   const hook = hookOf(ad.hook, ad.body)
   if (hook !== undefined) terms.push(["hook", hook])
-  const countries = ["*", ...new Set(ad.countries)]
-  return terms.flatMap(([kind, term]) =>
-    countries.map((country) => ({ kind, term, day, country, library: ad.library, niche: ad.niche ?? "", language }))
-  )
+  return {
+    day: new Date(ad.first_seen).toISOString().slice(0, 10),
+    library: ad.library,
+    niche: ad.niche ?? "",
+    language,
+    countries: ["*", ...new Set(ad.countries)],
+    terms
+  }
 }

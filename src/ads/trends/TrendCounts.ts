@@ -1,15 +1,12 @@
 import { Effect } from "effect"
-import { type AdCopy, countsOf, termId, termKinds } from "./Phrases.js"
-import { type CountDelta, type TermText, TrendsRepo } from "./TrendsRepo.js"
+import { type AdCopy, termId, termKinds, termsOf } from "./Phrases.js"
+import { type CountDeltas, type TermText, TrendsRepo } from "./TrendsRepo.js"
 
 /** An ad an import wrote: what it counted before (null: new, or never counted) and what it counts now. */
 export interface AdChange {
   readonly before: AdCopy | null
   readonly after: AdCopy
 }
-
-const keyOf = (c: { kind: number; country: string; day: string; library: string; niche: string; language: string; term_id: string }) =>
-  `${c.kind}\u0000${c.country}\u0000${c.day}\u0000${c.library}\u0000${c.niche}\u0000${c.language}\u0000${c.term_id}`
 
 /**
  * Keeps the daily phrase and hook counts of trends (issue 20, INTERPRETATIONS L2) in step with
@@ -20,27 +17,50 @@ const keyOf = (c: { kind: number; country: string; day: string; library: string;
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
+
     const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
-        Effect.suspend(() => {
-          const deltas = new Map<string, CountDelta>()
-          const terms = new Map<string, TermText>()
-          const add = (ad: AdCopy, sign: 1 | -1) => {
-            for (const count of countsOf(ad)) {
-              const id = termId(count.kind, count.term)
-              const kind = termKinds[count.kind]
-              if (sign === 1 && !terms.has(id)) terms.set(id, { id, kind, term: count.term })
-              const delta = { kind, country: count.country, day: count.day, library: count.library, niche: count.niche, language: count.language, term_id: id }
-              const key = keyOf(delta)
-              deltas.set(key, { ...delta, ads: (deltas.get(key)?.ads ?? 0) + sign })
+      Effect.suspend(() => {
+        // Per batch: each term hashed once, each count a key of its own (a batch's ads share many).
+        const terms = new Map<string, TermText>()
+        const deltas = new Map<string, { readonly at: number; ads: number }>()
+        const rows: Array<readonly [kind: number, country: string, day: string, library: string, niche: string, language: string, termId: string]> = []
+        const add = (ad: AdCopy, sign: 1 | -1) => {
+          const { countries, day, language, library, niche, terms: used } = termsOf(ad)
+          const scope = `${day}\u0000${library}\u0000${niche}\u0000${language}`
+          for (const [kind, term] of used) {
+            const termKey = `${kind}\u0000${term}`
+            let known = terms.get(termKey)
+            if (known === undefined) terms.set(termKey, known = { id: termId(kind, term), kind: termKinds[kind], term })
+            for (const country of countries) {
+              const key = `${known.id}\u0000${country}\u0000${scope}`
+              const delta = deltas.get(key)
+              if (delta !== undefined) delta.ads += sign
+              else {
+                deltas.set(key, { at: rows.length, ads: sign })
+                rows.push([known.kind, country, day, library, niche, language, known.id])
+              }
             }
           }
-          for (const { after, before } of changes) {
-            if (before !== null) add(before, -1)
-            add(after, 1)
-          }
-          const moved = [...deltas.values()].filter((d) => d.ads !== 0)
-          return repo.apply([...terms.values()], moved)
-        })
+        }
+        for (const { after, before } of changes) {
+          if (before !== null) add(before, -1)
+          add(after, 1)
+        }
+        const moved: CountDeltas = { kind: [], country: [], day: [], library: [], niche: [], language: [], termId: [], ads: [] }
+        for (const { ads, at } of deltas.values()) {
+          if (ads === 0) continue
+          const [kind, country, day, library, niche, language, id] = rows[at]!
+          moved.kind.push(kind)
+          moved.country.push(country)
+          moved.day.push(day)
+          moved.library.push(library)
+          moved.niche.push(niche)
+          moved.language.push(language)
+          moved.termId.push(id)
+          moved.ads.push(ads)
+        }
+        return repo.apply([...terms.values()], moved)
+      })
 
     /** One batch of uncounted ads counted and marked, in one transaction; how many. */
     const countBatch = (size: number) =>

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
@@ -7,6 +7,7 @@ import {
   defaultMinCount,
   defaultWindowDays,
   type HistoryBody,
+  maxLimit,
   historyDays,
   type Hook,
   type ProductsBody,
@@ -15,7 +16,10 @@ import {
   type TrendWindow
 } from "./Api.js"
 import { maxPhraseWords, type TermKind, termId, wordsOf } from "./Phrases.js"
-import { type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
+import { type AnswerKey, type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
+
+/** Stored answers kept at most (the oldest go first): every filter combination may be asked. */
+export const maxStoredAnswers = 10_000
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000
 const growthOf = (r: Rising) => round4((r.count - r.previous_count) / Math.max(r.previous_count, 1))
@@ -40,12 +44,26 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
     const repo = yield* TrendsRepo
     const shop = yield* ShopSearch
 
+    /**
+     * The rising terms: the stored answer when it was computed from the counts as they are and
+     * for this window, else computed from the daily counts (the whole `maxLimit`, so any
+     * `limit` is a prefix) and stored. The version is read first: counts written meanwhile only
+     * make the stored answer look older than it is, never newer.
+     */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
-        const windows = yield* windowsOf(body.window_days ?? defaultWindowDays)
-        const rows = yield* repo.rising(kind, scopeOf(body), windows, body.min_count ?? defaultMinCount, body.limit ?? defaultLimit)
+        const windowDays = body.window_days ?? defaultWindowDays
+        const windows = yield* windowsOf(windowDays)
+        const key: AnswerKey = { kind, windowDays, minCount: body.min_count ?? defaultMinCount, ...scopeOf(body) }
+        const stored = yield* repo.stored(key, windows.to)
+        const rows = yield* Option.match(stored.rows, {
+          onSome: Effect.succeed,
+          onNone: () =>
+            Effect.tap(repo.rising(kind, key, windows, key.minCount, maxLimit), (computed) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) => repo.store(key, windows.to, stored.version, computed, new Date(now), maxStoredAnswers)))
+        })
         const window: TrendWindow = { date_from: windows.from, date_to: windows.to }
-        return { window, rows }
+        return { window, rows: rows.slice(0, body.limit ?? defaultLimit) }
       })
 
     return {

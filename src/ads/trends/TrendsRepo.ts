@@ -1,18 +1,18 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { type TermKind, termKinds } from "./Phrases.js"
 
-/** A change to one daily count: `ads` is added (negative: taken away). */
-export interface CountDelta {
-  readonly kind: number
-  readonly country: string
-  readonly day: string
-  readonly library: string
-  readonly niche: string
-  readonly language: string
-  readonly term_id: string
-  readonly ads: number
+/** Changes to daily counts, column by column (row i of each): `ads` is added (negative: taken away). */
+export interface CountDeltas {
+  readonly kind: Array<number>
+  readonly country: Array<string>
+  readonly day: Array<string>
+  readonly library: Array<string>
+  readonly niche: Array<string>
+  readonly language: Array<string>
+  readonly termId: Array<string>
+  readonly ads: Array<number>
 }
 
 /** A term's text under its key. */
@@ -54,6 +54,17 @@ export type UncountedAd = typeof UncountedAd.Type
 
 const Rising = Schema.Struct({ term: Schema.String, count: Schema.Int, previous_count: Schema.Int })
 export type Rising = typeof Rising.Type
+const StoredAnswer = Schema.Struct({ version: Schema.String, data: Schema.NullOr(Schema.Array(Rising)) })
+
+/** What a stored answer answers: the term kind, the window's length, the scope and the minimum count. */
+export interface AnswerKey extends TrendScope {
+  readonly kind: TermKind
+  readonly windowDays: number
+  readonly minCount: number
+}
+
+/** A scope field left open, in a stored answer's key (no niche, library, country or language is spelt so). */
+const any = "*"
 const DayCount = Schema.Struct({ day: Schema.String, count: Schema.Int })
 export type DayCount = typeof DayCount.Type
 
@@ -65,6 +76,16 @@ export type DayCount = typeof DayCount.Type
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    const answerKey = (key: AnswerKey): ReadonlyArray<Fragment> => [
+      sql`a.kind = ${termKinds[key.kind]}`,
+      sql`a.window_days = ${key.windowDays}`,
+      sql`a.library = ${key.library ?? any}`,
+      sql`a.niche = ${key.niche ?? any}`,
+      sql`a.country = ${key.country ?? any}`,
+      sql`a.language = ${key.language ?? any}`,
+      sql`a.min_count = ${key.minCount}`
+    ]
 
     const scoped = (scope: TrendScope): ReadonlyArray<Fragment> => [
       sql`country = ${scope.country ?? "*"}`,
@@ -96,24 +117,62 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       /** Runs `effect` in one transaction. */
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),
 
-      /** Adds the deltas (in the caller's transaction: the import's batch). */
-      apply: (terms: ReadonlyArray<TermText>, deltas: ReadonlyArray<CountDelta>): Effect.Effect<void> =>
+      /**
+       * Adds the deltas, in the caller's transaction (the import's batch), and moves the
+       * counts' version last, so the answers computed before are known to be stale exactly
+       * when these counts are visible (and the version's row lock is held only to the commit).
+       */
+      apply: (terms: ReadonlyArray<TermText>, deltas: CountDeltas): Effect.Effect<void> =>
         Effect.gen(function*() {
           if (terms.length > 0) {
             yield* sql`insert into trend_terms (id, kind, term)
-              select id, kind, term from json_to_recordset(${JSON.stringify(terms)}::json) as r(id bigint, kind smallint, term text)
+              select id, kind, term
+                from unnest(${terms.map((t) => t.id)}::bigint[], ${terms.map((t) => t.kind)}::smallint[], ${terms.map((t) => t.term)}::text[]) as t(id, kind, term)
                order by id
               on conflict (id) do nothing`
           }
-          if (deltas.length > 0) {
-            yield* sql`insert into trend_daily (kind, country, day, library, niche, language, term_id, ads)
-              select kind, country, day, library, niche, language, term_id, ads
-                from json_to_recordset(${JSON.stringify(deltas)}::json)
-                  as r(kind smallint, country text, day date, library text, niche text, language text, term_id bigint, ads integer)
-               order by kind, country, day, library, niche, language, term_id
-              on conflict (kind, country, day, library, niche, language, term_id)
-              do update set ads = trend_daily.ads + excluded.ads`
-          }
+          if (deltas.ads.length === 0) return
+          // A batch's counts are sorted in memory, not spilled to disk (the default 4 MB is short of it).
+          yield* sql`set local work_mem = '64MB'`
+          yield* sql`insert into trend_daily (kind, country, day, library, niche, language, term_id, ads)
+            select kind, country, day, library, niche, language, term_id, ads
+              from unnest(${deltas.kind}::smallint[], ${deltas.country}::text[], ${deltas.day}::date[], ${deltas.library}::text[],
+                          ${deltas.niche}::text[], ${deltas.language}::text[], ${deltas.termId}::bigint[], ${deltas.ads}::integer[])
+                as d(kind, country, day, library, niche, language, term_id, ads)
+             order by kind, country, day, library, niche, language, term_id
+            on conflict (kind, country, day, library, niche, language, term_id)
+            do update set ads = trend_daily.ads + excluded.ads`
+          yield* sql`update trend_state set version = version + 1`
+        }).pipe(Effect.orDie),
+
+      /** A stored answer of `key` for the window ending `to`, if it was computed from the counts as they are. */
+      stored: (key: AnswerKey, to: string): Effect.Effect<{ readonly version: string; readonly rows: Option.Option<ReadonlyArray<Rising>> }> =>
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: StoredAnswer,
+          execute: () => sql`
+            select s.version::text as version, a.data
+              from trend_state s
+              left join trend_answers a on ${sql.and(answerKey(key))} and a.date_to = ${to}::date and a.version = s.version`
+        })(undefined).pipe(
+          Effect.map(({ data, version }) => ({ version, rows: Option.fromNullable(data) })),
+          Effect.orDie
+        ),
+
+      /**
+       * Keeps an answer computed from the counts of `version`, unless a newer one is there;
+       * drops stale answers and, past `cap` answers, those written longest ago.
+       */
+      store: (key: AnswerKey, to: string, version: string, rows: ReadonlyArray<Rising>, now: Date, cap: number): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          yield* sql`insert into trend_answers (kind, window_days, library, niche, country, language, min_count, date_to, version, computed_at, data)
+            values (${termKinds[key.kind]}, ${key.windowDays}, ${key.library ?? any}, ${key.niche ?? any}, ${key.country ?? any},
+                    ${key.language ?? any}, ${key.minCount}, ${to}::date, ${version}::bigint, ${now}, ${JSON.stringify(rows)}::jsonb)
+            on conflict (kind, window_days, library, niche, country, language, min_count) do update
+              set date_to = excluded.date_to, version = excluded.version, computed_at = excluded.computed_at, data = excluded.data, seq = default
+              where trend_answers.version <= excluded.version`
+          yield* sql`delete from trend_answers where version < ${version}::bigint or date_to < ${to}::date`
+          yield* sql`delete from trend_answers where seq <= (select seq from trend_answers order by seq desc offset ${cap} limit 1)`
         }).pipe(Effect.orDie),
 
       /**
