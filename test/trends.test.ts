@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { maxStoredAnswers } from "../src/ads/trends/Trends.js"
-import { type AdCopy, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
+import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call } from "./support/TestServer.js"
 
@@ -18,18 +18,6 @@ const DAY = 86_400_000
 const yesterday = "1969-12-31"
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10)
 const dayOf = (instant: string) => new Date(instant).toISOString().slice(0, 10)
-
-const copyOf = (ad: WorldRecord): AdCopy => ({
-  library: ad.library,
-  first_seen: ad.first_seen,
-  niche: ad.niche ?? null,
-  countries: ad.countries ?? [],
-  languages: ad.languages ?? [],
-  headline: ad.headline ?? null,
-  body: ad.body ?? null,
-  description: ad.description ?? null,
-  hook: ad.ai_tags?.hook ?? null
-})
 
 interface Scope {
   readonly library?: string
@@ -53,7 +41,7 @@ const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scop
     const day = dayOf(ad.first_seen)
     const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
     if (into === undefined) continue
-    const terms = new Set(termsOf(copyOf(ad)).terms.filter(([k]) => k === kind).map(([, term]) => term))
+    const terms = new Set(termsOf(copyOfAd(ad)).terms.filter(([k]) => k === kind).map(([, term]) => term))
     for (const term of terms) into.set(term, (into.get(term) ?? 0) + 1)
   }
   const rows = [...current]

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Effect, type Schema } from "effect"
 import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
-import type { AdCopy } from "../ads/trends/Phrases.js"
+import { copyOfAd } from "../ads/trends/Phrases.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
@@ -111,19 +111,6 @@ const adRow = (ad: Ad): Record<string, unknown> => ({
   method: ad.method
 })
 
-/** What trends count of an ad. */
-const copyOf = (ad: Ad): AdCopy => ({
-  library: ad.library,
-  first_seen: ad.first_seen,
-  niche: ad.niche ?? null,
-  countries: ad.countries ?? [],
-  languages: ad.languages ?? [],
-  headline: ad.headline ?? null,
-  body: ad.body ?? null,
-  description: ad.description ?? null,
-  hook: ad.ai_tags?.hook ?? null
-})
-
 /**
  * Ads, and what is derived from them in the same transaction (issue 20): the ad counts of the
  * landers they link to and the daily trend counts of their copy. Only ads whose record changed
@@ -144,7 +131,7 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     const trends = yield* TrendCounts
     yield* trends.record(changed.map((row) => {
       const old = before.get(`${row["library"]}/${row["external_id"]}`)
-      return { before: old !== undefined && old.trends_counted ? old : null, after: copyOf(records.get(row.line)!) }
+      return { before: old !== undefined && old.trends_counted ? old : null, after: copyOfAd(records.get(row.line)!) }
     }))
     return { errors }
   })

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option } from "effect"
+import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
@@ -248,21 +249,12 @@ const missingStatement = (ref: Ref) =>
     where r.ref is not null and (
       select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
 
-/** An ad as stored before a batch rewrites it: what counts derived from it hold. */
-export interface StoredAd {
-  readonly library: string
+/** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
+export interface StoredAd extends AdCopy {
   readonly external_id: string
   readonly content_hash: string
   readonly lander_id: string | null
   readonly trends_counted: boolean
-  readonly first_seen: string
-  readonly niche: string | null
-  readonly countries: ReadonlyArray<string>
-  readonly languages: ReadonlyArray<string>
-  readonly headline: string | null
-  readonly body: string | null
-  readonly description: string | null
-  readonly hook: string | null
 }
 
 /** Values of a batch the database refused (SQLSTATE class 22 or 23), with its reason in one line. */

@@ -98,6 +98,29 @@ export interface AdCopy {
   readonly hook: string | null
 }
 
+/** What trends count of an ad record: an import's line, or a generated one. */
+export const copyOfAd = (ad: {
+  readonly library: string
+  readonly first_seen: string
+  readonly niche?: string | null | undefined
+  readonly countries?: ReadonlyArray<string> | undefined
+  readonly languages?: ReadonlyArray<string> | undefined
+  readonly headline?: string | null | undefined
+  readonly body?: string | null | undefined
+  readonly description?: string | null | undefined
+  readonly ai_tags?: { readonly hook?: string | null | undefined } | null | undefined
+}): AdCopy => ({
+  library: ad.library,
+  first_seen: ad.first_seen,
+  niche: ad.niche ?? null,
+  countries: ad.countries ?? [],
+  languages: ad.languages ?? [],
+  headline: ad.headline ?? null,
+  body: ad.body ?? null,
+  description: ad.description ?? null,
+  hook: ad.ai_tags?.hook ?? null
+})
+
 /** Where an ad counts: its first-seen day and scope, under every country ('*' and each it targets), and its terms. */
 export interface AdTerms {
   readonly day: string
