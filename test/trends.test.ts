@@ -41,7 +41,7 @@ const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scop
     const day = dayOf(ad.first_seen)
     const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
     if (into === undefined) continue
-    const terms = new Set(termsOf(copyOfAd(ad)).terms.filter(([k]) => k === kind).map(([, term]) => term))
+    const terms = new Set(termsOf(copyOfAd(ad as Parameters<typeof copyOfAd>[0])).terms.filter(([k]) => k === kind).map(([, term]) => term))
     for (const term of terms) into.set(term, (into.get(term) ?? 0) + 1)
   }
   const rows = [...current]

@@ -90,11 +90,9 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
           const topic = words.join(" ")
           const to = addDays(yield* today, -1)
           const from = addDays(to, -(historyDays - 1))
-          const counted = new Map((yield* repo.series(termId("phrase", topic), scopeOf(body), from, to)).map((d) => [d.day, d.count]))
-          const data = Array.from({ length: historyDays }, (_, i) => {
-            const day = addDays(from, i)
-            return { day, count: counted.get(day) ?? 0 }
-          })
+          const days = Array.from({ length: historyDays }, (_, i) => addDays(from, i))
+          const counted = new Map((yield* repo.series(termId("phrase", topic), scopeOf(body), days)).map((d) => [d.day, d.count]))
+          const data = days.map((day) => ({ day, count: counted.get(day) ?? 0 }))
           return { topic, window: { date_from: from, date_to: to }, data }
         }),
 

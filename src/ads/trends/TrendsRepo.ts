@@ -139,8 +139,8 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
               from unnest(${deltas.kind}::smallint[], ${deltas.country}::text[], ${deltas.day}::date[], ${deltas.library}::text[],
                           ${deltas.niche}::text[], ${deltas.language}::text[], ${deltas.termId}::bigint[], ${deltas.ads}::integer[])
                 as d(kind, country, day, library, niche, language, term_id, ads)
-             order by kind, country, day, library, niche, language, term_id
-            on conflict (kind, country, day, library, niche, language, term_id)
+             order by kind, country, day, term_id, library, niche, language
+            on conflict (kind, country, day, term_id, library, niche, language)
             do update set ads = trend_daily.ads + excluded.ads`
           yield* sql`update trend_state set version = version + 1`
         }).pipe(Effect.orDie),
@@ -204,15 +204,20 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
-      /** A term's count on each day of `from`..`to` that has one (days without are left out). */
-      series: (termId: string, scope: TrendScope, from: string, to: string): Effect.Effect<ReadonlyArray<DayCount>> =>
+      /** A phrase's count on each of `days` that has one (days without are left out): one key probe per day. */
+      series: (termId: string, scope: TrendScope, days: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<DayCount>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: DayCount,
           execute: () => sql`
             select day::text as day, sum(ads)::int as count
               from trend_daily
-             where ${sql.and([sql`term_id = ${termId}::bigint`, sql`day between ${from}::date and ${to}::date`, ...scoped(scope)])}
+             where ${sql.and([
+               sql`kind = ${termKinds.phrase}`,
+               sql`day = any(${days}::date[])`,
+               sql`term_id = ${termId}::bigint`,
+               ...scoped(scope)
+             ])}
              group by day
              order by day`
         })(undefined).pipe(Effect.orDie)

@@ -10,7 +10,8 @@ import { Effect } from "effect"
  * `ads.trends_counted` says an ad's copy is in them (ads stored before this migration are not,
  * until the server counts them at start; a partial index finds them). Terms are keyed by a 64-bit hash of their kind and text, so an
  * import writes counts without looking ids up; `trend_terms` keeps the text.
- * The primary key serves a window (kind, country, days), `trend_daily_term` one term's series.
+ * The primary key is the one index (an import writes many keys): it serves a window (kind,
+ * country, a range of days) and one term's series (a probe per day: kind, country, day, term).
  * Its text columns compare bytes (collation "C"): every import writes many of its keys.
  * `ads` has no check: PostgreSQL checks a proposed row before it finds the conflict that turns
  * the insert into an update, and a change is written as a negative delta.
@@ -31,9 +32,8 @@ create table trend_daily (
   language text collate "C" not null,
   term_id bigint not null,
   ads integer not null,
-  primary key (kind, country, day, library, niche, language, term_id)
+  primary key (kind, country, day, term_id, library, niche, language)
 ) with (fillfactor = 80);
-create index trend_daily_term on trend_daily (term_id, country, day);
 -- Answers of the rising-terms routes, computed from trend_daily when first asked: good while the
 -- counts' version (bumped by every write of counts, in its transaction) and the window's last
 -- day are theirs. Bounded (the service deletes stale and the oldest rows).
