@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Schema } from "effect"
 import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
@@ -249,6 +249,23 @@ const missingStatement = (ref: Ref) =>
     where r.ref is not null and (
       select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
 
+const Nullable = Schema.NullOr(Schema.String)
+const StoredAdRow = Schema.Struct({
+  library: Schema.String,
+  external_id: Schema.String,
+  content_hash: Schema.String,
+  lander_id: Nullable,
+  trends_counted: Schema.Boolean,
+  first_seen: Schema.String,
+  niche: Nullable,
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  headline: Nullable,
+  body: Nullable,
+  description: Nullable,
+  hook: Nullable
+})
+
 /** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
 export interface StoredAd extends AdCopy {
   readonly external_id: string
@@ -393,7 +410,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
      * of one ad take turns and each sees what the other wrote.
      */
     const adsBefore = (rows: ReadonlyArray<Row>) =>
-      run<StoredAd>(
+      run(
         `select a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id, a.trends_counted,
                 to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
                 a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
@@ -402,7 +419,11 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
           order by a.id
             for update of a`,
         [JSON.stringify(rows.map((r) => ({ library: r["library"], external_id: r["external_id"] })))]
-      ).pipe(Effect.map((found) => new Map(found.map((ad) => [`${ad.library}/${ad.external_id}`, ad]))))
+      ).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAdRow))),
+        Effect.orDie,
+        Effect.map((found) => new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, ad])))
+      )
 
     /**
      * Landers' ad counts after a batch changed these ads (issue 20): each lander an ad left
