@@ -15,6 +15,7 @@ import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
+import { landersAndTrends } from "./landers.js"
 import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -113,6 +114,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       console.log(`searches p95: keyword ${percentile(figures.get("keyword + 2 filters")!, 95).toFixed(1)} ms, filters ${percentile(figures.get("filters only, newest")!, 95).toFixed(1)} ms   (goal < 50 ms)`)
       console.log(`magic-ai text p95: ${percentile(figures.get("magic-ai text")!, 95).toFixed(1)} ms   (goal < 150 ms)`)
       await measureBrandTabs(request, samples)
+      await landersAndTrends(request, samples)
     } finally {
       await server.stop()
     }

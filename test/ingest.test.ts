@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Stream } from "effect"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { IngestRepo } from "../src/ingest/IngestRepo.js"
 import { boundedLines, Ingest, maxLineLength, maxReportedErrors } from "../src/ingest/Ingest.js"
 import * as World from "./fixtures/world.js"
@@ -243,7 +244,7 @@ describe("ingestion", () => {
     })
   ).pipe(Layer.provide(IngestRepo.Default))
 
-  layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(failingSecondBatch), Layer.provideMerge(TestDatabase)))((it) => {
+  layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide([failingSecondBatch, TrendCounts.Default]), Layer.provideMerge(TestDatabase)))((it) => {
     it.effect("a crash in the middle of an import leaves whole batches only", () =>
       Effect.gen(function*() {
         yield* loadWorld

@@ -9,6 +9,8 @@ import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
 import { WorkspaceContract } from "../ads/workspace/Api.js"
+import { LandersContract } from "../ads/landers/Api.js"
+import { TrendsContract } from "../ads/trends/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
@@ -116,4 +118,6 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(BrandTrackerContract)
   .addHttpApi(DigestPrefsContract)
   .addHttpApi(NotificationsContract)
+  .addHttpApi(LandersContract)
+  .addHttpApi(TrendsContract)
 {}

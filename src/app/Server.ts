@@ -48,6 +48,11 @@ import { ShopPresets } from "../shop/presets/ShopPresets.js"
 import { ShopSearchLive } from "../shop/search/Http.js"
 import { ShopSearch } from "../shop/search/ShopSearch.js"
 import { StoreAdsLive } from "../ads/storeAds/Http.js"
+import { LandersLive } from "../ads/landers/Http.js"
+import { Landers } from "../ads/landers/Landers.js"
+import { TrendsLive } from "../ads/trends/Http.js"
+import { Trends } from "../ads/trends/Trends.js"
+import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
 import { BrandInsightsLive } from "../ads/brandInsights/Http.js"
 import { BrandInsights } from "../ads/brandInsights/BrandInsights.js"
@@ -209,7 +214,10 @@ export const ServicesLive = Layer.mergeAll(
   Inbox.Default,
   DigestPreferences.Default,
   Digests.Default,
-  AccountAlerts.Default
+  AccountAlerts.Default,
+  Landers.Default,
+  Trends.Default,
+  TrendCounts.Default
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
@@ -249,7 +257,9 @@ export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
     McpClientsLive,
     BrandTrackerLive,
     NotificationsLive,
-    DigestPrefsLive
+    DigestPrefsLive,
+    LandersLive,
+    TrendsLive
   ]),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
@@ -274,6 +284,15 @@ export const NotificationJobsLive = Layer.scopedDiscard(
     yield* Effect.forkScoped((yield* Digests).run)
     yield* Effect.forkScoped((yield* AccountAlerts).run)
   })
+)
+
+/** Counts, once, the ads stored before trends existed (issue 20, migration 0051); imports count their own. */
+export const TrendsBackfillLive = Layer.scopedDiscard(
+  Effect.flatMap(TrendCounts, (counts) =>
+    Effect.forkScoped(counts.countUncounted().pipe(
+      Effect.tap((n) => (n > 0 ? Effect.logInfo(`Trends: ${n} ads stored earlier counted`) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("Trends: ads stored earlier not counted; they count at the next start", cause))
+    )))
 )
 
 export interface ServeOptions {
@@ -351,7 +370,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, TrendsBackfillLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

@@ -1,6 +1,7 @@
 import type { EntityName } from "../ingest/Records.js"
 import { adCopy, brandName, leaves as leavesOf, type Niche, niches, slug, videoCaption } from "./Copy.js"
 import { flagshipBrand } from "./FlagshipBrand.js"
+import { landerPage, landerPath, landerTypes, offsite } from "./Landers.js"
 import { Prng } from "./Prng.js"
 import { storeWorld } from "./StoreWorld.js"
 
@@ -165,24 +166,16 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
   const landerOf = (br: ReturnType<typeof brand>, k: number) => {
     const rng = Prng.for(seed, "lander", br.b, k)
     const product = productOf(br.niche, rng)
-    const pageType = rng.weighted([["product", 5], ["listicle", 2], ["advertorial", 2], ["quiz", 1], ["home", 1]] as const)
-    const offsite = pageType === "advertorial" || pageType === "listicle"
-    const domain = offsite ? `${slug(br.niche.key)}-insider-${br.b}.example` : br.domain
-    const path = pageType === "home" ? "" : `${pageType === "product" ? "products" : pageType}/${slug(product)}`
-    return { rng, product, pageType, domain, url: `https://${domain}/${path}` }
+    const pageType = rng.weighted(landerTypes)
+    const domain = offsite(pageType) ? `${slug(br.niche.key)}-insider-${br.b}.example` : br.domain
+    return { rng, product, pageType, domain, url: `https://${domain}/${landerPath(pageType, slug(product), slug(br.niche.key))}` }
   }
 
   function* landers() {
     for (const br of brands) {
       for (let k = 0; k < br.landers; k++) {
         const { domain, pageType, product, rng, url } = landerOf(br, k)
-        const title = {
-          product: `${product} | ${br.name}`,
-          listicle: `7 reasons everyone is switching to the ${product}`,
-          advertorial: `Why ${br.niche.personas[0]} can't stop talking about this ${product}`,
-          quiz: `Which ${product} is right for you? Take the 60-second quiz`,
-          home: `${br.name}: ${br.niche.benefits[0]}`
-        }[pageType]
+        const { title, ...page } = landerPage(seed, br, k, pageType, product)
         const firstSeen = now - rng.int(20, 400) * DAY
         yield {
           external_id: `lander-b${br.b}-${k}`,
@@ -191,6 +184,8 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
           domain,
           title,
           page_type: pageType,
+          ...page,
+          niche: br.niche.key,
           screenshot_url: `https://cdn.adintel.example/landers/${br.b}-${k}.png`,
           platform: br.hasStore ? "shopify" : rng.pick(["wordpress", "webflow", "clickfunnels"]),
           offer_price: pageType === "home" ? null : round2(rng.int(br.niche.price[0], br.niche.price[1]) - 0.01),

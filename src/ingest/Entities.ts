@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto"
 import { Effect, type Schema } from "effect"
 import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
+import { copyOfAd } from "../ads/trends/Phrases.js"
+import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
 import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
@@ -36,7 +38,8 @@ export interface Entity<A> {
   readonly schema: Schema.Schema<A, any>
   /** Two lines with the same key are one record: the later line wins. */
   readonly key: (record: A) => string
-  readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written>
+  /** Ads also move the counts derived from them (`TrendCounts`), in the batch's transaction. */
+  readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, TrendCounts>
   /** Tables a large import grows: their planner statistics are refreshed afterwards. */
   readonly tables: ReadonlyArray<string>
   /** Concurrent write lanes; 1 where records of a file refer to each other. */
@@ -110,6 +113,31 @@ const adRow = (ad: Ad): Record<string, unknown> => ({
   method: ad.method
 })
 
+/**
+ * Ads, and what is derived from them in the same transaction (issue 20): the ad counts of the
+ * landers they link to and the daily trend counts of their copy. Only ads whose record changed
+ * move them; each takes back what it counted before.
+ */
+const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
+  Effect.gen(function*() {
+    const rows = batch.map(withLine(adRow))
+    const before = yield* repo.adsBefore(rows)
+    const { errors, written } = yield* repo.upsert(tables.ads, rows)
+    const changed = written.filter((row) => before.get(`${row["library"]}/${row["external_id"]}`)?.content_hash !== row.content_hash)
+    const stored = changed.flatMap((row) => {
+      const old = before.get(`${row["library"]}/${row["external_id"]}`)
+      return old === undefined ? [] : [old]
+    })
+    yield* repo.moveLanderCounts(stored.flatMap((old) => (old.lander_id === null ? [] : [old.lander_id])), changed)
+    const records = new Map(batch.map(({ line, record }) => [line, record]))
+    const trends = yield* TrendCounts
+    yield* trends.record(changed.map((row) => {
+      const old = before.get(`${row["library"]}/${row["external_id"]}`)
+      return { before: old !== undefined && old.trends_counted ? old : null, after: copyOfAd(records.get(row.line)!) }
+    }))
+    return { errors }
+  })
+
 const regional = (record: { readonly region: string; readonly external_id: string }) => `${record.region}/${record.external_id}`
 
 export const entities = {
@@ -136,13 +164,13 @@ export const entities = {
     tables: ["landers"],
     schema: records.landers.schema,
     key: (l) => l.external_id,
-    write: plain<Lander>(tables.landers)
+    write: plain<Lander>(tables.landers, ({ text, ...l }) => ({ ...l, page_text: text }))
   } satisfies Entity<Lander>,
   ads: {
-    tables: ["ads"],
+    tables: ["ads", "landers", "trend_daily", "trend_terms"],
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
-    write: plain<Ad>(tables.ads, adRow)
+    write: writeAds
   } satisfies Entity<Ad>,
   "shop-categories": {
     tables: ["shop_categories"],

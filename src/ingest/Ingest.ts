@@ -3,6 +3,7 @@ import { describeParseError, fieldName } from "../kernel/Issues.js"
 import { parseJson } from "../kernel/Json.js"
 import { textRule, unstorableTextAt } from "../kernel/Text.js"
 import { IngestRepo, type LineError } from "./IngestRepo.js"
+import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
 import type { EntityName } from "./Records.js"
 
@@ -137,6 +138,7 @@ const checkRecordShape = (value: unknown): Either.Either<unknown, string> => {
 export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
   effect: Effect.gen(function*() {
     const repo = yield* IngestRepo
+    const trendCounts = yield* TrendCounts
 
     const run = <E, R>(
       name: EntityName,
@@ -159,7 +161,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       // its column's range) is written again one record per transaction, so the bad record is a
       // refused line with its number and the others are stored.
       const write = (records: ReadonlyArray<Numbered<unknown>>): Effect.Effect<ReadonlyArray<LineError>> =>
-        repo.transaction(entity.write(repo, records)).pipe(
+        repo.transaction(Effect.provideService(entity.write(repo, records), TrendCounts, trendCounts)).pipe(
           Effect.map(({ errors }) => errors),
           Effect.catchTag("DataRefused", ({ reason }) =>
             records.length === 1
@@ -246,5 +248,5 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         )
     }
   }),
-  dependencies: [IngestRepo.Default]
+  dependencies: [IngestRepo.Default, TrendCounts.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Schema } from "effect"
+import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
@@ -112,10 +113,13 @@ export const tables = {
       col("title", "text"), col("page_type", "text"), col("screenshot_url", "text"), col("platform", "text"),
       col("offer_price", "numeric"), col("currency", "text"), col("linked_ads", "integer", "0"),
       col("first_seen", "timestamptz"), col("last_seen", "timestamptz"),
+      // The lander library's filters (issue 20, migration 0050).
+      col("headline", "text"), col("page_text", "text"), col("niche", "text"),
+      col("countries", "text[]", "'{}'"), col("languages", "text[]", "'{}'"),
       ...provenance
     ],
     refs: [{ column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }],
-    computed: [],
+    computed: [["search_vector", landerSearchVector("r.title", "r.headline", "r.page_text")]],
     inputs: [col("store_external_id", "text")]
   },
   ads: {
@@ -134,6 +138,8 @@ export const tables = {
       col("comments", "bigint"), col("shares", "bigint"), col("views", "bigint"), col("niche", "text"),
       col("hook", "text"), col("angle", "text"), col("persona", "text"), col("variant_group", "text"),
       col("search", "jsonb"),
+      // What an import writes is counted in trends at once (TrendCounts, migration 0051).
+      col("trends_counted", "boolean", "true"),
       ...provenance
     ],
     refs: [
@@ -224,6 +230,13 @@ function adSearchVector(headline: string, advertiser: string, description: strin
        || setweight(to_tsvector('english', coalesce(${body}, '')), 'C')`
 }
 
+/** A lander's full-text document (issue 20): title weighs most, then headline, then the page's text. */
+function landerSearchVector(title: string, headline: string, text: string) {
+  return `setweight(to_tsvector('english', coalesce(${title}, '')), 'A')
+       || setweight(to_tsvector('english', coalesce(${headline}, '')), 'B')
+       || setweight(to_tsvector('english', coalesce(${text}, '')), 'C')`
+}
+
 const recordset = (columns: ReadonlyArray<Column>) => columns.map((c) => `${c.name} ${c.type}`).join(", ")
 
 const upsertStatement = (spec: TableSpec) => {
@@ -253,6 +266,31 @@ const missingStatement = (ref: Ref) =>
   `select r.line from json_to_recordset($1::json) as r(line integer, ref text, scope text)
     where r.ref is not null and (
       select t.id from ${ref.table} t where t.external_id = r.ref${ref.scope ? ` and t.${ref.scope[0]} = r.scope` : ""}) is null`
+
+const Nullable = Schema.NullOr(Schema.String)
+const StoredAdRow = Schema.Struct({
+  library: Schema.String,
+  external_id: Schema.String,
+  content_hash: Schema.String,
+  lander_id: Nullable,
+  trends_counted: Schema.Boolean,
+  first_seen: Schema.String,
+  niche: Nullable,
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  headline: Nullable,
+  body: Nullable,
+  description: Nullable,
+  hook: Nullable
+})
+
+/** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
+export interface StoredAd extends AdCopy {
+  readonly external_id: string
+  readonly content_hash: string
+  readonly lander_id: string | null
+  readonly trends_counted: boolean
+}
 
 /** Values of a batch the database refused (SQLSTATE class 22 or 23), with its reason in one line. */
 export class DataRefused extends Data.TaggedError("DataRefused")<{ readonly reason: string }> {}
@@ -442,6 +480,51 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
           [stores]
         )
       })
+    /**
+     * The stored state of the ads a batch is about to write, by `library/external_id`: what
+     * their landers' ad counts and the trend counts hold of them. Locked, so that two imports
+     * of one ad take turns and each sees what the other wrote.
+     */
+    const adsBefore = (rows: ReadonlyArray<Row>) =>
+      run(
+        `select a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id, a.trends_counted,
+                to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
+                a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
+           from json_to_recordset($1::json) as r(library text, external_id text)
+           join ads a on a.library = r.library and a.external_id = r.external_id
+          order by a.id
+            for update of a`,
+        [JSON.stringify(rows.map((r) => ({ library: r["library"], external_id: r["external_id"] })))]
+      ).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAdRow))),
+        Effect.orDie,
+        Effect.map((found) => new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, ad])))
+      )
+
+    /**
+     * Landers' ad counts after a batch changed these ads (issue 20): each lander an ad left
+     * loses one, each it links to now gains one. Landers are locked in id order first, so two
+     * import lanes moving the same counts wait for each other instead of deadlocking; the lock
+     * is the one an update takes (no key update), which the ads' foreign keys (key share) of
+     * the other lane do not block.
+     */
+    const moveLanderCounts = (left: ReadonlyArray<string>, changed: ReadonlyArray<Row>) => {
+      if (changed.length === 0) return Effect.void
+      const params = [JSON.stringify(changed.map((r) => ({ library: r["library"], external_id: r["external_id"] }))), left]
+      const deltas = `
+        select lander_id, sum(d)::int as d from (
+          select a.lander_id, 1 as d
+            from json_to_recordset($1::json) as r(library text, external_id text)
+            join ads a on a.library = r.library and a.external_id = r.external_id
+           where a.lander_id is not null
+          union all
+          select unnest($2::bigint[]), -1
+        ) moved group by lander_id having sum(d) <> 0`
+      return Effect.zipRight(
+        run(`select l.id from landers l where l.id in (select lander_id from (${deltas}) d) order by l.id for no key update`, params),
+        run(`update landers l set ads_count = l.ads_count + d.d from (${deltas}) d where l.id = d.lander_id`, params)
+      ).pipe(Effect.asVoid)
+    }
 
     /** Fresh planner statistics for tables an import has just grown. */
     const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
@@ -449,6 +532,8 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
     return {
       upsert,
       analyze,
+      adsBefore,
+      moveLanderCounts,
       renamedAdvertisers,
       reindexAdsOf,
       replaceVideoProducts,

@@ -100,7 +100,9 @@ export const Ad = Schema.Struct({
 ).annotations({ identifier: "Ad", description: "An ad of the social, image-board, short-video or search-engine library" })
 export type Ad = typeof Ad.Type
 
-export const PageType = Choice("product", "listicle", "advertorial", "quiz", "home")
+/** The kinds of page lander libraries tell apart (issue 20): `vsl` is a video sales letter. */
+export const pageTypes = ["product", "listicle", "advertorial", "quiz", "vsl", "presell", "collection", "home"] as const
+export const PageType = Choice(...pageTypes)
 
 export const Lander = Schema.Struct({
   external_id: ExternalId,
@@ -108,10 +110,15 @@ export const Lander = Schema.Struct({
   final_url: maybe(Url),
   domain: Domain,
   title: maybe(Text(500)),
+  headline: maybe(Text(500)).annotations({ description: "The page's main heading" }),
+  text: maybe(Text(20_000)).annotations({ description: "The page's visible text (searched with the title and headline)" }),
   page_type: PageType,
+  niche: maybe(Text(100)),
+  countries: listOf(CountryCode, 250).annotations({ description: "Countries the page is served to or written for" }),
+  languages: listOf(LanguageCode, 50).annotations({ description: "Languages of the page; the first is its main one" }),
   screenshot_url: maybe(Url),
   platform: maybe(Text(100)).annotations({ description: "Site technology, e.g. shopify, wordpress" }),
-  offer_price: maybe(Amount),
+  offer_price: maybe(Amount).annotations({ description: "The offer's price where the page shows one, in `currency`" }),
   currency: maybe(Currency),
   linked_ads: Schema.optionalWith(Count, { default: () => 0 }),
   first_seen: maybe(Instant),

@@ -24,6 +24,8 @@ import m0070 from "./0070_oauth.js"
 import m0020 from "./0020_brand_follows.js"
 import m0021 from "./0021_notifications.js"
 import m0022 from "./0022_account_events.js"
+import m0050 from "./0050_landers.js"
+import m0051 from "./0051_trends.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -49,7 +51,9 @@ export const migrations = {
   "0070_oauth": m0070,
   "0020_brand_follows": m0020,
   "0021_notifications": m0021,
-  "0022_account_events": m0022
+  "0022_account_events": m0022,
+  "0050_landers": m0050,
+  "0051_trends": m0051
 }
 
 /**

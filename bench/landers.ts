@@ -1,0 +1,58 @@
+/**
+ * Part of `npm run bench:ads` (issue 20): the lander library and the trend routes, timed one
+ * request at a time through HTTP on the server `bench/ads.ts` started over its loaded world,
+ * interleaved with the metered baseline (GET /api/v1/credits) so that the ratios compare
+ * figures of one run on a shared, noisy machine. Goal: p95 under 100 ms at the `bench` scale.
+ */
+import { percentile, type Timed } from "./Scratch.js"
+
+type Request = (route: string, body?: unknown) => Promise<Timed>
+
+const words = ["serum", "leggings", "quiz", "pillow", "blender", "hair oil", "sunscreen", "protein", "review", "mascara"]
+const types = ["product", "listicle", "advertorial", "quiz", "vsl", "presell", "collection", "home"]
+const niches = ["beauty", "fitness", "home", "pets", "fashion", "gadgets"]
+const countries = ["US", "GB", "CA", "AU", "DE"]
+const libraries = ["social", "pinboard", "clipapp", "search"]
+const windows = [7, 30, 90]
+
+export const landersAndTrends = async (request: Request, samples: number) => {
+  const pick = <A>(values: ReadonlyArray<A>, n: number) => values[n % values.length]!
+  // Topics to ask the history of: what the 90-day ranking lists.
+  const listed = (await request("/api/v1/trends/topics", { window_days: 90, limit: 100, min_count: 1 })).json.data as Array<{ topic: string }>
+  const topics = listed.length > 0 ? listed.map((t) => t.topic) : words
+  const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
+    ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
+    ["landers: newest, page 1", (n) => ["/api/v1/landers/explore", { page: 1 + (n % 3) }]],
+    ["landers: text + type", (n) => ["/api/v1/landers/explore", { q: pick(words, n), type: [pick(types, n)] }]],
+    ["landers: filters, most ads", (n) => ["/api/v1/landers/explore", {
+      niche: [pick(niches, n)], country: [pick(countries, n)], min_ads: 2, min_price: 10, sort: "most_ads"
+    }]],
+    ["landers: longest running", (n) => ["/api/v1/landers/explore", { platform: ["shopify"], sort: "longest_running", page: 1 + (n % 5) }]],
+    ["trends: topics, all ads", (n) => ["/api/v1/trends/topics", { window_days: pick(windows, n) }]],
+    ["trends: topics, scoped", (n) => ["/api/v1/trends/topics", {
+      window_days: pick(windows, n), library: pick(libraries, n), niche: pick(niches, n + 1), country: pick(countries, n)
+    }]],
+    ["trends: hooks", (n) => ["/api/v1/trends/hooks", { window_days: pick(windows, n), country: n % 2 === 0 ? undefined : pick(countries, n) }]],
+    ["trends: history", (n) => ["/api/v1/trends/history", { topic: pick(topics, n) }]],
+    ["trends: products", (n) => ["/api/v1/trends/products", { window_days: pick(windows, n) }]]
+  ]
+  console.log("Landers and trends: warming up…")
+  for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
+  const figures = new Map<string, Array<number>>()
+  for (let n = 0; n < samples; n++) {
+    for (const [name, next] of shapes) {
+      const timed = await request(...next(n + 100))
+      figures.set(name, [...(figures.get(name) ?? []), timed.ms])
+    }
+  }
+  const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
+  console.log("")
+  console.log(`${"shape".padEnd(32)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
+  for (const [name, values] of figures) {
+    const p95 = percentile(values, 95)
+    console.log(`${name.padEnd(32)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
+  }
+  const worst = [...figures].filter(([name]) => !name.includes("baseline")).map(([name, values]) => [name, percentile(values, 95)] as const)
+    .sort((a, b) => b[1] - a[1])[0]!
+  console.log(`landers and trends p95: worst ${worst[0]} ${worst[1].toFixed(1)} ms   (goal < 100 ms)`)
+}

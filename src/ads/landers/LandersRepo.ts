@@ -1,0 +1,178 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Option, Schema } from "effect"
+import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type LanderSort } from "./Api.js"
+
+/** A lander's row id (a bigint as text): what a favorite refers to. */
+export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))
+export type LanderRowId = typeof LanderRowId.Type
+
+const LanderRow = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  final_url: Schema.String,
+  domain: Schema.String,
+  type: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  headline: Schema.NullOr(Schema.String),
+  niche: Schema.NullOr(Schema.String),
+  platform: Schema.NullOr(Schema.String),
+  countries: Schema.Array(Schema.String),
+  languages: Schema.Array(Schema.String),
+  price: Schema.NullOr(Schema.Number),
+  currency: Schema.NullOr(Schema.String),
+  screenshot_url: Schema.NullOr(Schema.String),
+  store_id: Schema.NullOr(Schema.String),
+  first_seen: Schema.NullOr(Schema.String),
+  last_seen: Schema.NullOr(Schema.String),
+  days_running: Schema.NullOr(Schema.Int),
+  ads_count: Schema.Int,
+  ad_ids: Schema.Array(Schema.String)
+})
+type LanderRow = typeof LanderRow.Type
+const FavoriteRow = Schema.Struct({ ...LanderRow.fields, favorited_at: Schema.DateFromSelf })
+const Count = Schema.Struct({ n: Schema.Int })
+
+const toLander = ({ ad_ids, ads_count, ...row }: LanderRow): Lander => ({ ...row, ads: { count: ads_count, ids: ad_ids } })
+
+/** An instant as every view shows it. */
+const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+
+/** The view's columns over `landers l`. */
+const viewColumns = `
+  l.external_id as id, l.url, coalesce(l.final_url, l.url) as final_url, l.domain, l.page_type as type,
+  l.title, l.headline, l.niche, l.platform, l.countries, l.languages,
+  l.offer_price::float8 as price, l.currency, l.screenshot_url,
+  (select s.external_id from stores s where s.id = l.store_id) as store_id,
+  ${isoUtc("l.first_seen")} as first_seen, ${isoUtc("l.last_seen")} as last_seen,
+  floor(extract(epoch from (l.last_seen - l.first_seen)) / 86400)::int as days_running,
+  l.ads_count,
+  array(select a.external_id from ads a where a.lander_id = l.id order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids`
+
+/** What an add did; `present` and `full` (at the cap) wrote nothing. */
+export type Added = "added" | "present" | "full"
+
+/** The SQL of the lander library (issue 20): explore over `landers`, and `lander_favorites`. */
+export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const utcDay = (day: string, plusOne = false) =>
+      plusOne ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
+    const query = (q: string) => sql`websearch_to_tsquery('english', ${q})`
+
+    /** The filters over `landers l`; every value parameterised. */
+    const where = (f: ExploreBody): Fragment => {
+      const clauses: ReadonlyArray<Fragment | undefined> = [
+        f.q === undefined ? undefined : sql`l.search_vector @@ ${query(f.q)}`,
+        f.type === undefined ? undefined : sql`l.page_type = any(${f.type}::text[])`,
+        f.niche === undefined ? undefined : sql`lower(l.niche) = any(${lowered(f.niche)}::text[])`,
+        f.domain === undefined ? undefined : sql`l.domain = any(${f.domain}::text[])`,
+        f.platform === undefined ? undefined : sql`lower(l.platform) = any(${lowered(f.platform)}::text[])`,
+        f.country === undefined ? undefined : sql`l.countries && ${f.country}::text[]`,
+        f.language === undefined ? undefined : sql`l.languages && ${f.language}::text[]`,
+        f.first_seen_from === undefined ? undefined : sql`l.first_seen >= ${utcDay(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? undefined : sql`l.first_seen < ${utcDay(f.first_seen_to, true)}`,
+        f.last_seen_from === undefined ? undefined : sql`l.last_seen >= ${utcDay(f.last_seen_from)}`,
+        f.last_seen_to === undefined ? undefined : sql`l.last_seen < ${utcDay(f.last_seen_to, true)}`,
+        f.min_ads === undefined ? undefined : sql`l.ads_count >= ${f.min_ads}`,
+        f.max_ads === undefined ? undefined : sql`l.ads_count <= ${f.max_ads}`,
+        f.min_price === undefined ? undefined : sql`l.offer_price >= ${f.min_price}`,
+        f.max_price === undefined ? undefined : sql`l.offer_price <= ${f.max_price}`,
+        f.currency === undefined ? undefined : sql`l.currency = ${f.currency}`
+      ]
+      const present = clauses.filter((clause): clause is Fragment => clause !== undefined)
+      return present.length === 0 ? sql`true` : sql.and(present)
+    }
+
+    /** Ties broken by the lander's id (A to Z), so every order is total and pages never overlap. */
+    const orderOf = (sort: LanderSort, q: string | undefined): Fragment => {
+      switch (sort) {
+        case "relevance":
+          return sql`ts_rank_cd(l.search_vector, ${query(q ?? "")}) desc, l.external_id`
+        case "newest":
+          return sql`l.first_seen desc nulls last, l.external_id`
+        case "most_ads":
+          return sql`l.ads_count desc, l.external_id`
+        case "longest_running":
+          return sql`(l.last_seen - l.first_seen) desc nulls last, l.external_id`
+      }
+    }
+
+    const count = (from: Fragment, where: Fragment) =>
+      SqlSchema.single({ Request: Schema.Void, Result: Count, execute: () => sql`select count(*)::int as n from ${from} where ${where}` })(undefined).pipe(
+        Effect.map(({ n }) => n)
+      )
+
+    const isFavorite = (account: string, lander: LanderRowId) =>
+      Effect.map(sql`select 1 from lander_favorites where account_id = ${account}::uuid and lander_id = ${lander}::bigint`, (rows) => rows.length > 0)
+
+    return {
+      /** One P2 page of the landers the filters match, and how many match in all. */
+      explore: (
+        filters: ExploreBody,
+        sort: LanderSort,
+        window: { readonly limit: number; readonly offset: number }
+      ): Effect.Effect<{ readonly landers: ReadonlyArray<Lander>; readonly total: number }> =>
+        Effect.all({
+          landers: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: LanderRow,
+            execute: () => sql`
+              select ${sql.literal(viewColumns)} from landers l
+               where ${where(filters)}
+               order by ${orderOf(sort, filters.q)}
+               limit ${window.limit} offset ${window.offset}`
+          })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
+          total: count(sql`landers l`, where(filters))
+        }, { concurrency: 2 }).pipe(Effect.orDie),
+
+      /** A lander's row by its imported id. */
+      find: (externalId: string): Effect.Effect<Option.Option<LanderRowId>> =>
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: Schema.Struct({ row: LanderRowId }),
+          execute: () => sql`select id::text as row from landers where external_id = ${externalId}`
+        })(undefined).pipe(Effect.map(Option.map((r) => r.row)), Effect.orDie),
+
+      /**
+       * Removes the favorite when present, else adds it within the cap. Toggles of one account
+       * take turns (a transaction-scoped advisory lock), so the count the cap is checked against
+       * holds until the insert, on every replica.
+       */
+      toggle: (account: string, lander: LanderRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`select pg_advisory_xact_lock(hashtext('adintel.lander_favorites'), hashtext(${account}))`
+          if (yield* isFavorite(account, lander)) {
+            yield* sql`delete from lander_favorites where account_id = ${account}::uuid and lander_id = ${lander}::bigint`
+            return "removed" as const
+          }
+          if ((yield* count(sql`lander_favorites f`, sql`f.account_id = ${account}::uuid`)) >= cap) return "full" as const
+          yield* sql`insert into lander_favorites (account_id, lander_id, created_at) values (${account}::uuid, ${lander}::bigint, ${now})`
+          return "added" as const
+        })).pipe(Effect.orDie),
+
+      /** One P2 page of the account's favorite landers, newest first, and how many it has. */
+      favorites: (
+        account: string,
+        window: { readonly limit: number; readonly offset: number }
+      ): Effect.Effect<{ readonly landers: ReadonlyArray<FavoriteLander>; readonly total: number }> =>
+        Effect.all({
+          landers: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: FavoriteRow,
+            execute: () => sql`
+              select ${sql.literal(viewColumns)}, f.created_at as favorited_at
+                from lander_favorites f join landers l on l.id = f.lander_id
+               where f.account_id = ${account}::uuid
+               order by f.created_at desc, f.seq desc
+               limit ${window.limit} offset ${window.offset}`
+          })(undefined).pipe(
+            Effect.map((rows) => rows.map(({ favorited_at, ...row }) => ({ ...toLander(row), favorited_at: favorited_at.toISOString() })))
+          ),
+          total: count(sql`lander_favorites f`, sql`f.account_id = ${account}::uuid`)
+        }).pipe(Effect.orDie)
+    }
+  })
+}) {}

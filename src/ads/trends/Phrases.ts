@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto"
+
+/**
+ * What trends count (issue 20, INTERPRETATIONS L2): the phrases of an ad's copy (one to three
+ * words, stop words of the ad's language out) and its hook (its opening line). Pure functions:
+ * the import counts with them, the topic a request names is read with them, and tests count
+ * the generated ads with them by brute force.
+ */
+
+/** The two kinds of term counted per day; their number is what `trend_daily.kind` stores. */
+export const termKinds = { phrase: 0, hook: 1 } as const
+export type TermKind = keyof typeof termKinds
+
+/** A phrase has at most this many words. */
+export const maxPhraseWords = 3
+/** An ad counts at most this many distinct phrases (the first in its copy): one long body cannot weigh more than a feed of ads. */
+export const maxPhrasesPerAd = 200
+/** A hook is cut to this many characters. */
+export const maxHookLength = 200
+
+/**
+ * Stop words per language (the ad's first language): a phrase neither starts nor ends with
+ * one (`bundle and save` stays, `the serum` is `serum`). A language without a list here keeps
+ * every word; numbers alone are never a phrase.
+ */
+const stopLists: Record<string, string> = {
+  en: "a about above after again against all also am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each even ever every few for from further get gets got had hadn't has hasn't have haven't having he her here hers herself him himself his how i i'm i've if in into is isn't it it's its itself just let's me more most much must my myself no nor not now of off on once one only or other our ours ourselves out over own really same she should shouldn't so some such than that that's the their theirs them themselves then there there's these they they're this those through to too under until up us very was wasn't we we're were weren't what what's when where which while who whom why will with won't would wouldn't you you'll you're you've your yours yourself yourselves",
+  es: "a al algo algunos ante antes como con contra cual cuando de del desde donde durante e el ella ellas ellos en entre era es esa ese eso esta este esto estos fue ha hay la las le les lo los mas me mi mis muy nada ni no nos o os otra otro para pero poco por porque que se sea ser si sin sobre su sus también te tiene todo tu tus un una uno unos y ya yo",
+  fr: "à au aux avec ce ces cette comme dans de des du elle en est et eux il ils je la le les leur lui ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un une vos votre vous y c'est",
+  de: "aber alle als am an auch auf aus bei bin bis bist da damit dann das dass dein deine dem den der des die dir doch du durch ein eine einem einen einer eines er es für hat hatte ich ihr im in ist ja jetzt kann kein keine mit mein meine mich mir nach nicht noch nur oder ohne sein sich sie sind so um und uns unser von vor war was wie wir zu zum zur über",
+  it: "a ad al alla alle anche che chi ci come con da dal dalla dei del della delle di e è gli ha ho i il in io la le lei lo loro lui ma mi mio ne nel nella no noi non o per più quella quello questa questo se si sono su sua suo ti tu tua tuo un una uno vi voi",
+  pt: "a ao aos as até com como da das de dela dele do dos e é ela ele eles em entre era essa esse esta este eu foi há isso já la lhe mais mas me meu minha muito na nas não nem no nos nós o os ou para pela pelo por que se sem ser seu sua são também te tem um uma você",
+  nl: "aan al als bij dan dat de der deze die dit doch door een en er had heb heeft het hij hoe haar ik in is je jij kan maar me met mij na naar niet nog nu of om ons onze ook op over te tot u uit van veel voor wat we wel werd wie wij zal ze zei zich zij zo zou"
+}
+const stopWords = new Map(Object.entries(stopLists).map(([language, words]) => [language, new Set(words.split(" "))]))
+const noStopWords: ReadonlySet<string> = new Set()
+export const stopWordsOf = (language: string): ReadonlySet<string> => stopWords.get(language) ?? noStopWords
+
+/** Where a phrase cannot run on: the end of a sentence (a stop before a space or the end), and punctuation that parts clauses. */
+const clauseBreak = /[.!?]+(?=\s|$)|[;:,()[\]{}"“”|…–—\n\r\t]|\s-\s/u
+/** A word: letters and digits, joined by an inner hyphen, apostrophe, point or slash (sulfate-free, don't, 4.9/5), and a per cent sign. */
+const wordPattern = /[\p{L}\p{N}]+(?:[-'’./][\p{L}\p{N}]+)*%?/gu
+const lettered = /\p{L}/u
+
+/** The words of a text, lowercased, as phrases are made of them. */
+export const wordsOf = (clause: string) => (clause.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []) as ReadonlyArray<string>
+
+/**
+ * The distinct phrases of some texts in `language`, in order of first use, at most `limit`:
+ * every run of one to three words within a clause that starts and ends with no stop word and
+ * holds a letter.
+ */
+export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, language: string, limit = maxPhrasesPerAd): ReadonlyArray<string> => {
+  const stop = stopWordsOf(language)
+  const found = new Set<string>()
+  for (const text of texts) {
+    if (!text) continue
+    for (const clause of text.split(clauseBreak)) {
+      const words = wordsOf(clause)
+      for (let start = 0; start < words.length; start++) {
+        if (stop.has(words[start]!)) continue
+        for (let n = 1; n <= maxPhraseWords && start + n <= words.length; n++) {
+          const last = words[start + n - 1]!
+          if (stop.has(last)) continue
+          const run = words.slice(start, start + n)
+          if (!run.some((w) => lettered.test(w))) continue
+          found.add(run.join(" "))
+          if (found.size >= limit) return [...found]
+        }
+      }
+    }
+  }
+  return [...found]
+}
+
+/** An ad's opening line: its AI hook when it has one, else its body's first sentence; lowercased, spaces collapsed. */
+export const hookOf = (hook: string | null | undefined, body: string | null | undefined): string | undefined => {
+  const source = hook ?? body?.split(/(?<=[.!?])\s+/u)[0]
+  const line = source?.replace(/\s+/gu, " ").trim().toLowerCase().slice(0, maxHookLength)
+  return line ? line : undefined
+}
+
+/** A term's key in the counts: the first 64 bits of SHA-256 over its kind and text, as a signed bigint's text. */
+export const termId = (kind: TermKind, term: string): string =>
+  createHash("sha256").update(`${kind}\u0000${term}`).digest().readBigInt64BE(0).toString()
+
+/** What of an ad its trend counts depend on. */
+export interface AdCopy {
+  readonly library: string
+  /** ISO instant; the ad counts on its UTC day. */
+  readonly first_seen: string
+  readonly niche: string | null
+  readonly countries: ReadonlyArray<string>
+  readonly languages: ReadonlyArray<string>
+  readonly headline: string | null
+  readonly body: string | null
+  readonly description: string | null
+  readonly hook: string | null
+}
+
+/** What trends count of an ad record: an import's line, or a generated one. */
+export const copyOfAd = (ad: {
+  readonly library: string
+  readonly first_seen: string
+  readonly niche?: string | null | undefined
+  readonly countries?: ReadonlyArray<string> | undefined
+  readonly languages?: ReadonlyArray<string> | undefined
+  readonly headline?: string | null | undefined
+  readonly body?: string | null | undefined
+  readonly description?: string | null | undefined
+  readonly ai_tags?: { readonly hook?: string | null | undefined } | null | undefined
+}): AdCopy => ({
+  library: ad.library,
+  first_seen: ad.first_seen,
+  niche: ad.niche ?? null,
+  countries: ad.countries ?? [],
+  languages: ad.languages ?? [],
+  headline: ad.headline ?? null,
+  body: ad.body ?? null,
+  description: ad.description ?? null,
+  hook: ad.ai_tags?.hook ?? null
+})
+
+/** Where an ad counts: its first-seen day and scope, under every country ('*' and each it targets), and its terms. */
+export interface AdTerms {
+  readonly day: string
+  readonly library: string
+  readonly niche: string
+  readonly language: string
+  readonly countries: ReadonlyArray<string>
+  readonly terms: ReadonlyArray<readonly [TermKind, string]>
+}
+
+export const termsOf = (ad: AdCopy): AdTerms => {
+  const language = ad.languages[0] ?? ""
+  const terms: Array<readonly [TermKind, string]> = phrasesOf([ad.headline, ad.body, ad.description], language).map((p) => ["phrase", p] as const)
+  const hook = hookOf(ad.hook, ad.body)
+  if (hook !== undefined) terms.push(["hook", hook])
+  return {
+    day: new Date(ad.first_seen).toISOString().slice(0, 10),
+    library: ad.library,
+    niche: ad.niche ?? "",
+    language,
+    countries: ["*", ...new Set(ad.countries)],
+    terms
+  }
+}

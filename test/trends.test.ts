@@ -1,0 +1,286 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { maxStoredAnswers } from "../src/ads/trends/Trends.js"
+import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
+import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
+import { account, balanceOf, call } from "./support/TestServer.js"
+
+/**
+ * Trends (issue 20, INTERPRETATIONS L2) through HTTP against the small world, whose clock
+ * stands at 1970-01-01: rising phrases and hooks against brute-force counting over the
+ * generated ads, an import moving the counts, one phrase's history, the shop's products by
+ * units growth, metering and errors.
+ */
+
+const DAY = 86_400_000
+const yesterday = "1969-12-31"
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10)
+const dayOf = (instant: string) => new Date(instant).toISOString().slice(0, 10)
+
+interface Scope {
+  readonly library?: string
+  readonly niche?: string
+  readonly country?: string
+  readonly language?: string
+}
+
+/** Brute force: each ad's terms of a kind (once per ad), counted over the window and the one before. */
+const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scope: Scope, windowDays: number, minCount: number, limit: number) => {
+  const to = yesterday
+  const from = addDays(to, -(windowDays - 1))
+  const previousFrom = addDays(from, -windowDays)
+  const current = new Map<string, number>()
+  const previous = new Map<string, number>()
+  for (const ad of ads) {
+    if (scope.library !== undefined && ad.library !== scope.library) continue
+    if (scope.niche !== undefined && ad.niche !== scope.niche) continue
+    if (scope.country !== undefined && !(ad.countries ?? []).includes(scope.country)) continue
+    if (scope.language !== undefined && (ad.languages ?? [])[0] !== scope.language) continue
+    const day = dayOf(ad.first_seen)
+    const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
+    if (into === undefined) continue
+    const terms = new Set(termsOf(copyOfAd(ad as Parameters<typeof copyOfAd>[0])).terms.filter(([k]) => k === kind).map(([, term]) => term))
+    for (const term of terms) into.set(term, (into.get(term) ?? 0) + 1)
+  }
+  const rows = [...current]
+    .map(([term, count]) => ({ term, count, previous_count: previous.get(term) ?? 0 }))
+    .filter((r) => r.count >= minCount && r.count > r.previous_count)
+    .map((r) => ({ ...r, exact: (r.count - r.previous_count) / Math.max(r.previous_count, 1) }))
+    .sort((a, b) => b.exact - a.exact || b.count - a.count || (a.term < b.term ? -1 : 1))
+    .slice(0, limit)
+  return {
+    window: { date_from: from, date_to: to },
+    data: rows.map((r) => ({
+      [kind === "phrase" ? "topic" : "hook"]: r.term,
+      count: r.count,
+      previous_count: r.previous_count,
+      growth: Math.round(r.exact * 10_000) / 10_000
+    }))
+  }
+}
+
+const worldAds = recordsOf("ads")
+
+const post = (key: string, path: string, body: unknown) =>
+  Effect.map(
+    call(path, { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    (a) => ({ ...a, json: JSON.parse(a.body) })
+  )
+
+describe("phrases", () => {
+  it("one to three words within a clause, neither starting nor ending with a stop word of the ad's language", () => {
+    expect(phrasesOf(["Bundle and save 25%. The serum, tested!"], "en")).toEqual([
+      "bundle", "bundle and save", "save", "save 25%", "serum", "tested"
+    ])
+    // No phrase runs across a sentence or a comma; numbers alone are no phrase, inner punctuation stays.
+    expect(phrasesOf(["Rated 4.9/5 by real customers. Sulfate-free, don't wait"], "en")).toEqual([
+      "rated", "rated 4.9/5", "4.9/5 by real", "real", "real customers", "customers", "sulfate-free", "wait"
+    ])
+    // Each language its own stop words; one without a list keeps every word.
+    expect(phrasesOf(["la crème pour le visage, crème de jour"], "fr")).toEqual(["crème", "visage", "crème de jour", "jour"])
+    expect(phrasesOf(["la crème"], "en")).toEqual(["la", "la crème", "crème"])
+    expect(phrasesOf(["die beste Creme"], "de")).toEqual(["beste", "beste creme", "creme"])
+    expect(phrasesOf(["one two three four five"], "xx", 4)).toHaveLength(4)
+  })
+
+  it("a hook is the tagged hook, else the body's first sentence, lowercased", () => {
+    expect(hookOf("Tired of  dull skin?", "x")).toBe("tired of dull skin?")
+    expect(hookOf(null, "Stop scrolling. Meet the serum.")).toBe("stop scrolling.")
+    expect(hookOf(null, null)).toBeUndefined()
+  })
+})
+
+describe("trends", () => {
+  layer(TrendCounts.Default.pipe(Layer.provideMerge(loadedSmallWorldServer())))((it) => {
+    it.effect("topics and hooks exact to L2, against brute-force counting, in each scope and window", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        const cases: Array<[Record<string, unknown>, Scope, number, number, number]> = [
+          [{}, {}, 7, 5, 20],
+          [{ window_days: 30, min_count: 2 }, {}, 30, 2, 20],
+          [{ window_days: 90 }, {}, 90, 5, 20],
+          [{ window_days: 90, limit: 100, min_count: 1 }, {}, 90, 1, 100],
+          [{ window_days: 90, library: "social", min_count: 2 }, { library: "social" }, 90, 2, 20],
+          [{ window_days: 90, niche: "beauty", min_count: 2 }, { niche: "beauty" }, 90, 2, 20],
+          [{ window_days: 90, country: "US", min_count: 2, limit: 5 }, { country: "US" }, 90, 2, 5],
+          [{ window_days: 30, language: "en", library: "clipapp", niche: "home", min_count: 1 }, { language: "en", library: "clipapp", niche: "home" }, 30, 1, 20],
+          [{ window_days: 90, language: "de" }, { language: "de" }, 90, 5, 20]
+        ]
+        let nonEmpty = 0
+        for (const [body, scope, windowDays, minCount, limit] of cases) {
+          for (const kind of ["phrase", "hook"] as const) {
+            const answer = yield* post(api_key, `/api/v1/trends/${kind === "phrase" ? "topics" : "hooks"}`, body)
+            expect(answer.status, answer.body).toBe(200)
+            const expected = { success: true, ...risingOf(worldAds, kind, scope, windowDays, minCount, limit) }
+            expect(answer.body, `${kind} ${JSON.stringify(body)}`).toBe(JSON.stringify(expected))
+            if (expected.data.length > 0) nonEmpty++
+          }
+        }
+        expect(nonEmpty).toBeGreaterThan(8)
+        expect((yield* balanceOf(id)).used).toBe(cases.length * 2)
+      }))
+
+    it.effect("the import keeps the counts current: new ads, an edited ad and ads moved out of the windows", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const topics = (body: Record<string, unknown>) => Effect.map(post(api_key, "/api/v1/trends/topics", body), (a) => a.json)
+        const template = worldAds.find((ad) => ad.library === "social")!
+        const fresh = Array.from({ length: 6 }, (_, i) => ({
+          ...template,
+          external_id: `trend-new-${i}`,
+          first_seen: `${addDays(yesterday, -i)}T10:00:00Z`,
+          last_seen: `${yesterday}T12:00:00Z`,
+          days_running: null,
+          start_date: null,
+          end_date: null,
+          variant_group: null,
+          headline: "The zanzibarite lamp everyone wants",
+          ai_tags: { ...template.ai_tags, hook: "Meet the zanzibarite lamp." }
+        }))
+        yield* ingestAll("ads", fresh)
+        const world = [...worldAds, ...fresh]
+        for (const body of [{ min_count: 6, limit: 100 }, { window_days: 30, library: "social", min_count: 3 }]) {
+          expect(yield* topics(body)).toEqual({ success: true, ...risingOf(world, "phrase", { library: (body as any).library }, (body as any).window_days ?? 7, body.min_count, (body as any).limit ?? 20) })
+        }
+        expect((yield* topics({ min_count: 6, limit: 100 })).data).toContainEqual({ topic: "zanzibarite lamp", count: 6, previous_count: 0, growth: 6 })
+        const hooks = yield* Effect.map(post(api_key, "/api/v1/trends/hooks", { min_count: 6 }), (a) => a.json)
+        expect(hooks.data).toContainEqual({ hook: "meet the zanzibarite lamp.", count: 6, previous_count: 0, growth: 6 })
+
+        // An ad of the world edited: its old phrases lose it, the new ones gain it.
+        const edited = worldAds.find((ad) => ad.body !== null && dayOf(ad.first_seen) >= addDays(yesterday, -29))!
+        const rewritten = { ...edited, body: `Zanzibarite lamp. ${edited.body}`, headline: "A quiet zanzibarite lamp" }
+        yield* ingestAll("ads", [rewritten])
+        const afterEdit = world.map((ad) => (ad === edited ? rewritten : ad))
+        expect(yield* topics({ window_days: 30, min_count: 2, limit: 100 })).toEqual({ success: true, ...risingOf(afterEdit, "phrase", {}, 30, 2, 100) })
+        // Sent again unchanged: nothing moves.
+        yield* ingestAll("ads", [rewritten])
+        expect(yield* topics({ window_days: 30, min_count: 2, limit: 100 })).toEqual({ success: true, ...risingOf(afterEdit, "phrase", {}, 30, 2, 100) })
+
+        // Back as they were: the edited ad restored and the new ones moved out of every window.
+        yield* ingestAll("ads", [edited, ...fresh.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" }))])
+        for (const days of [7, 30, 90]) {
+          expect(yield* topics({ window_days: days, min_count: 1, limit: 100 })).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
+        }
+      }))
+
+    it.effect(`answers are kept until the counts or the day change (at most ${maxStoredAnswers}); any limit is a prefix`, () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const body = { window_days: 90, niche: "home", min_count: 2 }
+        const first = yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })
+        expect(first.json).toEqual({ success: true, ...risingOf(worldAds, "phrase", { niche: "home" }, 90, 2, 100) })
+        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 3 })).json.data).toEqual(first.json.data.slice(0, 3))
+        // Served from what was kept: an answer altered in the table comes back altered.
+        yield* sql`update trend_answers set data = '[{"term":"kept","count":9,"previous_count":1}]' where niche = 'home' and min_count = 2`
+        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
+        // An import that moves counts makes it stale; one that moves none does not.
+        const ad = worldAds.find((a) => a.niche === "pets")!
+        yield* ingestAll("ads", [ad])
+        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
+        yield* ingestAll("ads", [{ ...ad, headline: "Quite another headline" }])
+        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })).json).toEqual(first.json)
+        yield* ingestAll("ads", [ad])
+        // Bounded: past the cap the oldest go.
+        yield* sql`insert into trend_answers (kind, window_days, library, niche, country, language, min_count, date_to, version, computed_at, data)
+          select 0, 7, '*', 'filler', '*', '*', n, '1969-12-31', (select version from trend_state), to_timestamp(0), '[]'
+            from generate_series(1, ${maxStoredAnswers}) n`
+        yield* post(api_key, "/api/v1/trends/topics", { ...body, min_count: 3 })
+        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from trend_answers`
+        expect(n).toBe(maxStoredAnswers)
+        expect((yield* sql`select 1 from trend_answers where niche = 'home' and min_count = 3`).length).toBe(1)
+        expect((yield* sql`select 1 from trend_answers where niche = 'filler' and min_count = 1`).length).toBe(0)
+        yield* sql`delete from trend_answers where niche = 'filler'`
+      }))
+
+    it.effect("ads stored before trends existed are counted at start, batch by batch, as the import would have", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const topics = (days: number) => Effect.map(post(api_key, "/api/v1/trends/topics", { window_days: days, min_count: 1, limit: 100 }), (a) => a.json)
+        // What a database migrated from before 0051 holds: ads, and no counts.
+        yield* sql`update ads set trends_counted = false`
+        yield* sql`delete from trend_daily`
+        yield* sql`delete from trend_answers`
+        expect((yield* topics(90)).data).toEqual([])
+        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
+        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(n)
+        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(0)
+        for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
+        const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })
+        expect(hooks.json).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, 90, 1, 100) })
+      }))
+
+    it.effect("history: one phrase's count of new ads on every day of the 365 up to yesterday", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const top = risingOf(worldAds, "phrase", {}, 90, 5, 1).data[0]!.topic as string
+        const answer = yield* post(api_key, "/api/v1/trends/history", { topic: `  ${top.toUpperCase()}!` })
+        expect(answer.status, answer.body).toBe(200)
+        expect(Object.keys(answer.json)).toEqual(["success", "topic", "window", "data"])
+        const from = addDays(yesterday, -364)
+        const expected = Array.from({ length: 365 }, (_, i) => {
+          const day = addDays(from, i)
+          const count = worldAds.filter((ad) => dayOf(ad.first_seen) === day && phrasesOf([ad.headline, ad.body, ad.description], ad.languages[0] ?? "").includes(top)).length
+          return { day, count }
+        })
+        expect(answer.json).toEqual({ success: true, topic: top, window: { date_from: from, date_to: yesterday }, data: expected })
+        expect(expected.reduce((n, d) => n + d.count, 0)).toBeGreaterThan(5)
+        // In one country only.
+        const us = yield* post(api_key, "/api/v1/trends/history", { topic: top, country: "US" })
+        expect(us.json.data.map((d: { count: number }) => d.count)).toEqual(expected.map(({ day }) =>
+          worldAds.filter((ad) => dayOf(ad.first_seen) === day && ad.countries.includes("US") && phrasesOf([ad.headline, ad.body, ad.description], "en").includes(top)).length))
+        // A phrase no ad uses: zeros.
+        const none = yield* post(api_key, "/api/v1/trends/history", { topic: "zebra crossing" })
+        expect(none.json.data.every((d: { count: number }) => d.count === 0)).toBe(true)
+      }))
+
+    it.effect("products: the short-video shop's products by units growth, the shop's own ranking", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        for (const [body, query] of [
+          [{}, "metric=units&days=7&page_size=20"],
+          [{ limit: 5, country: "GB", category_id: "cat-GB-beauty" }, "metric=units&days=7&page_size=5&country=GB&category_id=cat-GB-beauty"],
+          // The small world holds 14 days of metrics: no product has units in the 30 days before the last 30.
+          [{ window_days: 30 }, "metric=units&days=30&page_size=20"]
+        ] as const) {
+          const answer = yield* post(api_key, "/api/v1/trends/products", body)
+          expect(answer.status, answer.body).toBe(200)
+          expect(Object.keys(answer.json)).toEqual(["success", "window", "data"])
+          const shop = JSON.parse((yield* call(`/api/v1/clipapp-shop/trending?${query}`, { headers: { "X-API-Key": api_key } })).body)
+          expect(shop.data.length > 0).toBe(!("window_days" in body))
+          expect(answer.json.data).toEqual(shop.data)
+          const days = (body as { window_days?: number }).window_days ?? 7
+          expect(answer.json.window).toEqual({ date_from: addDays(yesterday, -(days - 1)), date_to: yesterday })
+        }
+      }))
+
+    it.effect("bad input is a 400 naming the field and keeps its credit; metered like every route", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        const cases: Array<[string, unknown, string]> = [
+          ["topics", { window_days: 14 }, "window_days: must be 7, 30 or 90"],
+          ["topics", { limit: 0 }, "limit: must be an integer from 1 to 100"],
+          ["hooks", { library: "tv" }, "library: must be one of social, pinboard, clipapp, search"],
+          ["topics", { country: "usa" }, "country: must be an ISO 3166-1 alpha-2 country code such as US"],
+          ["topics", { min_count: 0 }, "min_count: must be an integer from 1 to 100000"],
+          ["topics", { since: "monday" }, "since: unknown parameter"],
+          ["history", {}, "topic is missing"],
+          ["history", { topic: "one two three four" }, "topic: must be one to three words"],
+          ["history", { topic: "!!" }, "topic: must be one to three words"],
+          ["products", { window_days: 1 }, "window_days: must be 7, 30 or 90"]
+        ]
+        for (const [route, body, error] of cases) {
+          const answer = yield* post(api_key, `/api/v1/trends/${route}`, body)
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: JSON.stringify({ success: false, error }) })
+        }
+        expect((yield* balanceOf(id)).used).toBe(cases.length)
+        const free = yield* account({ plan: "free" })
+        expect((yield* post(free.api_key, "/api/v1/trends/topics", {})).status).toBe(403)
+        expect((yield* balanceOf(free.id)).used).toBe(0)
+        expect((yield* call("/api/v1/trends/topics", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401)
+      }))
+  })
+})
