@@ -96,6 +96,48 @@ describe("MCP with an API key (official SDK client)", () => {
         expect((yield* balanceOf(owner.id)).used).toBe(6)
       }), 60_000)
 
+    it.scoped("the workspace, brands, landers, trends and stores families answer as tools, one credit each", () =>
+      Effect.gen(function*() {
+        const owner = yield* account({ plan: "pro" })
+        const client = yield* connect({ "X-API-Key": owner.api_key })
+        const callTool = (name: string, args: Record<string, unknown>) =>
+          Effect.promise(() => client.callTool({ name, arguments: args })).pipe(
+            Effect.map((result) => ({ isError: result.isError, answer: result.structuredContent as Record<string, any> }))
+          )
+
+        // A brand tab is its own tool, answering what its REST route answers.
+        const tab = yield* callTool("brand_overview_cards", { id: "social-flagship" })
+        expect(tab.isError).toBe(false)
+        const rest = yield* call("/api/v1/brands/overview-cards?id=social-flagship", keyHeader(owner.api_key))
+        expect(tab.answer).toEqual(JSON.parse(rest.body))
+        expect(tab.answer.data.total).toBeGreaterThan(0)
+
+        expect((yield* callTool("follow_brand", { id: "social-flagship" })).answer).toMatchObject({ success: true, brand: { id: "social-flagship" } })
+        const tracked = yield* callTool("list_tracked_brands", {})
+        expect(tracked.answer.data.map((b: { id: string }) => b.id)).toEqual(["social-flagship"])
+
+        const folder = yield* callTool("create_folder", { name: "From a model" })
+        expect(folder.answer).toMatchObject({ success: true, folder: { name: "From a model", boards: [] } })
+
+        const landers = yield* callTool("explore_landers", { page_size: 2 })
+        expect(landers.answer).toMatchObject({ success: true, page: 1, page_size: 2 })
+        expect(landers.answer.data).toHaveLength(2)
+
+        const stores = yield* callTool("explore_stores", { page_size: 2 })
+        expect(stores.answer).toMatchObject({ success: true, page: 1, page_size: 2 })
+
+        const topics = yield* callTool("trending_topics", { window_days: 30, limit: 5 })
+        expect(topics.isError).toBe(false)
+        expect(Object.keys(topics.answer)).toEqual(["success", "window", "data"])
+
+        // A refusal of the route is an error result with its text, and keeps its credit (G4).
+        const unknown = yield* callTool("brand_hooks", { id: "social-no-such-brand" })
+        expect(unknown.isError).toBe(true)
+
+        // Eight tool calls and one REST call.
+        expect((yield* balanceOf(owner.id)).used).toBe(9)
+      }), 60_000)
+
     it.effect("answers 401 with the resource metadata without a valid credential", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer

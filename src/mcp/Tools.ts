@@ -6,6 +6,18 @@ import { ShopDetailApi, ShopProductDetailApi } from "../shop/detail/Api.js"
 import { ShopExploreApi } from "../shop/explore/Api.js"
 import { ShopSearchApi } from "../shop/search/Api.js"
 import { AdTranscriptsApi, VideoTranscriptsApi } from "../transcripts/Api.js"
+import { BrandInsightsApi, endpointOf } from "../ads/brandInsights/Api.js"
+import { brandTabs, type TabName, tabNames } from "../ads/brandInsights/Tabs.js"
+import { BrandTrackerApi } from "../ads/brands/Api.js"
+import { LandersApi } from "../ads/landers/Api.js"
+import { SavedAdsApi } from "../ads/savedAds/Api.js"
+import { TrendsApi } from "../ads/trends/Api.js"
+import { WorkspaceApi } from "../ads/workspace/Api.js"
+import { DigestPrefsApi } from "../notifications/digest/Api.js"
+import { NotificationsApi } from "../notifications/inbox/Api.js"
+import { StoreExplorerApi } from "../stores/explorer/Api.js"
+import { StoreTrackerApi } from "../stores/tracker/Api.js"
+import { StoreVisualSearchApi } from "../stores/visual/Api.js"
 import { tool, type ToolDeclaration } from "./Tool.js"
 
 /**
@@ -53,6 +65,21 @@ const listOf = (title: string, what: string, like: string) => ({
   title,
   description: `${what}, with period metrics; filtered, sorted and paged like ${like}. ${shopPages}`
 })
+
+const brandId = "id is the brand's social page id (the advertiser.id of its ads in search_social_ads)"
+const p2 = "Pages: page (from 1) and page_size (1-100)."
+
+/** One tool per brand insight tab, from the tabs' own declaration (ads/brandInsights/Tabs.ts). */
+const brandTabTools = Object.fromEntries(
+  tabNames.map((tab: TabName) => [
+    `brand_${tab.replace(/-/g, "_")}`,
+    tool(BrandInsightsApi, endpointOf(tab), {
+      title: `Brand insight: ${tab}`,
+      description:
+        `${brandTabs[tab].description}. For one brand (${brandId}), tracked or not, over date_from..date_to (UTC days, default the last 90 days); library and country narrow the ads read. Use list_brand_tabs to see every tab.`
+    })
+  ])
+)
 
 export const tools = {
   search_social_ads: tool(AdLibraryApi, "social", {
@@ -183,6 +210,143 @@ export const tools = {
   get_ad_transcript: tool(AdTranscriptsApi, "transcript", {
     title: "An ad's transcript",
     description: "The stored transcript and script analysis of a video ad (ad_id); null and empty lists when none exists. Never generates one."
+  }),
+  list_tracked_brands: tool(BrandTrackerApi, "list", {
+    title: "Tracked brands",
+    description: `The brands the account tracks, newest follow first, with their active ads, new ads in the last 7 and 30 days, last seen and domains. ${p2}`
+  }),
+  follow_brand: tool(BrandTrackerApi, "follow", {
+    title: "Track a brand",
+    description: `Starts tracking a brand (${brandId}); tracking again changes nothing. Tracked brands feed the new-ads digest. The plan limits how many brands an account tracks.`
+  }),
+  unfollow_brand: tool(BrandTrackerApi, "unfollow", {
+    title: "Stop tracking a brand",
+    description: `Stops tracking a brand (${brandId}); an untracked one is fine.`
+  }),
+  brand_ads: tool(BrandTrackerApi, "ads", {
+    title: "A brand's ads",
+    description: `The ads of one brand (${brandId}), with the ad searches' filters and sorts. ${paging}`
+  }),
+  list_brand_tabs: tool(BrandInsightsApi, "listTabs", {
+    title: "Brand insight tabs",
+    description: "Lists the brand insight tabs (name, path, what each shows). Each has its own tool named brand_<tab> (dashes as underscores)."
+  }),
+  ...brandTabTools,
+  workspace_folders: tool(WorkspaceApi, "foldersWithBoards", {
+    title: "Folders and boards",
+    description: "The account's workspace: its folders, each with its boards and how many brands and saved ads each holds. Board ids from here go to the other workspace tools."
+  }),
+  create_folder: tool(WorkspaceApi, "createFolder", {
+    title: "Create a folder",
+    description: "Creates a workspace folder (name, 1-100 characters, unique per account whatever the case)."
+  }),
+  create_board: tool(WorkspaceApi, "createBoard", {
+    title: "Create a board",
+    description: "Creates a board in a folder (folder_id, name). A board holds brands and saved ads."
+  }),
+  add_brand_to_board: tool(WorkspaceApi, "addToBoard", {
+    title: "Add a brand to a board",
+    description: `Adds a brand to a board (board_id, brand_id: ${brandId}); adding it again changes nothing.`
+  }),
+  remove_from_board: tool(WorkspaceApi, "removeFromBoard", {
+    title: "Remove from a board",
+    description: "Removes a brand or a saved ad from a board; removing what is not there changes nothing."
+  }),
+  list_board_ads: tool(WorkspaceApi, "boardAds", {
+    title: "A board's saved ads",
+    description: `The saved ads of a board (board_id), newest saved first, or by first seen or days running. ${p2}`
+  }),
+  share_board: tool(WorkspaceApi, "createShareLink", {
+    title: "Share a board",
+    description: "Makes a read-only link to a board that works without a key (expires_in_days, default 30, at most 365). The token is shown only in this answer."
+  }),
+  list_saved_ads: tool(SavedAdsApi, "list", {
+    title: "Saved ads",
+    description: `The account's saved ads (as saved, even if the library dropped them), with when they were saved, their boards, note and tags; filter board_id or tag. ${p2}`
+  }),
+  save_ad: tool(SavedAdsApi, "save", {
+    title: "Save an ad",
+    description: "Saves an ad (ad_id from any ad search) on a board (board_id), or on the default \"Saved ads\" board; saving again changes nothing."
+  }),
+  unsave_ad: tool(SavedAdsApi, "unsave", {
+    title: "Unsave an ad",
+    description: "Removes a saved ad from a board (board_id), or from every board when none is given."
+  }),
+  annotate_saved_ad: tool(SavedAdsApi, "annotate", {
+    title: "Note and tags on a saved ad",
+    description: "Sets the note (up to 2,000 characters) and tags (up to 20) of a saved ad."
+  }),
+  list_notifications: tool(NotificationsApi, "list", {
+    title: "Notifications",
+    description: `The account's inbox, newest first: new ads of tracked brands, credit alerts, key changes; unread=true for unread only. ${p2}`
+  }),
+  unread_notifications: tool(NotificationsApi, "unreadCount", {
+    title: "Unread notifications",
+    description: "How many notifications are unread."
+  }),
+  mark_notifications_read: tool(NotificationsApi, "markRead", {
+    title: "Mark notifications read",
+    description: "Marks the given notification ids read; answers how many changed."
+  }),
+  mark_all_notifications_read: tool(NotificationsApi, "markAllRead", {
+    title: "Mark all notifications read",
+    description: "Marks every notification of the account read; answers how many changed."
+  }),
+  get_digest_preferences: tool(DigestPrefsApi, "get", {
+    title: "Brand digest preferences",
+    description: "How often (off, daily, weekly), at which UTC hour and whether by e-mail the account gets the new-ads digest of its tracked brands."
+  }),
+  explore_landers: tool(LandersApi, "explore", {
+    title: "Explore landing pages",
+    description: `Searches the landing-page library: full text (q) over title, headline and page text; filters type (product, listicle, advertorial, quiz, vsl, presell, collection, home), niche, domain, platform, countries, languages, seen dates, how many ads link to it, offer price; sorts relevance, newest, most_ads, longest_running. Each lander has its final URL and the ads linking to it. ${p2}`
+  }),
+  list_lander_favorites: tool(LandersApi, "favorites", {
+    title: "Favorite landing pages",
+    description: `The account's favorite landers. ${p2}`
+  }),
+  toggle_lander_favorite: tool(LandersApi, "toggle", {
+    title: "Favorite or unfavorite a landing page",
+    description: "Toggles a lander (id from explore_landers) in the account's favorites; answers whether it is a favorite now."
+  }),
+  trending_topics: tool(TrendsApi, "topics", {
+    title: "Rising ad topics",
+    description: "Phrases (one to three words) whose use in new ads rose most in the last window_days (7, 30 or 90) against the window before, with counts and growth; filters library, niche, country, language; limit 1-100."
+  }),
+  trending_hooks: tool(TrendsApi, "hooks", {
+    title: "Rising ad hooks",
+    description: "Opening lines of ads whose use rose most in the last window_days against the window before; the same filters as trending_topics."
+  }),
+  topic_history: tool(TrendsApi, "history", {
+    title: "A phrase's daily use",
+    description: "How many new ads used a phrase (topic) on each of the last 365 days."
+  }),
+  trending_products_by_units: tool(TrendsApi, "products", {
+    title: "Short-video shop products rising by units",
+    description: "The short-video shop's products whose units sold grew most over recent days."
+  }),
+  store_tracker_status: tool(StoreTrackerApi, "status", {
+    title: "Tracked stores: count and limit",
+    description: "How many hosted online stores the account tracks, its plan's limit and how many it may still track."
+  }),
+  track_store: tool(StoreTrackerApi, "track", {
+    title: "Track an online store",
+    description: "Starts tracking a hosted online store by store_id or domain (exactly one); an unknown domain is not found."
+  }),
+  untrack_store: tool(StoreTrackerApi, "untrack", {
+    title: "Stop tracking an online store",
+    description: "Stops tracking a store (store_id or domain)."
+  }),
+  list_tracked_stores: tool(StoreTrackerApi, "stores", {
+    title: "Tracked online stores",
+    description: `The stores the account tracks, with their estimated daily sales and the products they added since tracking began. ${p2}`
+  }),
+  explore_stores: tool(StoreExplorerApi, "explore", {
+    title: "Explore online stores",
+    description: `Without id: searches hosted online stores (text, platform, theme, app, country, currency, product count, revenue and visit ranges, ads running, launch date; sorts revenue, visits, growth_30d, ads_running, newest). With id: one store's drill-down (products sorted by estimated sales, 365 daily figures, apps, theme, the ads and landers pointing at it). ${p2}`
+  }),
+  visual_search_stores: tool(StoreVisualSearchApi, "search", {
+    title: "Find stores by a product photo",
+    description: "Finds online stores whose product images look like the image at image_url (fetched once from a public address), each with its best-matching products and a similarity from 0 to 1; the explore_stores filters narrow it."
   }),
   get_credits: tool(CreditsApi, "balance", {
     title: "API credits left",
