@@ -231,7 +231,7 @@ describe("trends", () => {
         // In one country only.
         const us = yield* post(api_key, "/api/v1/trends/history", { topic: top, country: "US" })
         expect(us.json.data.map((d: { count: number }) => d.count)).toEqual(expected.map(({ day }) =>
-          worldAds.filter((ad) => dayOf(ad.first_seen) === day && ad.countries.includes("US") && phrasesOf([ad.headline, ad.body, ad.description], "en").includes(top)).length))
+          worldAds.filter((ad) => dayOf(ad.first_seen) === day && ad.countries.includes("US") && phrasesOf([ad.headline, ad.body, ad.description], ad.languages[0] ?? "").includes(top)).length))
         // A phrase no ad uses: zeros.
         const none = yield* post(api_key, "/api/v1/trends/history", { topic: "zebra crossing" })
         expect(none.json.data.every((d: { count: number }) => d.count === 0)).toBe(true)
