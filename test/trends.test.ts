@@ -1,7 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { Ingest } from "../src/ingest/Ingest.js"
 import { maxStoredAnswers } from "../src/ads/trends/Trends.js"
 import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
@@ -195,6 +196,23 @@ describe("trends", () => {
         yield* sql`delete from trend_answers where niche = 'filler'`
       }))
 
+    it.effect("an import is counted by the server's counting fiber, without anyone waiting for it", () =>
+      Effect.gen(function*() {
+        const ingest = yield* Ingest
+        const counts = yield* TrendCounts
+        const template = worldAds.find((ad) => ad.library === "social")!
+        const fresh = Array.from({ length: 3 }, (_, i) => ({ ...template, external_id: `trend-fiber-${i}`, variant_group: null }))
+        // The fiber's running total from now on: it reaches 3 more once it has counted the import.
+        const start = yield* Effect.map(Stream.runHead(counts.countedByFiber), Option.getOrElse(() => 0))
+        const reached = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(counts.countedByFiber, (n) => n >= start + 3)))
+        expect((yield* ingest.records("ads", Stream.fromIterable(fresh))).accepted).toBe(3)
+        // (A fiber that never counts it fails the test by its time limit.)
+        yield* Fiber.join(reached)
+        const sql = yield* SqlClient.SqlClient
+        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from ads where external_id like 'trend-fiber-%' and not trends_counted`
+        expect(left).toBe(0)
+      }))
+
     it.effect("ads stored before trends existed are counted at start, batch by batch, as the import would have", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -206,8 +224,13 @@ describe("trends", () => {
         yield* sql`delete from trend_answers`
         expect((yield* topics(90)).data).toEqual([])
         const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
-        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(n)
-        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))).toBe(0)
+        // In batches of 37, then whatever another counter held: every ad is counted once.
+        const counted = yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37))
+        expect(counted).toBeGreaterThan(0)
+        expect(counted).toBeLessThanOrEqual(n)
+        yield* Effect.flatMap(Ingest, (ingest) => ingest.settled)
+        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from ads where not trends_counted`
+        expect(left).toBe(0)
         for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
         const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })
         expect(hooks.json).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, 90, 1, 100) })

@@ -286,14 +286,8 @@ export const NotificationJobsLive = Layer.scopedDiscard(
   })
 )
 
-/** Counts, once, the ads stored before trends existed (issue 20, migration 0051); imports count their own. */
-export const TrendsBackfillLive = Layer.scopedDiscard(
-  Effect.flatMap(TrendCounts, (counts) =>
-    Effect.forkScoped(counts.countUncounted().pipe(
-      Effect.tap((n) => (n > 0 ? Effect.logInfo(`Trends: ${n} ads stored earlier counted`) : Effect.void)),
-      Effect.catchAllCause((cause) => Effect.logWarning("Trends: ads stored earlier not counted; they count at the next start", cause))
-    )))
-)
+/** Counts the ads imports stored into the trends' daily counts (issue 20): at start, then after each import. */
+export const TrendCountingLive = Layer.scopedDiscard(Effect.flatMap(TrendCounts, (counts) => Effect.forkScoped(counts.run)))
 
 export interface ServeOptions {
   /** Extra middleware around the whole app, outermost last (tests stack logger and CORS here). */
@@ -370,7 +364,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, TrendsBackfillLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, TrendCountingLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

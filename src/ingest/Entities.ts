@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto"
 import { Effect, type Schema } from "effect"
 import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
-import { copyOfAd } from "../ads/trends/Phrases.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
@@ -40,6 +39,8 @@ export interface Entity<A> {
   readonly key: (record: A) => string
   /** Ads also move the counts derived from them (`TrendCounts`), in the batch's transaction. */
   readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, TrendCounts>
+  /** What runs once an import of this entity stored records (the ads': their trend counting). */
+  readonly afterImport?: Effect.Effect<void, never, TrendCounts>
   /** Tables a large import grows: their planner statistics are refreshed afterwards. */
   readonly tables: ReadonlyArray<string>
   /** Concurrent write lanes; 1 where records of a file refer to each other. */
@@ -129,12 +130,10 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
       return old === undefined ? [] : [old]
     })
     yield* repo.moveLanderCounts(stored.flatMap((old) => (old.lander_id === null ? [] : [old.lander_id])), changed)
-    const records = new Map(batch.map(({ line, record }) => [line, record]))
+    // A changed ad is stored as not counted (TrendCounts.run counts it after the import); what
+    // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
     const trends = yield* TrendCounts
-    yield* trends.record(changed.map((row) => {
-      const old = before.get(`${row["library"]}/${row["external_id"]}`)
-      return { before: old !== undefined && old.trends_counted ? old : null, after: copyOfAd(records.get(row.line)!) }
-    }))
+    yield* trends.record(stored.filter((old) => old.trends_counted).map((old) => ({ before: old, after: null })))
     return { errors }
   })
 
@@ -167,10 +166,11 @@ export const entities = {
     write: plain<Lander>(tables.landers, ({ text, ...l }) => ({ ...l, page_text: text }))
   } satisfies Entity<Lander>,
   ads: {
-    tables: ["ads", "landers", "trend_daily", "trend_terms"],
+    tables: ["ads", "landers"],
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
-    write: writeAds
+    write: writeAds,
+    afterImport: Effect.flatMap(TrendCounts, (counts) => counts.kick)
   } satisfies Entity<Ad>,
   "shop-categories": {
     tables: ["shop_categories"],

@@ -220,12 +220,23 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
             return onProgress({ ...progress })
           }),
           Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
+          Effect.tap(() =>
+            progress.accepted > 0 && entity.afterImport !== undefined
+              ? Effect.provideService(entity.afterImport, TrendCounts, trendCounts)
+              : Effect.void
+          ),
           Effect.map((): IngestReport => ({ accepted: progress.accepted, rejected: progress.rejected, errors: trim() }))
         )
       })
     }
 
     return {
+      /**
+       * Waits until what imports derive after they return (the ads' trend counts) holds every
+       * record stored so far, on any replica: tests and the admin CLI wait on this, not on time.
+       */
+      settled: trendCounts.flush,
+
       /** NDJSON bytes, one record per line; blank lines are skipped (but counted for numbering). */
       lines: <E, R>(name: EntityName, bytes: Stream.Stream<Uint8Array, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
         run(

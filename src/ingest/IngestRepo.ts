@@ -138,8 +138,8 @@ export const tables = {
       col("comments", "bigint"), col("shares", "bigint"), col("views", "bigint"), col("niche", "text"),
       col("hook", "text"), col("angle", "text"), col("persona", "text"), col("variant_group", "text"),
       col("search", "jsonb"),
-      // What an import writes is counted in trends at once (TrendCounts, migration 0051).
-      col("trends_counted", "boolean", "true"),
+      // What an import writes is counted in trends after it (TrendCounts.run, migration 0051).
+      col("trends_counted", "boolean", "false"),
       ...provenance
     ],
     refs: [

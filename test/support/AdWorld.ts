@@ -14,7 +14,7 @@ export const smallWorld = world({ seed: 7, today: "1970-01-01", scale: scales.sm
 
 /** Ingests records of one entity; every one must be accepted. */
 export const ingestAll = (entity: "stores" | "landers" | "advertisers" | "ads", records: ReadonlyArray<unknown>) =>
-  Effect.flatMap(Ingest, (ingest) => ingest.records(entity, Stream.fromIterable(records))).pipe(
+  Effect.flatMap(Ingest, (ingest) => Effect.zipLeft(ingest.records(entity, Stream.fromIterable(records)), ingest.settled)).pipe(
     Effect.tap((report) => report.rejected === 0 ? Effect.void : Effect.dieMessage(JSON.stringify(report.errors.slice(0, 3))))
   )
 
@@ -29,6 +29,7 @@ export const fixtureReferences = Effect.gen(function*() {
 export const loadSmallWorld = Effect.gen(function*() {
   yield* Effect.flatMap(DemoData, (demo) => demo.load({ scale: "small", seed: 7 }))
   yield* fixtureReferences
+  yield* Effect.flatMap(Ingest, (ingest) => ingest.settled)
 })
 
 /** `POST /api/v1/magic-ai` with a JSON body; the answer and its parsed body. */

@@ -1,18 +1,21 @@
-import { Effect } from "effect"
+import { Effect, Queue, SubscriptionRef } from "effect"
 import { type AdCopy, termId, termKinds, termsOf } from "./Phrases.js"
 import { type CountDeltas, type TermText, TrendsRepo } from "./TrendsRepo.js"
 
-/** An ad an import wrote: what it counted before (null: new, or never counted) and what it counts now. */
+/** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
 export interface AdChange {
   readonly before: AdCopy | null
-  readonly after: AdCopy
+  readonly after: AdCopy | null
 }
 
 /**
  * Keeps the daily phrase and hook counts of trends (issue 20, INTERPRETATIONS L2) in step with
- * the ads: the ad import hands it the ads a batch changed, in the batch's own transaction, so
- * counts and ads never disagree. A changed ad takes back what it counted and adds what it
- * counts now; counts that do not move are not written.
+ * the ads. The ad import stores each new or changed ad as not counted yet and, in the batch's
+ * own transaction, takes back what a changed ad counted before (so counts never hold a copy
+ * that is gone); `run`, one fiber per replica, counts what is not counted yet, batch by batch,
+ * at start and after each import (`kick`). Counting costs about 2 ms of database time per ad
+ * (a hundred or so daily rows), which an import would otherwise wait for: the counts follow
+ * an import by the time it takes to count it, never by a stale copy.
  */
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
@@ -44,7 +47,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         }
         for (const { after, before } of changes) {
           if (before !== null) add(before, -1)
-          add(after, 1)
+          if (after !== null) add(after, 1)
         }
         const moved: CountDeltas = { kind: [], country: [], day: [], library: [], niche: [], language: [], termId: [], ads: [] }
         for (const { ads, at } of deltas.values()) {
@@ -62,14 +65,28 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         return repo.apply([...terms.values()], moved)
       })
 
-    /** One batch of uncounted ads counted and marked, in one transaction; how many. */
-    const countBatch = (size: number) =>
+    /**
+     * One batch of uncounted ads counted and marked, in one transaction; how many. `wait`: take
+     * the ads another transaction is counting too, once it is done (`flush`); else skip them.
+     */
+    const countBatch = (size: number, wait: boolean) =>
       repo.transaction(Effect.gen(function*() {
-        const ads = yield* repo.uncounted(size)
+        const ads = yield* repo.uncounted(size, wait)
         yield* record(ads.map((ad) => ({ before: null, after: ad })))
         yield* repo.markCounted(ads.map((ad) => ad.id))
         return ads.length
       }))
+
+    const countAll = (batchSize: number, wait: boolean): Effect.Effect<number> =>
+      Effect.iterate({ total: 0, last: -1 }, {
+        while: ({ last }) => last !== 0,
+        body: ({ total }) => Effect.map(countBatch(batchSize, wait), (n) => ({ total: total + n, last: n }))
+      }).pipe(Effect.map(({ total }) => total))
+
+    /** Imports say "there is something to count"; one signal stands for any number of them. */
+    const pending = yield* Queue.sliding<void>(1)
+    /** Ads the fiber has counted since it started. */
+    const counted = yield* SubscriptionRef.make(0)
 
     return {
       record,
@@ -77,11 +94,28 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        * Counts the ads stored before trends existed (migration 0051), batch by batch, until
        * none is left; how many it counted. Imports meanwhile count what they write themselves.
        */
-      countUncounted: (batchSize = 1_000): Effect.Effect<number> =>
-        Effect.iterate({ total: 0, last: -1 }, {
-          while: ({ last }) => last !== 0,
-          body: ({ total }) => Effect.map(countBatch(batchSize), (n) => ({ total: total + n, last: n }))
-        }).pipe(Effect.map(({ total }) => total))
+      countUncounted: (batchSize = 1_000): Effect.Effect<number> => countAll(batchSize, false),
+
+      /** Counts everything not counted yet, waiting for what another replica is counting: when it returns, the counts hold every ad stored before. */
+      flush: Effect.asVoid(countAll(1_000, true)),
+
+      /** How many ads the counting fiber has counted, as it changes: what a test waits on. */
+      countedByFiber: counted.changes,
+
+      /** Tells this replica's counting fiber that an import stored ads to count. */
+      kick: Effect.asVoid(Queue.offer(pending, undefined)),
+
+      /**
+       * The counting fiber: what is not counted at start (ads of another replica's import, of
+       * a process that stopped, or stored before migration 0051), then after each kick.
+       */
+      run: Effect.forever(
+        countAll(1_000, false).pipe(
+          Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
+          Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
+          Effect.zipRight(Queue.take(pending))
+        )
+      )
     }
   }),
   dependencies: [TrendsRepo.Default]

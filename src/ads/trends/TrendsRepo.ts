@@ -99,7 +99,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * Ads whose copy is not counted yet (stored before migration 0051), at most `limit`, in
        * id order; locked, skipping those another transaction holds (an import, another replica).
        */
-      uncounted: (limit: number): Effect.Effect<ReadonlyArray<UncountedAd>> =>
+      uncounted: (limit: number, wait: boolean): Effect.Effect<ReadonlyArray<UncountedAd>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: UncountedAd,
@@ -108,7 +108,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
                    niche, countries, languages, headline, body, description, hook
               from ads where not trends_counted
              order by id limit ${limit}
-               for update skip locked`
+               for update ${wait ? sql`` : sql`skip locked`}`
         })(undefined).pipe(Effect.orDie),
 
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
