@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type LanderSort } from "./Api.js"
@@ -57,8 +58,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const utcDay = (day: string, plusOne = false) =>
-      plusOne ? sql`((${day}::date + 1)::timestamp at time zone 'UTC')` : sql`(${day}::date::timestamp at time zone 'UTC')`
+    const { endOf, startOf } = dayBounds(sql)
     const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
     const query = (q: string) => sql`websearch_to_tsquery('english', ${q})`
 
@@ -72,10 +72,10 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
         f.platform === undefined ? undefined : sql`lower(l.platform) = any(${lowered(f.platform)}::text[])`,
         f.country === undefined ? undefined : sql`l.countries && ${f.country}::text[]`,
         f.language === undefined ? undefined : sql`l.languages && ${f.language}::text[]`,
-        f.first_seen_from === undefined ? undefined : sql`l.first_seen >= ${utcDay(f.first_seen_from)}`,
-        f.first_seen_to === undefined ? undefined : sql`l.first_seen < ${utcDay(f.first_seen_to, true)}`,
-        f.last_seen_from === undefined ? undefined : sql`l.last_seen >= ${utcDay(f.last_seen_from)}`,
-        f.last_seen_to === undefined ? undefined : sql`l.last_seen < ${utcDay(f.last_seen_to, true)}`,
+        f.first_seen_from === undefined ? undefined : sql`l.first_seen >= ${startOf(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? undefined : sql`l.first_seen < ${endOf(f.first_seen_to)}`,
+        f.last_seen_from === undefined ? undefined : sql`l.last_seen >= ${startOf(f.last_seen_from)}`,
+        f.last_seen_to === undefined ? undefined : sql`l.last_seen < ${endOf(f.last_seen_to)}`,
         f.min_ads === undefined ? undefined : sql`l.ads_count >= ${f.min_ads}`,
         f.max_ads === undefined ? undefined : sql`l.ads_count <= ${f.max_ads}`,
         f.min_price === undefined ? undefined : sql`l.offer_price >= ${f.min_price}`,
