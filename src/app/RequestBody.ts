@@ -27,7 +27,7 @@ export const malformedJson = "Malformed request body: expected JSON"
  * The body's bytes, at most `limit` of them. Past the limit the reading stops (the stream is
  * paused, not destroyed), so the 413 can still be answered on the connection, which then closes.
  */
-const readAtMost = (source: IncomingMessage, limit: number, tooLarge: BodyRejected) =>
+const readAtMost = (source: IncomingMessage, limit: number, tooLarge: () => BodyRejected) =>
   Effect.async<Buffer, BodyRejected | Error>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -41,7 +41,7 @@ const readAtMost = (source: IncomingMessage, limit: number, tooLarge: BodyReject
       if (size <= limit) return void chunks.push(chunk)
       stop()
       source.pause()
-      resume(Effect.fail(tooLarge))
+      resume(Effect.fail(tooLarge()))
     }
     const onEnd = () => {
       stop()
@@ -70,16 +70,21 @@ export const boundedRequest = (
 ): HttpServerRequest.HttpServerRequest => {
   const fail = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   const reject = (status: BodyRejected["status"], message: string) => fail(new BodyRejected({ status, message }))
-  const tooLarge = new BodyRejected({ status: 413, message: `Request body too large: at most ${limit} bytes` })
+  // Made only when a body is read or refused: most requests (GET) read none, and an error's stack costs.
+  const tooLarge = () => new BodyRejected({ status: 413, message: `Request body too large: at most ${limit} bytes` })
   const declared = Number(request.headers["content-length"])
   const overDeclared = Number.isFinite(declared) && declared > limit
 
-  // Read once, whichever read a route makes first (the platform's reads are cached alike).
-  const bytes = Effect.runSync(Effect.cached(Effect.suspend(() =>
-    overDeclared
-      ? Effect.fail(fail(tooLarge))
-      : Effect.mapError(readAtMost(NodeHttpServerRequest.toIncomingMessage(request), limit, tooLarge), fail)
-  )))
+  // Read once, whichever read a route makes first (the platform's reads are cached alike); the
+  // cache itself is made at the first read.
+  let cached: Effect.Effect<Buffer, HttpServerError.RequestError> | undefined
+  const bytes = Effect.suspend(() =>
+    cached ??= Effect.runSync(Effect.cached(Effect.suspend(() =>
+      overDeclared
+        ? Effect.fail(fail(tooLarge()))
+        : Effect.mapError(readAtMost(NodeHttpServerRequest.toIncomingMessage(request), limit, tooLarge), fail)
+    )))
+  )
   const text = Effect.map(bytes, (body) => body.toString("utf8"))
   const json = Effect.flatMap(text, (body) => {
     if (body === "") return Effect.succeed<unknown>(null)
@@ -99,7 +104,7 @@ export const boundedRequest = (
       ? reject(413, `Request body too large: at most ${maxMultipartParts} parts`)
       : error.reason === "Parse" || error.reason === "InternalError"
       ? reject(400, "Malformed request body: truncated or invalid multipart form")
-      : fail(tooLarge)
+      : fail(tooLarge())
   // Each read is made when a route asks for it, as the platform's own are.
   const reads: Partial<Record<PropertyKey, () => unknown>> = {
     text: () => text,
@@ -108,7 +113,7 @@ export const boundedRequest = (
     arrayBuffer: () => Effect.map(bytes, (body) => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)),
     multipart: () =>
       overDeclared
-        ? Effect.fail(fail(tooLarge))
+        ? Effect.fail(fail(tooLarge()))
         : Multipart.withLimits(request.multipart, multipartLimits).pipe(Effect.mapError(fromMultipart)),
     multipartStream: () => Multipart.withLimitsStream(request.multipartStream, multipartLimits).pipe(Stream.mapError(fromMultipart))
   }
