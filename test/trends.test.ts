@@ -166,6 +166,29 @@ describe("trends", () => {
         }
       }))
 
+    it.effect("an ad written again, counted or not yet, counts once as its last copy; counting leaves no ad pending", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        const ingest = yield* Ingest
+        const topics = () => Effect.map(post(api_key, "/api/v1/trends/topics", { min_count: 1, limit: 100 }), (a) => a.json)
+        const template = worldAds.find((ad) => ad.library === "social" && ad.body !== null)!
+        const base = { ...template, external_id: "trend-twice", first_seen: `${yesterday}T09:00:00Z`, last_seen: `${yesterday}T10:00:00Z`,
+          days_running: null, start_date: null, end_date: null, variant_group: null }
+        const copies = ["The quokkaform kettle", "The wombatine kettle", "The numbatic kettle"].map((headline) => ({ ...base, headline }))
+        // The second write follows the first at once: the counting fiber may or may not have
+        // counted the first (pending, or counted and taken back); either way only the last counts.
+        yield* ingest.records("ads", Stream.fromIterable([copies[0]!]))
+        yield* ingest.records("ads", Stream.fromIterable([copies[1]!]))
+        yield* ingestAll("ads", [copies[2]!])
+        expect(yield* topics()).toEqual({ success: true, ...risingOf([...worldAds, copies[2]!], "phrase", {}, 7, 1, 100) })
+        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from trend_pending`
+        expect(left).toBe(0)
+        // Out of every window again, for the tests after this one.
+        yield* ingestAll("ads", [{ ...copies[2]!, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" }])
+        expect(yield* topics()).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 7, 1, 100) })
+      }))
+
     it.effect(`answers are kept until the counts or the day change (at most ${maxStoredAnswers}); any limit is a prefix`, () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -209,7 +232,7 @@ describe("trends", () => {
         // (A fiber that never counts it fails the test by its time limit.)
         yield* Fiber.join(reached)
         const sql = yield* SqlClient.SqlClient
-        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from ads where external_id like 'trend-fiber-%' and not trends_counted`
+        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from trend_pending p join ads a on a.id = p.ad_id where a.external_id like 'trend-fiber-%'`
         expect(left).toBe(0)
       }))
 
@@ -219,7 +242,7 @@ describe("trends", () => {
         const { api_key } = yield* account()
         const topics = (days: number) => Effect.map(post(api_key, "/api/v1/trends/topics", { window_days: days, min_count: 1, limit: 100 }), (a) => a.json)
         // What a database migrated from before 0051 holds: ads, and no counts.
-        yield* sql`update ads set trends_counted = false`
+        yield* sql`insert into trend_pending (ad_id) select id from ads on conflict do nothing`
         yield* sql`delete from trend_daily`
         yield* sql`delete from trend_answers`
         expect((yield* topics(90)).data).toEqual([])
@@ -229,7 +252,7 @@ describe("trends", () => {
         expect(counted).toBeGreaterThan(0)
         expect(counted).toBeLessThanOrEqual(n)
         yield* Effect.flatMap(Ingest, (ingest) => ingest.settled)
-        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from ads where not trends_counted`
+        const [{ left }] = yield* sql<{ left: number }>`select count(*)::int as left from trend_pending`
         expect(left).toBe(0)
         for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
         const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })

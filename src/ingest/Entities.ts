@@ -134,6 +134,7 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
     const trends = yield* TrendCounts
     yield* trends.record(stored.filter((old) => old.trends_counted).map((old) => ({ before: old, after: null })))
+    yield* trends.pending(changed.map((row) => ({ library: String(row["library"]), external_id: String(row["external_id"]) })))
     return { errors }
   })
 

@@ -138,8 +138,6 @@ export const tables = {
       col("comments", "bigint"), col("shares", "bigint"), col("views", "bigint"), col("niche", "text"),
       col("hook", "text"), col("angle", "text"), col("persona", "text"), col("variant_group", "text"),
       col("search", "jsonb"),
-      // What an import writes is counted in trends after it (TrendCounts.run, migration 0051).
-      col("trends_counted", "boolean", "false"),
       ...provenance
     ],
     refs: [
@@ -269,11 +267,11 @@ const missingStatement = (ref: Ref) =>
 
 const Nullable = Schema.NullOr(Schema.String)
 const StoredAdRow = Schema.Struct({
+  id: Schema.String,
   library: Schema.String,
   external_id: Schema.String,
   content_hash: Schema.String,
   lander_id: Nullable,
-  trends_counted: Schema.Boolean,
   first_seen: Schema.String,
   niche: Nullable,
   countries: Schema.Array(Schema.String),
@@ -483,11 +481,14 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
     /**
      * The stored state of the ads a batch is about to write, by `library/external_id`: what
      * their landers' ad counts and the trend counts hold of them. Locked, so that two imports
-     * of one ad take turns and each sees what the other wrote.
+     * of one ad take turns and each sees what the other wrote. Whether trends counted an ad is
+     * read once the ads are locked, by a statement of its own: a counter holding one of them
+     * (it locks the ads it counts) has committed by then, and a statement that waited for a
+     * lock still sees what its own start saw of other tables.
      */
     const adsBefore = (rows: ReadonlyArray<Row>) =>
       run(
-        `select a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id, a.trends_counted,
+        `select a.id::text as id, a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id,
                 to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
                 a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
            from json_to_recordset($1::json) as r(library text, external_id text)
@@ -498,7 +499,18 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       ).pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAdRow))),
         Effect.orDie,
-        Effect.map((found) => new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, ad])))
+        Effect.flatMap((found) =>
+          Effect.map(
+            found.length === 0 ? Effect.succeed([]) : run<{ id: string }>(
+              `select ad_id::text as id from trend_pending where ad_id = any($1::bigint[])`,
+              [found.map((ad) => ad.id)]
+            ),
+            (pending) => {
+              const uncounted = new Set(pending.map((p) => p.id))
+              return new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, { ...ad, trends_counted: !uncounted.has(ad.id) }]))
+            }
+          )
+        )
       )
 
     /**

@@ -90,9 +90,11 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
 
     return {
       record,
+      /** Ads an import wrote (new, or changed): the counting fiber counts them after it. In the import's transaction. */
+      pending: repo.markPending,
       /**
-       * Counts the ads stored before trends existed (migration 0051), batch by batch, until
-       * none is left; how many it counted. Imports meanwhile count what they write themselves.
+       * Counts what is not counted yet (ads stored before trends existed, or by imports), batch
+       * by batch, until none is left, skipping what another transaction holds; how many it counted.
        */
       countUncounted: (batchSize = 1_000): Effect.Effect<number> => countAll(batchSize, false),
 

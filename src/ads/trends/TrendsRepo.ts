@@ -96,23 +96,33 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
 
     return {
       /**
-       * Ads whose copy is not counted yet (stored before migration 0051), at most `limit`, in
-       * id order; locked, skipping those another transaction holds (an import, another replica).
+       * Ads whose copy is not counted yet (`trend_pending`, migration 0071), at most `limit`, in
+       * id order; locked with their pending rows (an import of one of them waits, then sees it
+       * counted), skipping those another transaction holds (an import, another replica).
        */
       uncounted: (limit: number, wait: boolean): Effect.Effect<ReadonlyArray<UncountedAd>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: UncountedAd,
           execute: () => sql`
-            select id::text as id, library, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
-                   niche, countries, languages, headline, body, description, hook
-              from ads where not trends_counted
-             order by id limit ${limit}
-               for update ${wait ? sql`` : sql`skip locked`}`
+            select a.id::text as id, a.library, to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
+                   a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
+              from trend_pending p join ads a on a.id = p.ad_id
+             order by p.ad_id limit ${limit}
+               for update of p, a ${wait ? sql`` : sql`skip locked`}`
         })(undefined).pipe(Effect.orDie),
 
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
-        sql`update ads set trends_counted = true where id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
+        sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** These ads (by library and external id), just written, are to be counted: in the import's transaction. */
+      markPending: (ads: ReadonlyArray<{ readonly library: string; readonly external_id: string }>): Effect.Effect<void> =>
+        ads.length === 0 ? Effect.void : sql`
+          insert into trend_pending (ad_id)
+          select a.id from json_to_recordset(${JSON.stringify(ads)}::json) as r(library text, external_id text)
+            join ads a on a.library = r.library and a.external_id = r.external_id
+           order by a.id
+          on conflict (ad_id) do nothing`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Runs `effect` in one transaction. */
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),

@@ -26,6 +26,7 @@ import m0021 from "./0021_notifications.js"
 import m0022 from "./0022_account_events.js"
 import m0050 from "./0050_landers.js"
 import m0051 from "./0051_trends.js"
+import m0071 from "./0071_trend_pending.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -53,7 +54,8 @@ export const migrations = {
   "0021_notifications": m0021,
   "0022_account_events": m0022,
   "0050_landers": m0050,
-  "0051_trends": m0051
+  "0051_trends": m0051,
+  "0071_trend_pending": m0071
 }
 
 /**
