@@ -98,21 +98,6 @@ export const balanceOf = (id: string) =>
 
 export const keyHeader = (key: string) => ({ headers: { "X-API-Key": key } })
 
-/** Waits in real time (the server's clock may be a TestClock). */
-export const liveSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-
-/** Polls `check` in real time until it holds or `ms` pass; the last value either way. */
-export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, holds: (a: A) => boolean, ms = 5_000) =>
-  Effect.gen(function*() {
-    const deadline = performance.now() + ms
-    let value = yield* check
-    while (!holds(value) && performance.now() < deadline) {
-      yield* liveSleep(25)
-      value = yield* check
-    }
-    return value
-  })
-
 /** The Origin a browser sends with a form post from the test server's own pages. */
 export const sameOrigin = Effect.map(TestServer, ({ url }) => ({ origin: url }))
 
