@@ -3,6 +3,7 @@ import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type LanderSort } from "./Api.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** A lander's row id (a bigint as text): what a favorite refers to. */
 export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))
@@ -32,7 +33,6 @@ const LanderRow = Schema.Struct({
 })
 type LanderRow = typeof LanderRow.Type
 const FavoriteRow = Schema.Struct({ ...LanderRow.fields, favorited_at: Schema.DateFromSelf })
-const Count = Schema.Struct({ n: Schema.Int })
 
 const toLander = ({ ad_ids, ads_count, ...row }: LanderRow): Lander => ({ ...row, ads: { count: ads_count, ids: ad_ids } })
 
@@ -101,9 +101,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     }
 
     const count = (from: Fragment, where: Fragment) =>
-      SqlSchema.single({ Request: Schema.Void, Result: Count, execute: () => sql`select count(*)::int as n from ${from} where ${where}` })(undefined).pipe(
-        Effect.map(({ n }) => n)
-      )
+      countOf(sql`select count(*)::int as n from ${from} where ${where}`)
 
     const isFavorite = (account: string, lander: LanderRowId) =>
       Effect.map(sql`select 1 from lander_favorites where account_id = ${account}::uuid and lander_id = ${lander}::bigint`, (rows) => rows.length > 0)

@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import type { ShareLink } from "./Api.js"
 import type { Window } from "./WorkspaceRepo.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 const LinkRow = Schema.Struct({
   id: Schema.String,
@@ -37,11 +37,6 @@ export type Created = ShareLink | "missing" | "full"
 export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/ShareLinksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    const countOf = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-      SqlSchema.single({ Request: Schema.Void, Result: Schema.Struct({ n: Schema.Int }), execute: () => statement })(undefined).pipe(
-        Effect.map(({ n }) => n)
-      )
 
     return {
       create: (account: string, board: string, tokenHash: string, now: Date, expiresAt: Date, cap: number): Effect.Effect<Created> =>

@@ -5,6 +5,7 @@ import { Data, Effect, Option, Schema } from "effect"
 import { type AdView, AdView as AdViewSchema } from "../library/Api.js"
 import { AdRow, decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { Board, BoardBrand, BoardSummary, Folder, SavedAd, AdSort } from "./Api.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** A name as written, and the key its uniqueness is checked on (the service folds it). */
 export interface Name {
@@ -79,7 +80,6 @@ const BoardRow = Schema.Struct({
   brands_count: Schema.Int,
   ads_count: Schema.Int
 })
-const Count = Schema.Struct({ n: Schema.Int })
 const Id = Schema.Struct({ id: Schema.String })
 
 const BrandRow = Schema.Struct({
@@ -127,9 +127,6 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       sql.withTransaction(Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`, effect))
         .pipe(refusalsOnly)
 
-    const count = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-      SqlSchema.single({ Request: Schema.Void, Result: Count, execute: () => statement })(undefined).pipe(Effect.map(({ n }) => n))
-
     const ids = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
       SqlSchema.findAll({ Request: Schema.Void, Result: Id, execute: () => statement })(undefined).pipe(Effect.map((rows) => rows.map((r) => r.id)))
 
@@ -166,7 +163,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
     /** The next place at the end of a list. */
     const nextPosition = (table: "workspace_folders" | "workspace_boards", where: Fragment) =>
-      count(sql`select coalesce(max(position), 0)::int + 1 as n from ${sql(table)} where ${where}`)
+      countOf(sql`select coalesce(max(position), 0)::int + 1 as n from ${sql(table)} where ${where}`)
 
     /** Puts `id` at `position` (1-based; past the end is last) and numbers the list 1, 2, ... */
     const reorder = (table: "workspace_folders" | "workspace_boards", where: Fragment, id: string, position: number) =>
@@ -179,16 +176,16 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
                    where t.id = v.id`
       })
 
-    const folderCount = (account: string) => count(sql`select count(*)::int as n from workspace_folders where account_id = ${account}::uuid`)
-    const boardCount = (folder: string) => count(sql`select count(*)::int as n from workspace_boards where folder_id = ${folder}::uuid`)
+    const folderCount = (account: string) => countOf(sql`select count(*)::int as n from workspace_folders where account_id = ${account}::uuid`)
+    const boardCount = (folder: string) => countOf(sql`select count(*)::int as n from workspace_boards where folder_id = ${folder}::uuid`)
     const itemCount = (board: string) =>
-      count(sql`select ((select count(*) from workspace_board_brands where board_id = ${board}::uuid)
+      countOf(sql`select ((select count(*) from workspace_board_brands where board_id = ${board}::uuid)
                      + (select count(*) from workspace_board_ads where board_id = ${board}::uuid))::int as n`)
     const folderTaken = (account: string, key: string, except: string | null) =>
-      count(sql`select count(*)::int as n from workspace_folders
+      countOf(sql`select count(*)::int as n from workspace_folders
                  where account_id = ${account}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
     const boardTaken = (folder: string, key: string, except: string | null) =>
-      count(sql`select count(*)::int as n from workspace_boards
+      countOf(sql`select count(*)::int as n from workspace_boards
                  where folder_id = ${folder}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
 
     const insertFolder = (account: string, name: Name, now: Date) =>
@@ -402,7 +399,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       addBrand: (account: string, board: string, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingBoard(account, board)
-            const present = yield* count(sql`
+            const present = yield* countOf(sql`
               select count(*)::int as n from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand.id}`)
             if (present > 0) return
             if ((yield* itemCount(board)) >= limits.maxBoardItems) return yield* refuse("BoardFull")
@@ -440,7 +437,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             const target = board === undefined ? yield* defaultBoard(account, now, limits) : (yield* existingBoard(account, board)).id
             const saved = yield* savedIdOf(account, { library: ad.library, adId: ad.id })
             if (Option.isSome(saved)) {
-              const on = yield* count(sql`
+              const on = yield* countOf(sql`
                 select count(*)::int as n from workspace_board_ads where board_id = ${target}::uuid and saved_ad_id = ${saved.value}::uuid`)
               if (on > 0) return
             }
@@ -504,7 +501,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
               limit ${window.limit} offset ${window.offset}`,
             (rows) => Effect.forEach(rows, savedAdOf)
           ),
-          total: count(sql`select count(*)::int as n ${savedFrom(account, filter, false)}`)
+          total: countOf(sql`select count(*)::int as n ${savedFrom(account, filter, false)}`)
         }).pipe(Effect.orDie),
 
       /** One P2 page of a board's brands, latest added first, and how many it has. */
@@ -527,7 +524,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
                order by bb.added_at desc, bb.seq desc
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(Effect.map((rows) => rows.map((r) => ({ ...r, added_at: r.added_at.toISOString() })))),
-          total: count(sql`select count(*)::int as n from workspace_board_brands where board_id = ${board}::uuid`)
+          total: countOf(sql`select count(*)::int as n from workspace_board_brands where board_id = ${board}::uuid`)
         }).pipe(Effect.orDie)
     }
   })

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { type Notification, NotificationType } from "./Api.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** One item for the inbox from one of its sources; `key` makes its delivery idempotent per account. */
 export interface Delivery {
@@ -24,8 +25,6 @@ const NotificationRow = Schema.Struct({
   data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-const Count = Schema.Struct({ n: Schema.Int })
-
 export interface Retention {
   /** The `brand_new_ads` items an account keeps: the newest ones. */
   readonly maxDigestItems: number
@@ -39,11 +38,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
     const sql = yield* SqlClient.SqlClient
 
     const count = (where: Fragment) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Count,
-        execute: () => sql`select count(*)::int as n from notifications n where ${where}`
-      })(undefined).pipe(Effect.map(({ n }) => n))
+      countOf(sql`select count(*)::int as n from notifications n where ${where}`)
 
     const whereOf = (account: string, unread: boolean) =>
       sql.and([sql`n.account_id = ${account}::uuid`, ...(unread ? [sql`n.read_at is null`] : [])])

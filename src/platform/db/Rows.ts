@@ -1,3 +1,4 @@
+import { SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 /**
@@ -9,3 +10,9 @@ export const decodeRows = <A, I, R>(schema: Schema.Schema<A, I, R>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, never, R> => Effect.orDie(decode(rows))
 }
+
+const CountRow = Schema.Struct({ n: Schema.Int })
+
+/** The `n` of a `select count(*)::int as n ...` statement: every repository's count. */
+export const countOf = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+  SqlSchema.single({ Request: Schema.Void, Result: CountRow, execute: () => statement })(undefined).pipe(Effect.map(({ n }) => n))

@@ -3,6 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { ShopRecordId } from "../catalog/Entities.js"
 import { type Favorite, FavoriteType } from "./Api.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** The row id of a catalog entity (a bigint as text): what a favorite refers to. */
 export const EntityRowId = Schema.String.pipe(Schema.brand("EntityRowId"))
@@ -23,7 +24,6 @@ const FavoriteRow = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   created_at: Schema.DateFromSelf
 })
-const Count = Schema.Struct({ n: Schema.Int })
 
 /** Where each type lives, and the favorites column that refers to it. */
 const entities = {
@@ -44,11 +44,7 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
 
     /** How many favorites match `where` (over `shop_favorites f`). */
     const count = (where: Fragment) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Count,
-        execute: () => sql`select count(*)::int as n from shop_favorites f where ${where}`
-      })(undefined).pipe(Effect.map(({ n }) => n))
+      countOf(sql`select count(*)::int as n from shop_favorites f where ${where}`)
 
     const isFavorite = (account: string, type: FavoriteType, row: EntityRowId) =>
       sql`select 1 from shop_favorites

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type Preset, type PresetFilters, PresetScope } from "./Api.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** A preset as written: its name, the key its uniqueness is checked on, its checked filters. */
 export interface PresetInput {
@@ -56,11 +57,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
 
     /** How many presets match `where`. */
     const count = (where: Fragment) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Schema.Struct({ n: Schema.Int }),
-        execute: () => sql`select count(*)::int as n from shop_presets where ${where}`
-      })(undefined).pipe(Effect.map(({ n }) => n))
+      countOf(sql`select count(*)::int as n from shop_presets where ${where}`)
 
     /** Whether another preset of the account has this name in this scope. */
     const taken = (account: string, scope: PresetScope, nameKey: string, except: string | null) =>

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { StoreRow } from "../catalog/StoreCatalogRepo.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** What a track did; `present` (tracked already) and `full` (at the limit) wrote nothing. */
 export type Tracking = "added" | "present" | "full"
@@ -13,11 +14,7 @@ export class StoreTrackerRepo extends Effect.Service<StoreTrackerRepo>()("adinte
     const sql = yield* SqlClient.SqlClient
 
     const count = (account: string) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Schema.Struct({ n: Schema.Int }),
-        execute: () => sql`select count(*)::int as n from store_tracking where account_id = ${account}::uuid`
-      })(undefined).pipe(Effect.map(({ n }) => n))
+      countOf(sql`select count(*)::int as n from store_tracking where account_id = ${account}::uuid`)
 
     return {
       count: (account: string): Effect.Effect<number> => Effect.orDie(count(account)),
