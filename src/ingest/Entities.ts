@@ -133,7 +133,8 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     // A changed ad is stored as not counted (TrendCounts.run counts it after the import); what
     // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
     const trends = yield* TrendCounts
-    yield* trends.record(stored.filter((old) => old.trends_counted).map((old) => ({ before: old, after: null })))
+    const counted = yield* trends.countedOf(stored.map((old) => old.id))
+    yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed.map((row) => ({ library: String(row["library"]), external_id: String(row["external_id"]) })))
     return { errors }
   })

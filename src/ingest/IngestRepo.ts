@@ -284,10 +284,11 @@ const StoredAdRow = Schema.Struct({
 
 /** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
 export interface StoredAd extends AdCopy {
+  /** The ad's row id. */
+  readonly id: string
   readonly external_id: string
   readonly content_hash: string
   readonly lander_id: string | null
-  readonly trends_counted: boolean
 }
 
 /** Values of a batch the database refused (SQLSTATE class 22 or 23), with its reason in one line. */
@@ -481,10 +482,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
     /**
      * The stored state of the ads a batch is about to write, by `library/external_id`: what
      * their landers' ad counts and the trend counts hold of them. Locked, so that two imports
-     * of one ad take turns and each sees what the other wrote. Whether trends counted an ad is
-     * read once the ads are locked, by a statement of its own: a counter holding one of them
-     * (it locks the ads it counts) has committed by then, and a statement that waited for a
-     * lock still sees what its own start saw of other tables.
+     * of one ad take turns and each sees what the other wrote.
      */
     const adsBefore = (rows: ReadonlyArray<Row>) =>
       run(
@@ -499,18 +497,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       ).pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAdRow))),
         Effect.orDie,
-        Effect.flatMap((found) =>
-          Effect.map(
-            found.length === 0 ? Effect.succeed([]) : run<{ id: string }>(
-              `select ad_id::text as id from trend_pending where ad_id = any($1::bigint[])`,
-              [found.map((ad) => ad.id)]
-            ),
-            (pending) => {
-              const uncounted = new Set(pending.map((p) => p.id))
-              return new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, { ...ad, trends_counted: !uncounted.has(ad.id) }]))
-            }
-          )
-        )
+        Effect.map((found) => new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, ad])))
       )
 
     /**

@@ -90,6 +90,13 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
 
     return {
       record,
+      /**
+       * Of these ads (row ids), the ones whose copy the counts hold. Read by a statement of its
+       * own once the caller has locked the ads: a counter holding one of them (it locks the ads
+       * it counts) has committed by then, and a statement that waited for a lock would still
+       * see what its own start saw of trend_pending.
+       */
+      countedOf: (ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id)))),
       /** Ads an import wrote (new, or changed): the counting fiber counts them after it. In the import's transaction. */
       pending: repo.markPending,
       /**

@@ -115,6 +115,14 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
         sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
 
+      /** Which of these ads (row ids) are not counted yet. */
+      pendingOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
+        ids.length === 0 ? Effect.succeed(new Set<string>()) : sql<{ id: string }>`
+          select ad_id::text as id from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(
+          Effect.map((rows) => new Set(rows.map((r) => r.id))),
+          Effect.orDie
+        ),
+
       /** These ads (by library and external id), just written, are to be counted: in the import's transaction. */
       markPending: (ads: ReadonlyArray<{ readonly library: string; readonly external_id: string }>): Effect.Effect<void> =>
         ads.length === 0 ? Effect.void : sql`
