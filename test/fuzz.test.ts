@@ -43,6 +43,8 @@ interface Operation {
   readonly security: ReadonlyArray<Record<string, unknown>>
 }
 
+// (`as unknown as`: the walk below reads the document as plain JSON, with its own loose JsonSchema
+// type, rather than through OpenApi's typed OpenAPISpec.)
 const spec = OpenApi.fromApi(AdIntelApi) as unknown as {
   readonly paths: Record<string, Record<string, any>>
   readonly components: { readonly schemas: Record<string, JsonSchema> }
