@@ -1,9 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { maxStoredAnswers } from "../src/ads/trends/Trends.js"
 import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call } from "./support/TestServer.js"
@@ -24,12 +23,10 @@ interface Scope {
   readonly library?: string
   readonly niche?: string
   readonly country?: string
-  readonly language?: string
 }
 
 /** Brute force: each ad's terms of a kind (once per ad), counted over the window and the one before. */
-const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scope: Scope, windowDays: number, minCount: number, limit: number) => {
-  const to = yesterday
+const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scope: Scope, windowDays: number, minCount: number, limit: number, to = yesterday) => {
   const from = addDays(to, -(windowDays - 1))
   const previousFrom = addDays(from, -windowDays)
   const current = new Map<string, number>()
@@ -38,7 +35,6 @@ const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scop
     if (scope.library !== undefined && ad.library !== scope.library) continue
     if (scope.niche !== undefined && ad.niche !== scope.niche) continue
     if (scope.country !== undefined && !(ad.countries ?? []).includes(scope.country)) continue
-    if (scope.language !== undefined && (ad.languages ?? [])[0] !== scope.language) continue
     const day = dayOf(ad.first_seen)
     const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
     if (into === undefined) continue
@@ -106,8 +102,10 @@ describe("trends", () => {
           [{ window_days: 90, library: "social", min_count: 2 }, { library: "social" }, 90, 2, 20],
           [{ window_days: 90, niche: "beauty", min_count: 2 }, { niche: "beauty" }, 90, 2, 20],
           [{ window_days: 90, country: "US", min_count: 2, limit: 5 }, { country: "US" }, 90, 2, 5],
-          [{ window_days: 30, language: "en", library: "clipapp", niche: "home", min_count: 1 }, { language: "en", library: "clipapp", niche: "home" }, 30, 1, 20],
-          [{ window_days: 90, language: "de" }, { language: "de" }, 90, 5, 20]
+          [{ window_days: 30, library: "clipapp", niche: "home", min_count: 1 }, { library: "clipapp", niche: "home" }, 30, 1, 20],
+          [{ window_days: 90, library: "social", niche: "beauty", country: "US", min_count: 1, limit: 100 }, { library: "social", niche: "beauty", country: "US" }, 90, 1, 100],
+          [{ window_days: 7, niche: "pets", country: "GB", min_count: 1 }, { niche: "pets", country: "GB" }, 7, 1, 20],
+          [{ window_days: 90, niche: "gardening" }, { niche: "gardening" }, 90, 5, 20]
         ]
         let nonEmpty = 0
         for (const [body, scope, windowDays, minCount, limit] of cases) {
@@ -189,34 +187,28 @@ describe("trends", () => {
         expect(yield* topics()).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 7, 1, 100) })
       }))
 
-    it.effect(`answers are kept until the counts or the day change (at most ${maxStoredAnswers}); any limit is a prefix`, () =>
+    it.effect("any limit is a prefix; a niche no filter can name counts under any niche only", () =>
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
         const { api_key } = yield* account()
+        const topics = (body: Record<string, unknown>) => Effect.map(post(api_key, "/api/v1/trends/topics", body), (a) => a.json)
         const body = { window_days: 90, niche: "home", min_count: 2 }
-        const first = yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })
-        expect(first.json).toEqual({ success: true, ...risingOf(worldAds, "phrase", { niche: "home" }, 90, 2, 100) })
-        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 3 })).json.data).toEqual(first.json.data.slice(0, 3))
-        // Served from what was kept: an answer altered in the table comes back altered.
-        yield* sql`update trend_answers set data = '[{"term":"kept","count":9,"previous_count":1}]' where niche = 'home' and min_count = 2`
-        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
-        // An import that moves counts makes it stale; one that moves none does not.
-        const ad = worldAds.find((a) => a.niche === "pets")!
-        yield* ingestAll("ads", [ad])
-        expect((yield* post(api_key, "/api/v1/trends/topics", body)).json.data).toEqual([{ topic: "kept", count: 9, previous_count: 1, growth: 8 }])
-        yield* ingestAll("ads", [{ ...ad, headline: "Quite another headline" }])
-        expect((yield* post(api_key, "/api/v1/trends/topics", { ...body, limit: 100 })).json).toEqual(first.json)
-        yield* ingestAll("ads", [ad])
-        // Bounded: past the cap the oldest go.
-        yield* sql`insert into trend_answers (kind, window_days, library, niche, country, language, min_count, date_to, version, computed_at, data)
-          select 0, 7, '*', 'filler', '*', '*', n, '1969-12-31', (select version from trend_state), to_timestamp(0), '[]'
-            from generate_series(1, ${maxStoredAnswers}) n`
-        yield* post(api_key, "/api/v1/trends/topics", { ...body, min_count: 3 })
-        const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from trend_answers`
-        expect(n).toBe(maxStoredAnswers)
-        expect((yield* sql`select 1 from trend_answers where niche = 'home' and min_count = 3`).length).toBe(1)
-        expect((yield* sql`select 1 from trend_answers where niche = 'filler' and min_count = 1`).length).toBe(0)
-        yield* sql`delete from trend_answers where niche = 'filler'`
+        const first = yield* topics({ ...body, limit: 100 })
+        expect(first).toEqual({ success: true, ...risingOf(worldAds, "phrase", { niche: "home" }, 90, 2, 100) })
+        for (const limit of [1, 3, 37]) expect((yield* topics({ ...body, limit })).data).toEqual(first.data.slice(0, limit))
+        // Ads of the niche "Home & Garden" (which no niche filter accepts) count under any niche.
+        const template = worldAds.find((ad) => ad.library === "social")!
+        const odd = Array.from({ length: 5 }, (_, i) => ({
+          ...template, external_id: `trend-odd-${i}`, niche: "Home & Garden", first_seen: `${yesterday}T0${i}:00:00Z`,
+          last_seen: `${yesterday}T10:00:00Z`, days_running: null, start_date: null, end_date: null, variant_group: null,
+          headline: "The xylophonic lamp"
+        }))
+        yield* ingestAll("ads", odd)
+        const world = [...worldAds, ...odd]
+        expect(yield* topics({ min_count: 5, limit: 100 })).toEqual({ success: true, ...risingOf(world, "phrase", {}, 7, 5, 100) })
+        expect((yield* topics({ min_count: 5, limit: 100 })).data).toContainEqual({ topic: "xylophonic lamp", count: 5, previous_count: 0, growth: 5 })
+        expect(yield* topics({ min_count: 1, limit: 100, niche: "home" })).toEqual({ success: true, ...risingOf(world, "phrase", { niche: "home" }, 7, 1, 100) })
+        yield* ingestAll("ads", odd.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" })))
+        expect(yield* topics({ min_count: 1, limit: 100 })).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 7, 1, 100) })
       }))
 
     it.effect("an import is counted by the server's counting fiber, without anyone waiting for it", () =>
@@ -244,7 +236,8 @@ describe("trends", () => {
         // What a database migrated from before 0051 holds: ads, and no counts.
         yield* sql`insert into trend_pending (ad_id) select id from ads on conflict do nothing`
         yield* sql`delete from trend_daily`
-        yield* sql`delete from trend_answers`
+        yield* sql`delete from trend_totals`
+        yield* sql`update trend_state set date_to = null`
         expect((yield* topics(90)).data).toEqual([])
         const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from ads`
         // In batches of 37, then whatever another counter held: every ad is counted once.
@@ -257,6 +250,12 @@ describe("trends", () => {
         for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
         const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })
         expect(hooks.json).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, 90, 1, 100) })
+        // Totals lost (or never built): the first ranking builds them from the daily counts.
+        yield* sql`delete from trend_totals`
+        yield* sql`update trend_state set date_to = null`
+        for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
+        const [{ kept }] = yield* sql<{ kept: string }>`select date_to::text as kept from trend_state`
+        expect(kept).toBe(yesterday)
       }))
 
     it.effect("history: one phrase's count of new ads on every day of the 365 up to yesterday", () =>
@@ -313,6 +312,8 @@ describe("trends", () => {
           ["topics", { country: "usa" }, "country: must be an ISO 3166-1 alpha-2 country code such as US"],
           ["topics", { min_count: 0 }, "min_count: must be an integer from 1 to 100000"],
           ["topics", { since: "monday" }, "since: unknown parameter"],
+          ["topics", { language: "en" }, "language: unknown parameter"],
+          ["topics", { niche: "Home & Garden" }, "niche: must be a niche such as beauty"],
           ["history", {}, "topic is missing"],
           ["history", { topic: "one two three four" }, "topic: must be one to three words"],
           ["history", { topic: "!!" }, "topic: must be one to three words"],
@@ -327,6 +328,31 @@ describe("trends", () => {
         expect((yield* post(free.api_key, "/api/v1/trends/topics", {})).status).toBe(403)
         expect((yield* balanceOf(free.id)).used).toBe(0)
         expect((yield* call("/api/v1/trends/topics", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401)
+      }))
+
+    // Last: it moves the clock the tests above read as 1970-01-01.
+    it.effect("the windows move with the clock: at midnight by the counting fiber, else by the day's first ranking", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const counts = yield* TrendCounts
+        const ranking = (kind: "phrase" | "hook", days: number, scope: Scope = {}) =>
+          Effect.map(post(api_key, `/api/v1/trends/${kind === "phrase" ? "topics" : "hooks"}`, { window_days: days, min_count: 1, limit: 100, ...scope }), (a) => a.json)
+        // Midnight: the fiber moves the windows on a day, with nobody asking.
+        const moved = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(counts.movedByFiber, Option.contains("1970-01-01"))))
+        yield* TestClock.adjust("1 day")
+        yield* Fiber.join(moved)
+        for (const days of [7, 30, 90]) {
+          expect(yield* ranking("phrase", days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100, "1970-01-01") })
+        }
+        // Weeks on (the days between each move once), then past every ad: nothing rose.
+        for (const [adjust, to] of [["40 days", "1970-02-10"], ["3 days", "1970-02-13"], ["400 days", "1971-03-20"]] as const) {
+          yield* TestClock.adjust(adjust)
+          for (const days of [7, 30, 90]) {
+            expect(yield* ranking("phrase", days, { country: "US" })).toEqual({ success: true, ...risingOf(worldAds, "phrase", { country: "US" }, days, 1, 100, to) })
+            expect(yield* ranking("hook", days)).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, days, 1, 100, to) })
+          }
+        }
+        expect((yield* ranking("phrase", 90)).data).toEqual([])
       }))
   })
 })

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { CountryCode, LanguageCode } from "../../kernel/Fields.js"
+import { CountryCode } from "../../kernel/Fields.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { fieldsOf } from "../../kernel/RouteParams.js"
@@ -31,7 +31,9 @@ export const maxMinCount = 100_000
 export const historyDays = 365
 
 const message = (text: string) => ({ message: () => ({ message: text, override: true }) })
-const Word = (what: string) => Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,100}$/), Schema.annotations(message(`must be ${what}`)))
+/** What a niche filter accepts (an ad's niche spelt otherwise counts under any niche only). */
+export const nichePattern = /^[A-Za-z0-9_.-]{1,100}$/
+const Niche = Schema.String.pipe(Schema.pattern(nichePattern), Schema.annotations(message("must be a niche such as beauty")))
 const WindowDaysSchema = Schema.Literal(...windowDays).annotations({
   ...message("must be 7, 30 or 90"),
   description: `The window: this many days up to yesterday (UTC), 7, 30 or 90 (default ${defaultWindowDays}), against as many days before it`
@@ -40,9 +42,8 @@ const WindowDaysSchema = Schema.Literal(...windowDays).annotations({
 /** Which ads a trend reads. */
 const scope = {
   library: param.same(Choice(...libraries).annotations({ description: "Ads of this library only (default all four)" })),
-  niche: param.same(Word("a niche such as beauty").annotations({ description: "Ads of this niche only" })),
-  country: param.same(CountryCode.annotations({ description: "Ads targeting this country only (ISO 3166-1 alpha-2)" })),
-  language: param.same(LanguageCode.annotations({ description: "Ads in this language only (their first language; ISO 639-1)" }))
+  niche: param.same(Niche.annotations({ description: "Ads of this niche only" })),
+  country: param.same(CountryCode.annotations({ description: "Ads targeting this country only (ISO 3166-1 alpha-2)" }))
 }
 
 const risingParams = {

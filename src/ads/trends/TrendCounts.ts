@@ -1,6 +1,8 @@
-import { Effect, Queue, SubscriptionRef } from "effect"
+import { Clock, Duration, Effect, Option, Queue, SubscriptionRef } from "effect"
+import { addDays, dayOf, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { type AdCopy, termId, termKinds, termsOf } from "./Phrases.js"
-import { type CountDeltas, type TermText, TrendsRepo } from "./TrendsRepo.js"
+import { type DailyDelta, type TermText, type TotalDelta, TrendsRepo } from "./TrendsRepo.js"
+import { cellsOf, roleOf, shiftsBetween, Tally, windowsEnding } from "./Windows.js"
 
 /** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
 export interface AdChange {
@@ -21,26 +23,32 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
 
+    /** Adds `changes` to the daily counts and, for the windows the totals are kept for, to their cells. Takes the totals' lock. */
     const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
-      Effect.suspend(() => {
+      Effect.flatMap(repo.lockTotals, (dateTo) => {
         // Per batch: each term hashed once, each count a key of its own (a batch's ads share many).
         const terms = new Map<string, TermText>()
-        const deltas = new Map<string, { readonly at: number; ads: number }>()
-        const rows: Array<readonly [kind: number, country: string, day: string, library: string, niche: string, language: string, termId: string]> = []
+        const daily = new Tally<DailyDelta, "ads">(["ads"])
+        const totals = new Tally<TotalDelta, "count" | "previous">(["count", "previous"])
+        const windows = Option.map(dateTo, windowsEnding)
         const add = (ad: AdCopy, sign: 1 | -1) => {
           const { countries, day, language, library, niche, terms: used } = termsOf(ad)
-          const scope = `${day}\u0000${library}\u0000${niche}\u0000${language}`
+          // The windows this ad's day falls in, and as what.
+          const roles = Option.match(windows, { onNone: () => [], onSome: (all) => all.flatMap((w) => roleOf(w, day)) })
+          const cells = roles.length === 0 ? [] : cellsOf(library, niche, countries)
           for (const [kind, term] of used) {
             const termKey = `${kind}\u0000${term}`
             let known = terms.get(termKey)
             if (known === undefined) terms.set(termKey, known = { id: termId(kind, term), kind: termKinds[kind], term })
+            const { id } = known
             for (const country of countries) {
-              const key = `${known.id}\u0000${country}\u0000${scope}`
-              const delta = deltas.get(key)
-              if (delta !== undefined) delta.ads += sign
-              else {
-                deltas.set(key, { at: rows.length, ads: sign })
-                rows.push([known.kind, country, day, library, niche, language, known.id])
+              daily.add(`${id}\u0000${country}\u0000${day}\u0000${library}\u0000${niche}\u0000${language}`,
+                () => ({ kind: known.kind, country, day, library, niche, language, termId: id }), "ads", sign)
+            }
+            for (const { counts, windowDays } of roles) {
+              for (const [cellLibrary, cellNiche, country] of cells) {
+                totals.add(`${id}\u0000${windowDays}\u0000${cellLibrary}\u0000${cellNiche}\u0000${country}`,
+                  () => ({ kind: known.kind, windowDays, library: cellLibrary, niche: cellNiche, country, termId: id }), counts, sign)
               }
             }
           }
@@ -49,20 +57,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           if (before !== null) add(before, -1)
           if (after !== null) add(after, 1)
         }
-        const moved: CountDeltas = { kind: [], country: [], day: [], library: [], niche: [], language: [], termId: [], ads: [] }
-        for (const { ads, at } of deltas.values()) {
-          if (ads === 0) continue
-          const [kind, country, day, library, niche, language, id] = rows[at]!
-          moved.kind.push(kind)
-          moved.country.push(country)
-          moved.day.push(day)
-          moved.library.push(library)
-          moved.niche.push(niche)
-          moved.language.push(language)
-          moved.termId.push(id)
-          moved.ads.push(ads)
-        }
-        return repo.apply([...terms.values()], moved)
+        return repo.apply([...terms.values()], daily.columns(), totals.columns())
       })
 
     /**
@@ -82,6 +77,38 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         while: ({ last }) => last !== 0,
         body: ({ total }) => Effect.map(countBatch(batchSize, wait), (n) => ({ total: total + n, last: n }))
       }).pipe(Effect.map(({ total }) => total))
+
+    /**
+     * The totals moved to the windows ending `to` (built from the daily counts when there are
+     * none yet), unless they are there already. Holds the totals' lock while it moves them:
+     * counting waits, and rankings read the totals as they were until it commits.
+     */
+    const moveTo = (to: UtcDay): Effect.Effect<void> =>
+      Effect.flatMap(repo.dateTo, (dateTo) =>
+        Option.contains(dateTo, to) ? Effect.void : repo.transaction(Effect.flatMap(repo.lockTotals, (locked) =>
+          Option.contains(locked, to) ? Effect.void : repo.shift(shiftsBetween(locked, to), to)
+        )))
+
+    /** The totals moved to the windows ending yesterday, by the clock. */
+    const current: Effect.Effect<UtcDay> = Effect.flatMap(today, (day) => {
+      const yesterday = addDays(day, -1)
+      return Effect.as(moveTo(yesterday), yesterday)
+    })
+
+    /** The day the fiber last moved the windows to. */
+    const moved = yield* SubscriptionRef.make(Option.none<UtcDay>())
+
+    /** At each midnight (UTC, by the clock), the totals move on a day. */
+    const eachMidnight = Effect.forever(
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        yield* Effect.sleep(Duration.millis(startOf(addDays(dayOf(now), 1)) - now))
+        yield* current.pipe(
+          Effect.flatMap((day) => SubscriptionRef.set(moved, Option.some(day))),
+          Effect.catchAllCause((cause) => Effect.logWarning("Trends: moving the windows failed; the next ranking moves them", cause))
+        )
+      })
+    )
 
     /** Imports say "there is something to count"; one signal stands for any number of them. */
     const pending = yield* Queue.sliding<void>(1)
@@ -105,25 +132,42 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        */
       countUncounted: (batchSize = 1_000): Effect.Effect<number> => countAll(batchSize, false),
 
-      /** Counts everything not counted yet, waiting for what another replica is counting: when it returns, the counts hold every ad stored before. */
-      flush: Effect.asVoid(countAll(1_000, true)),
+      /**
+       * Counts everything not counted yet, waiting for what another replica is counting, and
+       * moves the totals to yesterday's windows: when it returns, they hold every ad stored before.
+       */
+      flush: Effect.zipRight(countAll(1_000, true), current),
+
+      /** The totals moved to the windows ending yesterday (by the clock), if they are not there: that day. */
+      current,
 
       /** How many ads the counting fiber has counted, as it changes: what a test waits on. */
       countedByFiber: counted.changes,
+
+      /** The last day the fiber moved the windows to at midnight, as it changes: what a test waits on. */
+      movedByFiber: moved.changes,
 
       /** Tells this replica's counting fiber that an import stored ads to count. */
       kick: Effect.asVoid(Queue.offer(pending, undefined)),
 
       /**
-       * The counting fiber: what is not counted at start (ads of another replica's import, of
-       * a process that stopped, or stored before migration 0051), then after each kick.
+       * The counting fiber: the totals moved to yesterday's windows (built at the first start),
+       * what is not counted at start (ads of another replica's import, of a process that
+       * stopped, or stored before migration 0051), then after each kick; beside it, the move
+       * of the windows at each midnight.
        */
-      run: Effect.forever(
-        countAll(1_000, false).pipe(
-          Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
-          Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
-          Effect.zipRight(Queue.take(pending))
-        )
+      run: Effect.zipRight(
+        Effect.catchAllCause(current, (cause) => Effect.logWarning("Trends: moving the windows failed; the next ranking moves them", cause)),
+        Effect.all([
+          Effect.forever(
+            countAll(1_000, false).pipe(
+              Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
+              Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
+              Effect.zipRight(Queue.take(pending))
+            )
+          ),
+          eachMidnight
+        ], { concurrency: 2, discard: true })
       )
     }
   }),

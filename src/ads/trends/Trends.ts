@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Effect } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
@@ -7,7 +7,6 @@ import {
   defaultMinCount,
   defaultWindowDays,
   type HistoryBody,
-  maxLimit,
   historyDays,
   type Hook,
   type ProductsBody,
@@ -16,54 +15,42 @@ import {
   type TrendWindow
 } from "./Api.js"
 import { maxPhraseWords, type TermKind, termId, wordsOf } from "./Phrases.js"
-import { type AnswerKey, type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
-
-/** Stored answers kept at most (the oldest go first): every filter combination may be asked. */
-export const maxStoredAnswers = 10_000
+import { TrendCounts } from "./TrendCounts.js"
+import { type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
+import { windowOf } from "./Windows.js"
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000
 const growthOf = (r: Rising) => round4((r.count - r.previous_count) / Math.max(r.previous_count, 1))
 
-/** The window of `days` days up to yesterday (by the clock), and the first day of the one before. */
-const windowsOf = (days: number) =>
-  Effect.map(today, (day) => {
-    const to = addDays(day, -1)
-    const from = addDays(to, -(days - 1))
-    return { from, to, previousFrom: addDays(from, -days) }
-  })
-
-const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, niche: body.niche, country: body.country, language: body.language })
+const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, niche: body.niche, country: body.country })
 
 /**
  * Trends (issue 20, INTERPRETATIONS L2): rising phrases and hooks of new ads, read from the
- * daily counts the ad import keeps (`TrendCounts`), one phrase's history, and the short-video
+ * window totals the ad import keeps (`TrendCounts`), one phrase's history from its daily counts, and the short-video
  * shop's products by units growth through the shop's own service. Windows come from the clock.
  */
 export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
+    const counts = yield* TrendCounts
     const shop = yield* ShopSearch
 
     /**
-     * The rising terms: the stored answer when it was computed from the counts as they are and
-     * for this window, else computed from the daily counts (the whole `maxLimit`, so any
-     * `limit` is a prefix) and stored. The version is read first: counts written meanwhile only
-     * make the stored answer look older than it is, never newer.
+     * The rising terms, read off the window totals once they are moved to yesterday's windows.
+     * The ranking says which day its totals were kept for: should another replica (whose clock
+     * says otherwise) have moved them in between, they are moved back and read again.
      */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
-        const windowDays = body.window_days ?? defaultWindowDays
-        const windows = yield* windowsOf(windowDays)
-        const key: AnswerKey = { kind, windowDays, minCount: body.min_count ?? defaultMinCount, ...scopeOf(body) }
-        const stored = yield* repo.stored(key, windows.to)
-        const rows = yield* Option.match(stored.rows, {
-          onSome: Effect.succeed,
-          onNone: () =>
-            Effect.tap(repo.rising(kind, key, windows, key.minCount, maxLimit), (computed) =>
-              Effect.flatMap(Clock.currentTimeMillis, (now) => repo.store(key, windows.to, stored.version, computed, new Date(now), maxStoredAnswers)))
-        })
-        const window: TrendWindow = { date_from: windows.from, date_to: windows.to }
-        return { window, rows: rows.slice(0, body.limit ?? defaultLimit) }
+        const days = body.window_days ?? defaultWindowDays
+        const limit = body.limit ?? defaultLimit
+        const minCount = body.min_count ?? defaultMinCount
+        const read = Effect.flatMap(counts.current, (to) =>
+          Effect.map(repo.rising(kind, days, scopeOf(body), minCount, limit), (ranking) => ({ to, ranking })))
+        const { ranking, to } = yield* Effect.repeat(read, { until: ({ ranking, to }) => ranking.dateTo === to, times: 2 })
+        const { from } = windowOf(days, to)
+        const window: TrendWindow = { date_from: from, date_to: to }
+        return { window, rows: ranking.rows }
       })
 
     return {
@@ -100,7 +87,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
       products: (accountId: string, body: ProductsBody) =>
         Effect.gen(function*() {
           const days = body.window_days ?? defaultWindowDays
-          const windows = yield* windowsOf(days)
+          const windows = windowOf(days, addDays(yield* today, -1))
           const page = yield* shop.trending(accountId, {
             metric: "units",
             days,
@@ -113,5 +100,5 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
         })
     }
   }),
-  dependencies: [TrendsRepo.Default, ShopSearch.Default]
+  dependencies: [TrendsRepo.Default, TrendCounts.Default, ShopSearch.Default]
 }) {}

@@ -1,18 +1,34 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
+import { nichePattern } from "./Api.js"
 import { type TermKind, termKinds } from "./Phrases.js"
 
-/** Changes to daily counts, column by column (row i of each): `ads` is added (negative: taken away). */
-export interface CountDeltas {
-  readonly kind: Array<number>
-  readonly country: Array<string>
-  readonly day: Array<string>
-  readonly library: Array<string>
-  readonly niche: Array<string>
-  readonly language: Array<string>
-  readonly termId: Array<string>
-  readonly ads: Array<number>
+/** Rows of one shape, column by column (row i of each), as `unnest` takes them. */
+export type Columns<Row> = { readonly [K in keyof Row]: Array<Row[K]> }
+
+/** A change to a daily count: `ads` is added (negative: taken away). */
+export interface DailyDelta {
+  readonly kind: number
+  readonly country: string
+  readonly day: string
+  readonly library: string
+  readonly niche: string
+  readonly language: string
+  readonly termId: string
+  readonly ads: number
+}
+
+/** A change to a window's totals in one cell (library, niche, country: a value or `anyValue`). */
+export interface TotalDelta {
+  readonly kind: number
+  readonly windowDays: number
+  readonly library: string
+  readonly niche: string
+  readonly country: string
+  readonly termId: string
+  readonly count: number
+  readonly previous: number
 }
 
 /** A term's text under its key. */
@@ -22,20 +38,18 @@ export interface TermText {
   readonly term: string
 }
 
-/** Which ads a trend reads: every value optional; `country` absent reads the '*' counts (every ad once). */
+/** Which ads a trend reads: every value optional (absent: any). */
 export interface TrendScope {
   readonly library?: string | undefined
   readonly niche?: string | undefined
   readonly country?: string | undefined
-  readonly language?: string | undefined
 }
 
-/** A window and the window of the same length before it (UTC days, both ends included). */
-export interface Windows {
-  readonly from: string
-  readonly to: string
-  readonly previousFrom: string
-}
+/** A cell's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
+export const anyValue = "*"
+
+/** A niche the trend filters can ask for (others count only under any niche). */
+export const askableNiche = (niche: string) => nichePattern.test(niche)
 
 const Text = Schema.NullOr(Schema.String)
 const UncountedAd = Schema.Struct({
@@ -54,45 +68,50 @@ export type UncountedAd = typeof UncountedAd.Type
 
 const Rising = Schema.Struct({ term: Schema.String, count: Schema.Int, previous_count: Schema.Int })
 export type Rising = typeof Rising.Type
-const StoredAnswer = Schema.Struct({ version: Schema.String, data: Schema.NullOr(Schema.Array(Rising)) })
+/** A ranking, with the last day of the windows its totals were kept for (null: none yet). */
+const Ranking = Schema.Struct({ date_to: Schema.NullOr(Schema.String), rows: Schema.Array(Rising) })
+const DateTo = Schema.Struct({ date_to: Schema.NullOr(Schema.String) })
 
-/** What a stored answer answers: the term kind, the window's length, the scope and the minimum count. */
-export interface AnswerKey extends TrendScope {
-  readonly kind: TermKind
-  readonly windowDays: number
-  readonly minCount: number
-}
-
-/** A scope field left open, in a stored answer's key (no niche, library, country or language is spelt so). */
-const any = "*"
 const DayCount = Schema.Struct({ day: Schema.String, count: Schema.Int })
 export type DayCount = typeof DayCount.Type
 
+/** A day whose counts move into or out of a window's totals: +1 adds its counts, -1 takes them away. */
+export interface DayShift {
+  readonly windowDays: number
+  readonly day: string
+  readonly count: number
+  readonly previous: number
+}
+
 /**
- * The SQL of trends: the daily counts the ad import keeps (migration 0051) and what the trend
- * routes read of them. Lock order for writers: terms, then counts, each in key order, so two
- * import lanes adding to the same counts wait for each other and never deadlock.
+ * The SQL of trends: the daily counts and window totals the ad import keeps (migrations 0051,
+ * 0072) and what the trend routes read of them. Lock order for writers: the totals' state row
+ * first (every write of counts and every move of the windows takes it, so they run one at a
+ * time), then terms, then counts, each in key order.
  */
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const answerKey = (key: AnswerKey): ReadonlyArray<Fragment> => [
-      sql`a.kind = ${termKinds[key.kind]}`,
-      sql`a.window_days = ${key.windowDays}`,
-      sql`a.library = ${key.library ?? any}`,
-      sql`a.niche = ${key.niche ?? any}`,
-      sql`a.country = ${key.country ?? any}`,
-      sql`a.language = ${key.language ?? any}`,
-      sql`a.min_count = ${key.minCount}`
-    ]
+    /** A ranking's rows of totals: the cell of `scope`, terms that rose and are used enough. */
+    const ranked = (alias: string, kind: TermKind, windowDays: number, scope: TrendScope, minCount: number): Fragment => {
+      const t = sql(alias)
+      return sql.and([
+        sql`${t}.kind = ${termKinds[kind]}`,
+        sql`${t}.window_days = ${windowDays}`,
+        sql`${t}.library = ${scope.library ?? anyValue}`,
+        sql`${t}.niche = ${scope.niche ?? anyValue}`,
+        sql`${t}.country = ${scope.country ?? anyValue}`,
+        sql`${t}.count > ${t}.previous`,
+        sql`${t}.count >= ${minCount}`
+      ])
+    }
 
-    const scoped = (scope: TrendScope): ReadonlyArray<Fragment> => [
-      sql`country = ${scope.country ?? "*"}`,
-      ...(scope.library === undefined ? [] : [sql`library = ${scope.library}`]),
-      ...(scope.niche === undefined ? [] : [sql`niche = ${scope.niche}`]),
-      ...(scope.language === undefined ? [] : [sql`language = ${scope.language}`])
-    ]
+    const dateToOf = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+      SqlSchema.single({ Request: Schema.Void, Result: DateTo, execute: () => statement })(undefined).pipe(
+        Effect.map(({ date_to }) => Option.fromNullable(date_to)),
+        Effect.orDie
+      )
 
     return {
       /**
@@ -135,12 +154,17 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       /** Runs `effect` in one transaction. */
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),
 
+      /** The last day of the windows the totals are kept for (none: not built yet). */
+      dateTo: dateToOf(sql`select date_to::text as date_to from trend_state`),
+
       /**
-       * Adds the deltas, in the caller's transaction (the import's batch), and moves the
-       * counts' version last, so the answers computed before are known to be stale exactly
-       * when these counts are visible (and the version's row lock is held only to the commit).
+       * The same, locked to the caller's transaction: counts written and windows moved after
+       * this wait for it to end. Every writer of counts takes it first.
        */
-      apply: (terms: ReadonlyArray<TermText>, deltas: CountDeltas): Effect.Effect<void> =>
+      lockTotals: dateToOf(sql`select date_to::text as date_to from trend_state for update`),
+
+      /** Adds the deltas to the daily counts and the window totals, in the caller's transaction (which holds `lockTotals`). */
+      apply: (terms: ReadonlyArray<TermText>, daily: Columns<DailyDelta> | undefined, totals: Columns<TotalDelta> | undefined): Effect.Effect<void> =>
         Effect.gen(function*() {
           if (terms.length > 0) {
             yield* sql`insert into trend_terms (id, kind, term)
@@ -149,80 +173,90 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
                order by id
               on conflict (id) do nothing`
           }
-          if (deltas.ads.length === 0) return
           // A batch's counts are sorted in memory, not spilled to disk (the default 4 MB is short of it).
-          yield* sql`set local work_mem = '64MB'`
-          yield* sql`insert into trend_daily (kind, country, day, library, niche, language, term_id, ads)
-            select kind, country, day, library, niche, language, term_id, ads
-              from unnest(${deltas.kind}::smallint[], ${deltas.country}::text[], ${deltas.day}::date[], ${deltas.library}::text[],
-                          ${deltas.niche}::text[], ${deltas.language}::text[], ${deltas.termId}::bigint[], ${deltas.ads}::integer[])
-                as d(kind, country, day, library, niche, language, term_id, ads)
-             order by kind, country, day, term_id, library, niche, language
-            on conflict (kind, country, day, term_id, library, niche, language)
-            do update set ads = trend_daily.ads + excluded.ads`
-          yield* sql`update trend_state set version = version + 1`
+          if (daily !== undefined || totals !== undefined) yield* sql`set local work_mem = '64MB'`
+          if (daily !== undefined) {
+            yield* sql`insert into trend_daily (kind, country, day, library, niche, language, term_id, ads)
+              select kind, country, day, library, niche, language, term_id, ads
+                from unnest(${daily.kind}::smallint[], ${daily.country}::text[], ${daily.day}::date[], ${daily.library}::text[],
+                            ${daily.niche}::text[], ${daily.language}::text[], ${daily.termId}::bigint[], ${daily.ads}::integer[])
+                  as d(kind, country, day, library, niche, language, term_id, ads)
+               order by kind, country, day, term_id, library, niche, language
+              on conflict (kind, country, day, term_id, library, niche, language)
+              do update set ads = trend_daily.ads + excluded.ads`
+          }
+          if (totals !== undefined) {
+            yield* sql`insert into trend_totals (kind, window_days, library, niche, country, term_id, count, previous)
+              select kind, window_days, library, niche, country, term_id, count, previous
+                from unnest(${totals.kind}::smallint[], ${totals.windowDays}::smallint[], ${totals.library}::text[], ${totals.niche}::text[],
+                            ${totals.country}::text[], ${totals.termId}::bigint[], ${totals.count}::integer[], ${totals.previous}::integer[])
+                  as t(kind, window_days, library, niche, country, term_id, count, previous)
+               order by kind, window_days, library, niche, country, term_id
+              on conflict (kind, window_days, library, niche, country, term_id)
+              do update set count = trend_totals.count + excluded.count, previous = trend_totals.previous + excluded.previous`
+          }
         }).pipe(Effect.orDie),
 
-      /** A stored answer of `key` for the window ending `to`, if it was computed from the counts as they are. */
-      stored: (key: AnswerKey, to: string): Effect.Effect<{ readonly version: string; readonly rows: Option.Option<ReadonlyArray<Rising>> }> =>
+      /**
+       * Moves the totals to the windows ending `to`, in the caller's transaction (which holds
+       * `lockTotals`): the daily counts of each shifted day added to (or taken from) every cell
+       * they fall in, terms no window counts any more dropped, and `to` kept as the totals' day.
+       */
+      shift: (shifts: ReadonlyArray<DayShift>, to: string): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          if (shifts.length > 0) {
+            yield* sql`set local work_mem = '256MB'`
+            // Every cell of a daily row: its library and niche or any (the grouping sets), its country.
+            yield* sql`insert into trend_totals (kind, window_days, library, niche, country, term_id, count, previous)
+              select d.kind, s.window_days, coalesce(d.library, ${anyValue}), coalesce(d.niche, ${anyValue}), d.country, d.term_id,
+                     sum(d.ads * s.count)::int, sum(d.ads * s.previous)::int
+                from unnest(${shifts.map((s) => s.windowDays)}::smallint[], ${shifts.map((s) => s.day)}::date[],
+                            ${shifts.map((s) => s.count)}::integer[], ${shifts.map((s) => s.previous)}::integer[])
+                  as s(window_days, day, count, previous)
+                join trend_daily d on d.day = s.day
+               where d.day = any(${[...new Set(shifts.map((s) => s.day))]}::date[])
+               group by d.kind, s.window_days, d.country, d.term_id, grouping sets ((d.library, d.niche), (d.library), (d.niche), ())
+              having (grouping(d.niche) = 1 or d.niche ~ ${nichePattern.source})
+                 and (sum(d.ads * s.count) <> 0 or sum(d.ads * s.previous) <> 0)
+               order by 1, 2, 3, 4, 5, 6
+              on conflict (kind, window_days, library, niche, country, term_id)
+              do update set count = trend_totals.count + excluded.count, previous = trend_totals.previous + excluded.previous`
+            yield* sql`delete from trend_totals where count = 0 and previous = 0`
+          }
+          yield* sql`update trend_state set date_to = ${to}::date`
+        }).pipe(Effect.orDie),
+
+      /**
+       * Terms of the cell used by at least `minCount` ads first seen in the window and by more
+       * than in the window before, the most grown first (growth = (count - previous) /
+       * max(previous, 1)), then the most used, then by text; with the day the totals were kept
+       * for, read in the same statement. The index yields them in order; the terms tied with
+       * the last row are read too, so that text orders the ties.
+       */
+      rising: (kind: TermKind, windowDays: number, scope: TrendScope, minCount: number, limit: number) =>
         SqlSchema.single({
           Request: Schema.Void,
-          Result: StoredAnswer,
+          Result: Ranking,
           execute: () => sql`
-            select s.version::text as version, a.data
-              from trend_state s
-              left join trend_answers a on ${sql.and(answerKey(key))} and a.date_to = ${to}::date and a.version = s.version`
-        })(undefined).pipe(
-          Effect.map(({ data, version }) => ({ version, rows: Option.fromNullable(data) })),
-          Effect.orDie
-        ),
+            with ranked as (
+              select x.term_id, x.count, x.previous, x.growth from trend_totals x
+               where ${ranked("x", kind, windowDays, scope, minCount)}
+               order by x.growth desc, x.count desc limit ${limit}
+            ), edge as (
+              select growth, count from ranked order by growth, count limit 1
+            ), listed as (
+              select term_id, count, previous, growth from ranked
+              union
+              select y.term_id, y.count, y.previous, y.growth from trend_totals y join edge e on y.growth = e.growth and y.count = e.count
+               where ${ranked("y", kind, windowDays, scope, minCount)}
+            )
+            select (select date_to::text from trend_state) as date_to,
+                   coalesce((select json_agg(json_build_object('term', t.term, 'count', l.count, 'previous_count', l.previous)
+                                     order by l.growth desc, l.count desc, t.term collate "C")
+                               from listed l join trend_terms t on t.id = l.term_id), '[]') as rows`
+        })(undefined).pipe(Effect.map(({ date_to, rows }) => ({ dateTo: date_to, rows: rows.slice(0, limit) })), Effect.orDie),
 
-      /**
-       * Keeps an answer computed from the counts of `version`, unless a newer one is there;
-       * drops stale answers and, past `cap` answers, those written longest ago.
-       */
-      store: (key: AnswerKey, to: string, version: string, rows: ReadonlyArray<Rising>, now: Date, cap: number): Effect.Effect<void> =>
-        Effect.gen(function*() {
-          yield* sql`insert into trend_answers (kind, window_days, library, niche, country, language, min_count, date_to, version, computed_at, data)
-            values (${termKinds[key.kind]}, ${key.windowDays}, ${key.library ?? any}, ${key.niche ?? any}, ${key.country ?? any},
-                    ${key.language ?? any}, ${key.minCount}, ${to}::date, ${version}::bigint, ${now}, ${JSON.stringify(rows)}::jsonb)
-            on conflict (kind, window_days, library, niche, country, language, min_count) do update
-              set date_to = excluded.date_to, version = excluded.version, computed_at = excluded.computed_at, data = excluded.data, seq = default
-              where trend_answers.version <= excluded.version`
-          yield* sql`delete from trend_answers where version < ${version}::bigint or date_to < ${to}::date`
-          yield* sql`delete from trend_answers where seq <= (select seq from trend_answers order by seq desc offset ${cap} limit 1)`
-        }).pipe(Effect.orDie),
-
-      /**
-       * Terms used by at least `minCount` ads first seen in the window and by more than in the
-       * window before: the most grown first (growth = (count - previous) / max(previous, 1)),
-       * then the most used, then by text.
-       */
-      rising: (kind: TermKind, scope: TrendScope, windows: Windows, minCount: number, limit: number): Effect.Effect<ReadonlyArray<Rising>> =>
-        SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: Rising,
-          execute: () => sql`
-            select t.term, w.count::int as count, w.previous::int as previous_count
-              from (
-                select term_id,
-                       coalesce(sum(ads) filter (where day >= ${windows.from}::date), 0) as count,
-                       coalesce(sum(ads) filter (where day < ${windows.from}::date), 0) as previous
-                  from trend_daily
-                 where ${sql.and([
-                   sql`kind = ${termKinds[kind]}`,
-                   sql`day between ${windows.previousFrom}::date and ${windows.to}::date`,
-                   ...scoped(scope)
-                 ])}
-                 group by term_id
-              ) w
-              join trend_terms t on t.id = w.term_id
-             where w.count >= ${minCount} and w.count > w.previous
-             order by (w.count - w.previous)::numeric / greatest(w.previous, 1) desc, w.count desc, t.term collate "C"
-             limit ${limit}`
-        })(undefined).pipe(Effect.orDie),
-
-      /** A phrase's count on each of `days` that has one (days without are left out): one key probe per day. */
+      /** A phrase's count on each of `days` that has one (days without are left out): one key probe per day and country. */
       series: (termId: string, scope: TrendScope, days: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<DayCount>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
@@ -232,9 +266,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
               from trend_daily
              where ${sql.and([
                sql`kind = ${termKinds.phrase}`,
+               sql`country = ${scope.country ?? anyValue}`,
                sql`day = any(${days}::date[])`,
                sql`term_id = ${termId}::bigint`,
-               ...scoped(scope)
+               ...(scope.library === undefined ? [] : [sql`library = ${scope.library}`]),
+               ...(scope.niche === undefined ? [] : [sql`niche = ${scope.niche}`])
              ])}
              group by day
              order by day`

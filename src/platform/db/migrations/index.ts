@@ -27,6 +27,7 @@ import m0022 from "./0022_account_events.js"
 import m0050 from "./0050_landers.js"
 import m0051 from "./0051_trends.js"
 import m0071 from "./0071_trend_pending.js"
+import m0072 from "./0072_trend_totals.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -55,7 +56,8 @@ export const migrations = {
   "0022_account_events": m0022,
   "0050_landers": m0050,
   "0051_trends": m0051,
-  "0071_trend_pending": m0071
+  "0071_trend_pending": m0071,
+  "0072_trend_totals": m0072
 }
 
 /**
