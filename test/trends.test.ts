@@ -250,10 +250,17 @@ describe("trends", () => {
         for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
         const hooks = yield* post(api_key, "/api/v1/trends/hooks", { window_days: 90, min_count: 1, limit: 100 })
         expect(hooks.json).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, 90, 1, 100) })
-        // Totals lost (or never built): the first ranking builds them from the daily counts.
-        yield* sql`delete from trend_totals`
-        yield* sql`update trend_state set date_to = null`
+        // A backlog of at least `rebuildFrom` ads: the totals are dropped, the ads counted into the
+        // daily counts only, and the next ranking builds the totals from them.
+        yield* sql`insert into trend_pending (ad_id) select id from ads on conflict do nothing`
+        yield* sql`delete from trend_daily`
+        expect(yield* Effect.flatMap(TrendCounts, (counts) => counts.countUncounted(37, n))).toBeGreaterThan(0)
+        yield* Effect.flatMap(Ingest, (ingest) => ingest.settled)
+        const [{ totals }] = yield* sql<{ totals: number }>`select count(*)::int as totals from trend_totals`
+        expect(totals).toBeGreaterThan(0)
         for (const days of [7, 30, 90]) expect(yield* topics(days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100) })
+        expect((yield* post(api_key, "/api/v1/trends/hooks", { window_days: 30, min_count: 1, limit: 100, country: "US" })).json)
+          .toEqual({ success: true, ...risingOf(worldAds, "hook", { country: "US" }, 30, 1, 100) })
         const [{ kept }] = yield* sql<{ kept: string }>`select date_to::text as kept from trend_state`
         expect(kept).toBe(yesterday)
       }))

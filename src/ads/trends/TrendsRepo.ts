@@ -134,6 +134,16 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
         sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
 
+      /** Whether at least `n` ads are not counted yet. */
+      pendingAtLeast: (n: number): Effect.Effect<boolean> =>
+        sql<{ found: boolean }>`select exists (select 1 from trend_pending offset ${n - 1}) as found`.pipe(
+          Effect.map(([row]) => row?.found === true),
+          Effect.orDie
+        ),
+
+      /** No window totals kept (in the caller's transaction, which holds `lockTotals`): the next move builds them. */
+      dropTotals: Effect.zipRight(sql`truncate trend_totals`, sql`update trend_state set date_to = null`).pipe(Effect.asVoid, Effect.orDie),
+
       /** Which of these ads (row ids) are not counted yet. */
       pendingOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
         ids.length === 0 ? Effect.succeed(new Set<string>()) : sql<{ id: string }>`
