@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
-import { landersAndTrends } from "./landers.js"
+import { landersAndTrends, windowMove } from "./landers.js"
 import { createAccounts, freePort, loadWorld, percentile, runBench, settle, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -55,7 +55,9 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     const [key] = await createAccounts(url, 1)
     const port = await freePort()
     // A world loaded before the trends' counting existed is counted now, not while measured.
+    const settling = performance.now()
     await settle(url)
+    console.log(`  trends counted and their window totals current in ${((performance.now() - settling) / 1000).toFixed(0)} s`)
     const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
     const base = `http://127.0.0.1:${port}`
     const request = timedClient(base, key!)
@@ -120,6 +122,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     } finally {
       await server.stop()
     }
+    await windowMove(url)
 }
 
 runBench(() => withBenchDatabase("bench-ads", (url, dir, loaded) => measure(url, dir, loaded).then(() => measureBrands(url, dir))))

@@ -4,7 +4,11 @@
  * interleaved with the metered baseline (GET /api/v1/credits) so that the ratios compare
  * figures of one run on a shared, noisy machine. Goal: p95 under 100 ms at the `bench` scale.
  */
-import { percentile, type Timed } from "./Scratch.js"
+import { Duration, Effect, Option } from "effect"
+import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
+import { shiftsBetween } from "../src/ads/trends/Windows.js"
+import { addDays } from "../src/kernel/UtcDay.js"
+import { onDatabase, percentile, type Timed } from "./Scratch.js"
 
 type Request = (route: string, body?: unknown) => Promise<Timed>
 
@@ -56,3 +60,20 @@ export const landersAndTrends = async (request: Request, samples: number) => {
     .sort((a, b) => b[1] - a[1])[0]!
   console.log(`landers and trends p95: worst ${worst[0]} ${worst[1].toFixed(1)} ms   (goal < 100 ms)`)
 }
+
+/**
+ * What the trends' midnight costs: the window totals moved on a day (each window's entering,
+ * moving and leaving days read from the daily counts into every cell) and back again, each in
+ * its transaction, timed. Run with no server on the database.
+ */
+export const windowMove = (url: string) =>
+  onDatabase(url, Effect.gen(function*() {
+    const repo = yield* TrendsRepo
+    const from = Option.getOrThrow(yield* repo.dateTo)
+    const move = (a: string, b: string) =>
+      Effect.timed(repo.transaction(Effect.zipRight(repo.lockTotals, repo.shift(shiftsBetween(Option.some(a), b), b))))
+    const [forward] = yield* move(from, addDays(from, 1))
+    const [back] = yield* move(addDays(from, 1), from)
+    return { forward: Duration.toSeconds(forward), back: Duration.toSeconds(back) }
+  }).pipe(Effect.provide(TrendsRepo.Default))).then(({ back, forward }) =>
+    console.log(`trends: the windows moved on a day in ${forward.toFixed(1)} s (and back in ${back.toFixed(1)} s)`))

@@ -91,18 +91,21 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         return total
       })
 
+    /** Whether totals kept for `kept` are for `to` or a later day (another replica's clock may run ahead). */
+    const reaches = (kept: Option.Option<UtcDay>, to: UtcDay) => Option.exists(kept, (day) => day >= to)
+
     /**
-     * The totals moved to the windows ending `to` (built from the daily counts when there are
-     * none yet), unless they are there already. Holds the totals' lock while it moves them:
-     * counting waits, and rankings read the totals as they were until it commits.
+     * The totals moved on to the windows ending `to` (built from the daily counts when there
+     * are none yet), unless they are there or later already. Holds the totals' lock while it
+     * moves them: counting waits, and rankings read the totals as they were until it commits.
      */
     const moveTo = (to: UtcDay): Effect.Effect<void> =>
       Effect.flatMap(repo.dateTo, (dateTo) =>
-        Option.contains(dateTo, to) ? Effect.void : repo.transaction(Effect.flatMap(repo.lockTotals, (locked) =>
-          Option.contains(locked, to) ? Effect.void : repo.shift(shiftsBetween(locked, to), to)
+        reaches(dateTo, to) ? Effect.void : repo.transaction(Effect.flatMap(repo.lockTotals, (locked) =>
+          reaches(locked, to) ? Effect.void : repo.shift(shiftsBetween(locked, to), to)
         )))
 
-    /** The totals moved to the windows ending yesterday, by the clock. */
+    /** The totals moved on to the windows ending yesterday, by the clock; that day. */
     const current: Effect.Effect<UtcDay> = Effect.flatMap(today, (day) => {
       const yesterday = addDays(day, -1)
       return Effect.as(moveTo(yesterday), yesterday)
@@ -151,7 +154,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        */
       flush: Effect.zipRight(countAll(1_000, true), current),
 
-      /** The totals moved to the windows ending yesterday (by the clock), if they are not there: that day. */
+      /** The totals moved on to the windows ending yesterday (by the clock), if they are not there or later: that day. */
       current,
 
       /** How many ads the counting fiber has counted, as it changes: what a test waits on. */

@@ -36,21 +36,19 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
     const shop = yield* ShopSearch
 
     /**
-     * The rising terms, read off the window totals once they are moved to yesterday's windows.
-     * The ranking says which day its totals were kept for: should another replica (whose clock
-     * says otherwise) have moved them in between, they are moved back and read again.
+     * The rising terms, read off the window totals once they are moved on to yesterday's
+     * windows; the window is the one the totals were kept for, read in the same statement
+     * (later than yesterday if another replica's clock runs ahead). Should a backlog's count
+     * have dropped the totals in between, they are built and read again.
      */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
         const days = body.window_days ?? defaultWindowDays
-        const limit = body.limit ?? defaultLimit
-        const minCount = body.min_count ?? defaultMinCount
-        const read = Effect.flatMap(counts.current, (to) =>
-          Effect.map(repo.rising(kind, days, scopeOf(body), minCount, limit), (ranking) => ({ to, ranking })))
-        const { ranking, to } = yield* Effect.repeat(read, { until: ({ ranking, to }) => ranking.dateTo === to, times: 2 })
-        const { from } = windowOf(days, to)
-        const window: TrendWindow = { date_from: from, date_to: to }
-        return { window, rows: ranking.rows }
+        const read = Effect.zipRight(counts.current, repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit))
+        const ranking = yield* Effect.repeat(read, { until: (r) => r.dateTo !== null, times: 2 })
+        const to = ranking.dateTo ?? addDays(yield* today, -1)
+        const window: TrendWindow = { date_from: windowOf(days, to).from, date_to: to }
+        return { window, rows: ranking.dateTo === null ? [] : ranking.rows }
       })
 
     return {
