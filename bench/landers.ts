@@ -33,6 +33,7 @@ export const landersAndTrends = async (request: Request, samples: number) => {
     }]],
     ["landers: longest running", (n) => ["/api/v1/landers/explore", { platform: ["shopify"], sort: "longest_running", page: 1 + (n % 5) }]],
     ["trends: topics, all ads", (n) => ["/api/v1/trends/topics", { window_days: pick(windows, n) }]],
+    ["trends: topics, one filter", (n) => ["/api/v1/trends/topics", { window_days: pick(windows, n), niche: pick(niches, n), min_count: 1 + (n % 20) }]],
     ["trends: topics, scoped", (n) => ["/api/v1/trends/topics", {
       window_days: pick(windows, n), library: pick(libraries, n), niche: pick(niches, n + 1), country: pick(countries, n)
     }]],
@@ -71,7 +72,7 @@ export const windowMove = (url: string) =>
     const repo = yield* TrendsRepo
     const from = Option.getOrThrow(yield* repo.dateTo)
     const move = (a: string, b: string) =>
-      Effect.timed(repo.transaction(Effect.zipRight(repo.lockTotals, repo.shift(shiftsBetween(Option.some(a), b), b))))
+      Effect.timed(repo.transaction(Effect.zipRight(repo.lockTotals, repo.shift(shiftsBetween(Option.some(a), b), b, "1970-01-01"))))
     const [forward] = yield* move(from, addDays(from, 1))
     const [back] = yield* move(addDays(from, 1), from)
     return { forward: Duration.toSeconds(forward), back: Duration.toSeconds(back) }

@@ -360,6 +360,10 @@ describe("trends", () => {
           }
         }
         expect((yield* ranking("phrase", 90)).data).toEqual([])
+        // Daily counts no history reaches (365 days up to yesterday) are gone.
+        const sql = yield* SqlClient.SqlClient
+        const [{ oldest }] = yield* sql<{ oldest: string | null }>`select min(day)::text as oldest from trend_daily`
+        expect(oldest).toBeNull()
       }))
   })
 })

@@ -1,5 +1,6 @@
 import { Clock, Duration, Effect, Option, Queue, SubscriptionRef } from "effect"
 import { addDays, dayOf, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
+import { historyDays } from "./Api.js"
 import { type AdCopy, termId, termKinds, termsOf } from "./Phrases.js"
 import { type DailyDelta, type TermText, type TotalDelta, TrendsRepo } from "./TrendsRepo.js"
 import { cellsOf, roleOf, shiftsBetween, Tally, windowsEnding } from "./Windows.js"
@@ -96,13 +97,13 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
 
     /**
      * The totals moved on to the windows ending `to` (built from the daily counts when there
-     * are none yet), unless they are there or later already. Holds the totals' lock while it
+     * are none yet), and the daily counts no history reaches dropped, unless they are there or later already. Holds the totals' lock while it
      * moves them: counting waits, and rankings read the totals as they were until it commits.
      */
     const moveTo = (to: UtcDay): Effect.Effect<void> =>
       Effect.flatMap(repo.dateTo, (dateTo) =>
         reaches(dateTo, to) ? Effect.void : repo.transaction(Effect.flatMap(repo.lockTotals, (locked) =>
-          reaches(locked, to) ? Effect.void : repo.shift(shiftsBetween(locked, to), to)
+          reaches(locked, to) ? Effect.void : repo.shift(shiftsBetween(locked, to), to, addDays(to, -(historyDays - 1)))
         )))
 
     /** The totals moved on to the windows ending yesterday, by the clock; that day. */
@@ -167,26 +168,22 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       kick: Effect.asVoid(Queue.offer(pending, undefined)),
 
       /**
-       * The counting fiber: the totals moved to yesterday's windows (built at the first start),
-       * what is not counted at start (ads of another replica's import, of a process that
-       * stopped, or stored before migration 0051), then after each kick; beside it, the move
-       * of the windows at each midnight.
+       * The counting fiber: what is not counted at start (ads of another replica's import, of
+       * a process that stopped, or stored before migration 0051), then after each kick, each
+       * time followed by the move of the totals to yesterday's windows (their build at the
+       * first start, or after a backlog dropped them); beside it, the move at each midnight.
        */
-      run: Effect.zipRight(
-        Effect.catchAllCause(current, (cause) => Effect.logWarning("Trends: moving the windows failed; the next ranking moves them", cause)),
-        Effect.all([
-          Effect.forever(
-            countAll(1_000, false).pipe(
-              Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
-              // Totals dropped for a backlog are built again now, not at the next ranking.
-              Effect.zipLeft(current),
-              Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
-              Effect.zipRight(Queue.take(pending))
-            )
-          ),
-          eachMidnight
-        ], { concurrency: 2, discard: true })
-      )
+      run: Effect.all([
+        Effect.forever(
+          countAll(1_000, false).pipe(
+            Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
+            Effect.zipLeft(current),
+            Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
+            Effect.zipRight(Queue.take(pending))
+          )
+        ),
+        eachMidnight
+      ], { concurrency: 2, discard: true })
     }
   }),
   dependencies: [TrendsRepo.Default]

@@ -211,8 +211,9 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * Moves the totals to the windows ending `to`, in the caller's transaction (which holds
        * `lockTotals`): the daily counts of each shifted day added to (or taken from) every cell
        * they fall in, terms no window counts any more dropped, and `to` kept as the totals' day.
+       * Daily counts before `keepFrom` (no history reaches them) go.
        */
-      shift: (shifts: ReadonlyArray<DayShift>, to: string): Effect.Effect<void> =>
+      shift: (shifts: ReadonlyArray<DayShift>, to: string, keepFrom: string): Effect.Effect<void> =>
         Effect.gen(function*() {
           if (shifts.length > 0) {
             yield* sql`set local work_mem = '256MB'`
@@ -233,6 +234,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
               do update set count = trend_totals.count + excluded.count, previous = trend_totals.previous + excluded.previous`
             yield* sql`delete from trend_totals where count = 0 and previous = 0`
           }
+          yield* sql`delete from trend_daily where day < ${keepFrom}::date`
           yield* sql`update trend_state set date_to = ${to}::date`
         }).pipe(Effect.orDie),
 
