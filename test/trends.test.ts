@@ -351,12 +351,21 @@ describe("trends", () => {
         for (const days of [7, 30, 90]) {
           expect(yield* ranking("phrase", days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100, "1970-01-01") })
         }
-        // Weeks on (the days between each move once), then past every ad: nothing rose.
+        // Weeks on, with ads imported while the windows move (the days between each move once);
+        // then past every ad: nothing rose.
+        const template = worldAds.find((ad) => ad.library === "social" && (ad.countries ?? []).includes("US"))!
+        const fresh = Array.from({ length: 8 }, (_, i) => ({
+          ...template, external_id: `trend-moving-${i}`, first_seen: `${addDays("1970-02-09", -5 * i)}T08:00:00Z`, last_seen: "1970-02-09T09:00:00Z",
+          days_running: null, start_date: null, end_date: null, variant_group: null, headline: "The quasarine lamp"
+        }))
+        const world = [...worldAds, ...fresh]
         for (const [adjust, to] of [["40 days", "1970-02-10"], ["3 days", "1970-02-13"], ["400 days", "1971-03-20"]] as const) {
+          const importing = yield* Effect.fork(ingestAll("ads", adjust === "40 days" ? fresh : []))
           yield* TestClock.adjust(adjust)
+          yield* Fiber.join(importing)
           for (const days of [7, 30, 90]) {
-            expect(yield* ranking("phrase", days, { country: "US" })).toEqual({ success: true, ...risingOf(worldAds, "phrase", { country: "US" }, days, 1, 100, to) })
-            expect(yield* ranking("hook", days)).toEqual({ success: true, ...risingOf(worldAds, "hook", {}, days, 1, 100, to) })
+            expect(yield* ranking("phrase", days, { country: "US" })).toEqual({ success: true, ...risingOf(world, "phrase", { country: "US" }, days, 1, 100, to) })
+            expect(yield* ranking("hook", days)).toEqual({ success: true, ...risingOf(world, "hook", {}, days, 1, 100, to) })
           }
         }
         expect((yield* ranking("phrase", 90)).data).toEqual([])
