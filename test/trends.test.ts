@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { type Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
@@ -338,19 +338,36 @@ describe("trends", () => {
       }))
 
     // Last: it moves the clock the tests above read as 1970-01-01.
-    it.effect("the windows move with the clock: at midnight by the counting fiber, else by the day's first ranking", () =>
+    it.effect("the windows move with the clock, at midnight by the counting fiber; rankings meanwhile answer the windows before", () =>
       Effect.gen(function*() {
         const { api_key } = yield* account()
         const counts = yield* TrendCounts
+        const sql = yield* SqlClient.SqlClient
         const ranking = (kind: "phrase" | "hook", days: number, scope: Scope = {}) =>
           Effect.map(post(api_key, `/api/v1/trends/${kind === "phrase" ? "topics" : "hooks"}`, { window_days: days, min_count: 1, limit: 100, ...scope }), (a) => a.json)
+        /** The clock moved on by `by`, and the fiber's move to `day` waited for. */
+        const midnight = <E, R>(by: Duration.DurationInput, day: string, meanwhile: Effect.Effect<unknown, E, R>) =>
+          Effect.gen(function*() {
+            const moved = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(counts.movedByFiber, Option.contains(day))))
+            yield* TestClock.adjust(by)
+            yield* meanwhile
+            yield* Fiber.join(moved)
+          })
         // Midnight: the fiber moves the windows on a day, with nobody asking.
-        const moved = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(counts.movedByFiber, Option.contains("1970-01-01"))))
-        yield* TestClock.adjust("1 day")
-        yield* Fiber.join(moved)
+        yield* midnight("1 day", "1970-01-01", Effect.void)
         for (const days of [7, 30, 90]) {
           expect(yield* ranking("phrase", days)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, days, 1, 100, "1970-01-01") })
         }
+        // A move in progress (its lock held here, as a long move holds it): rankings answer the
+        // windows before it at once, and say so.
+        const moved = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(counts.movedByFiber, Option.contains("1970-01-02"))))
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`select 1 from trend_state for update`
+          yield* TestClock.adjust("1 day")
+          expect(yield* ranking("phrase", 30)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 30, 1, 100, "1970-01-01") })
+        }))
+        yield* Fiber.join(moved)
+        expect(yield* ranking("phrase", 30)).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 30, 1, 100, "1970-01-02") })
         // Weeks on, with ads imported while the windows move (the days between each move once);
         // then past every ad: nothing rose.
         const template = worldAds.find((ad) => ad.library === "social" && (ad.countries ?? []).includes("US"))!
@@ -359,10 +376,8 @@ describe("trends", () => {
           days_running: null, start_date: null, end_date: null, variant_group: null, headline: "The quasarine lamp"
         }))
         const world = [...worldAds, ...fresh]
-        for (const [adjust, to] of [["40 days", "1970-02-10"], ["3 days", "1970-02-13"], ["400 days", "1971-03-20"]] as const) {
-          const importing = yield* Effect.fork(ingestAll("ads", adjust === "40 days" ? fresh : []))
-          yield* TestClock.adjust(adjust)
-          yield* Fiber.join(importing)
+        for (const [adjust, to] of [["39 days", "1970-02-10"], ["3 days", "1970-02-13"], ["400 days", "1971-03-20"]] as const) {
+          yield* midnight(adjust, to, ingestAll("ads", adjust === "39 days" ? fresh : []))
           for (const days of [7, 30, 90]) {
             expect(yield* ranking("phrase", days, { country: "US" })).toEqual({ success: true, ...risingOf(world, "phrase", { country: "US" }, days, 1, 100, to) })
             expect(yield* ranking("hook", days)).toEqual({ success: true, ...risingOf(world, "hook", {}, days, 1, 100, to) })
@@ -370,7 +385,6 @@ describe("trends", () => {
         }
         expect((yield* ranking("phrase", 90)).data).toEqual([])
         // Daily counts no history reaches (365 days up to yesterday) are gone.
-        const sql = yield* SqlClient.SqlClient
         const [{ oldest }] = yield* sql<{ oldest: string | null }>`select min(day)::text as oldest from trend_daily`
         expect(oldest).toBeNull()
       }))

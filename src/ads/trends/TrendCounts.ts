@@ -1,5 +1,5 @@
-import { Clock, Duration, Effect, Option, Queue, SubscriptionRef } from "effect"
-import { addDays, dayOf, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
+import { Clock, Duration, Effect, Option, Queue, Schedule, SubscriptionRef } from "effect"
+import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { historyDays } from "./Api.js"
 import { type AdCopy, termId, termKinds, termsOf } from "./Phrases.js"
 import { type DailyDelta, type TermText, type TotalDelta, TrendsRepo } from "./TrendsRepo.js"
@@ -115,17 +115,27 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     /** The day the fiber last moved the windows to. */
     const moved = yield* SubscriptionRef.make(Option.none<UtcDay>())
 
-    /** At each midnight (UTC, by the clock), the totals move on a day. */
-    const eachMidnight = Effect.forever(
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        yield* Effect.sleep(Duration.millis(startOf(addDays(dayOf(now), 1)) - now))
-        yield* current.pipe(
-          Effect.flatMap((day) => SubscriptionRef.set(moved, Option.some(day))),
-          Effect.catchAllCause((cause) => Effect.logWarning("Trends: moving the windows failed; the next ranking moves them", cause))
-        )
-      })
-    )
+    /**
+     * At each midnight (UTC, by the clock), the totals move on a day; a failed move is tried
+     * again each minute. The next wake is the midnight after the day moved to: a move that
+     * ends past it (or a clock that jumped) moves again at once.
+     */
+    const eachMidnight = Effect.flatMap(today, (day) =>
+      Effect.iterate(addDays(day, -1), {
+        while: () => true,
+        body: (kept) =>
+          Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            yield* Effect.sleep(Duration.millis(Math.max(0, startOf(addDays(kept, 2)) - now)))
+            const day = yield* current.pipe(
+              Effect.sandbox,
+              Effect.tapError((cause) => Effect.logWarning("Trends: moving the windows failed; trying again in a minute", cause)),
+              Effect.retry(Schedule.spaced(Duration.minutes(1)))
+            )
+            yield* SubscriptionRef.set(moved, Option.some(day))
+            return day
+          })
+      }))
 
     /** Imports say "there is something to count"; one signal stands for any number of them. */
     const pending = yield* Queue.sliding<void>(1)

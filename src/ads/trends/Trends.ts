@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
@@ -36,15 +36,19 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
     const shop = yield* ShopSearch
 
     /**
-     * The rising terms, read off the window totals once they are moved on to yesterday's
-     * windows; the window is the one the totals were kept for, read in the same statement
-     * (later than yesterday if another replica's clock runs ahead). Should a backlog's count
-     * have dropped the totals in between, they are built and read again.
+     * The rising terms, read off the window totals as they are kept, with the day they were
+     * kept for (read in the same statement): the counting fiber moves them at midnight, and a
+     * ranking during that move (a minute and more at the bench scale) answers the windows
+     * before it, saying so in `window`, rather than wait. Only totals not built yet (a first
+     * start, a backlog that dropped them) are built first.
      */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
         const days = body.window_days ?? defaultWindowDays
-        const read = Effect.zipRight(counts.current, repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit))
+        const read = repo.dateTo.pipe(
+          Effect.flatMap((kept) => (Option.isNone(kept) ? counts.current : Effect.void)),
+          Effect.zipRight(repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit))
+        )
         const ranking = yield* Effect.repeat(read, { until: (r) => r.dateTo !== null, times: 2 })
         const to = ranking.dateTo ?? addDays(yield* today, -1)
         const window: TrendWindow = { date_from: windowOf(days, to).from, date_to: to }
