@@ -28,6 +28,7 @@ import m0050 from "./0050_landers.js"
 import m0051 from "./0051_trends.js"
 import m0071 from "./0071_trend_pending.js"
 import m0072 from "./0072_trend_totals.js"
+import m0073 from "./0073_lander_sorts.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -57,7 +58,8 @@ export const migrations = {
   "0050_landers": m0050,
   "0051_trends": m0051,
   "0071_trend_pending": m0071,
-  "0072_trend_totals": m0072
+  "0072_trend_totals": m0072,
+  "0073_lander_sorts": m0073
 }
 
 /**
