@@ -26,8 +26,9 @@ const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, nich
 
 /**
  * Trends (issue 20, INTERPRETATIONS L2): rising phrases and hooks of new ads, read from the
- * window totals the ad import keeps (`TrendCounts`), one phrase's history from its daily counts, and the short-video
- * shop's products by units growth through the shop's own service. Windows come from the clock.
+ * window totals the ad import keeps (`TrendCounts`), one phrase's history from its daily
+ * counts, and the short-video shop's products by units growth through the shop's own service.
+ * Windows come from the clock.
  */
 export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
   effect: Effect.gen(function*() {
