@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
@@ -46,11 +46,12 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
         const days = body.window_days ?? defaultWindowDays
-        const read = repo.dateTo.pipe(
-          Effect.flatMap((kept) => (Option.isNone(kept) ? counts.current : Effect.void)),
-          Effect.zipRight(repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit))
-        )
-        const ranking = yield* Effect.repeat(read, { until: (r) => r.dateTo !== null, times: 2 })
+        const read = repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit)
+        // One statement when the totals are there; built first (and read again) when not.
+        const first = yield* read
+        const ranking = first.dateTo !== null
+          ? first
+          : yield* Effect.repeat(Effect.zipRight(counts.current, read), { until: (r) => r.dateTo !== null, times: 2 })
         const to = ranking.dateTo ?? addDays(yield* today, -1)
         const window: TrendWindow = { date_from: windowOf(days, to).from, date_to: to }
         return { window, rows: ranking.dateTo === null ? [] : ranking.rows }
