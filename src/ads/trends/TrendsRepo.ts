@@ -3,9 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { nichePattern } from "./Api.js"
 import { type TermKind, termKinds } from "./Phrases.js"
-
-/** Rows of one shape, column by column (row i of each), as `unnest` takes them. */
-export type Columns<Row> = { readonly [K in keyof Row]: Array<Row[K]> }
+import { anyValue, type Columns, type DayShift } from "./Windows.js"
 
 /** A change to a daily count: `ads` is added (negative: taken away). */
 export interface DailyDelta {
@@ -45,12 +43,6 @@ export interface TrendScope {
   readonly country?: string | undefined
 }
 
-/** A cell's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
-export const anyValue = "*"
-
-/** A niche the trend filters can ask for (others count only under any niche). */
-export const askableNiche = (niche: string) => nichePattern.test(niche)
-
 const Text = Schema.NullOr(Schema.String)
 const UncountedAd = Schema.Struct({
   id: Schema.String,
@@ -74,14 +66,6 @@ const DateTo = Schema.Struct({ date_to: Schema.NullOr(Schema.String) })
 
 const DayCount = Schema.Struct({ day: Schema.String, count: Schema.Int })
 export type DayCount = typeof DayCount.Type
-
-/** A day whose counts move into or out of a window's totals: +1 adds its counts, -1 takes them away. */
-export interface DayShift {
-  readonly windowDays: number
-  readonly day: string
-  readonly count: number
-  readonly previous: number
-}
 
 /**
  * The SQL of trends: the daily counts and window totals the ad import keeps (migrations 0051,

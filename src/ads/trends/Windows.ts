@@ -1,13 +1,29 @@
 import { Option } from "effect"
 import { addDays, daysIn, type UtcDay } from "../../kernel/UtcDay.js"
-import { windowDays } from "./Api.js"
-import { anyValue, askableNiche, type Columns, type DayShift } from "./TrendsRepo.js"
+import { nichePattern, windowDays } from "./Api.js"
 
 /**
  * The windows trends rank over and what of an ad falls in them (issue 20, INTERPRETATIONS L2):
  * pure functions, shared by the import (which adds an ad's share to the totals of the windows
  * it falls in), the move of the windows when the day changes, and the rankings.
  */
+
+/** A cell's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
+export const anyValue = "*"
+
+/** A niche the trend filters can ask for (others count only under any niche). */
+export const askableNiche = (niche: string) => nichePattern.test(niche)
+
+/** Rows of one shape, column by column (row i of each), as `unnest` takes them. */
+export type Columns<Row> = { readonly [K in keyof Row]: Array<Row[K]> }
+
+/** A day whose counts move into or out of a window's totals: +1 adds its counts, -1 takes them away. */
+export interface DayShift {
+  readonly windowDays: number
+  readonly day: string
+  readonly count: number
+  readonly previous: number
+}
 
 /** A window of `windowDays` days ending `to`, and the window of as many days before it (both ends included). */
 export interface TrendWindow {
