@@ -83,12 +83,13 @@ describe("legacy session paths and un-versioned aliases (S3, S4)", () => {
         expect(yield* ledgerRoutes(created.id)).toEqual(["/api/probe-alias/soft", "/api/probe-alias/dies"])
       }))
 
-    it.effect("documents the mirrors in OpenAPI: legacy operations under the session cookie", () =>
+    it.effect("leaves the mirrors out of OpenAPI: each route is documented once, at its canonical path (issue 27)", () =>
       Effect.gen(function*() {
         const doc = JSON.parse((yield* call("/openapi.json")).body)
-        expect(doc.paths["/api/probe/soft"].get.security).toEqual([{ SessionCookie: [] }])
-        expect(doc.paths["/api/probe-alias/soft"].get.security).toEqual(doc.paths["/api/v1/probe/soft"].get.security)
-        expect(doc.components.securitySchemes.SessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "adintel_session" })
+        expect(doc.paths["/api/v1/probe/soft"].get.operationId).toBe("probe.soft")
+        expect(doc.paths["/api/probe/soft"]).toBeUndefined()
+        expect(doc.paths["/api/probe-alias/soft"]).toBeUndefined()
+        expect(JSON.stringify(doc.tags)).not.toContain("@")
       }))
   })
 })

@@ -49,15 +49,19 @@ const error = (message: string) => JSON.stringify({ success: false, error: messa
 const itemsOf = (accountId: string) =>
   Effect.map(Effect.flatMap(Inbox, (inbox) => inbox.list(accountId, { page_size: 100 })), (page) => page.data)
 
-const item = (accountId: string, key: string, createdAt: Date, type: Delivery["type"] = "brand_new_ads"): Delivery => ({
-  accountId,
-  type,
-  title: `Title ${key}`,
-  body: `Body of ${key}.`,
-  data: { key, nested: { n: 1 } },
-  createdAt,
-  key
-})
+const item = (accountId: string, key: string, createdAt: Date, type: Delivery["type"] = "brand_new_ads"): Delivery => {
+  const common = { accountId, title: `Title ${key}`, body: `Body of ${key}.`, createdAt, key }
+  const byType: { readonly [T in Delivery["type"]]: Delivery } = {
+    brand_new_ads: {
+      ...common,
+      type: "brand_new_ads",
+      data: { brand: { id: `brand-${key}`, name: `Brand ${key}`, domain: null }, count: 1, ads: [], since: null, until: createdAt.toISOString() }
+    },
+    credits_used: { ...common, type: "credits_used", data: { percent: 80, used: 80, limit: 100, period_start: createdAt.toISOString() } },
+    api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } }
+  }
+  return byType[type]
+}
 
 /** Waits until a replica's job has finished its pass at `at` (the job tells each finished pass). */
 const passed = (passes: Queue.Dequeue<Date>, at: number) =>

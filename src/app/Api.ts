@@ -1,7 +1,7 @@
 import { OpenApi } from "@effect/platform"
 import { AdminContract } from "../access/accounts/Api.js"
 import { CreditsContract } from "../access/credits/Api.js"
-import { withKeySchemes } from "../access/gateway/Api.js"
+import { keySecurity, withKeySchemes } from "../access/gateway/Api.js"
 import { OAuthContract } from "../access/oauth/Api.js"
 import { SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
@@ -13,6 +13,7 @@ import { LandersContract } from "../ads/landers/Api.js"
 import { TrendsContract } from "../ads/trends/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
+import { productTags } from "../kernel/Products.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
 import { ShopDetailContract } from "../shop/detail/Api.js"
 import { ShopExploreContract } from "../shop/explore/Api.js"
@@ -29,32 +30,77 @@ import { BrandTrackerContract } from "../ads/brands/Api.js"
 import { DigestPrefsContract } from "../notifications/digest/Api.js"
 import { NotificationsContract } from "../notifications/inbox/Api.js"
 
+/** The OpenAPI document as a plain JSON value (`OpenApi.Transform` types it as `Record<string, any>`). */
+type Document = Record<string, any>
+
+const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
+
 /**
- * HttpApi documents its own decode error on every 400; this service answers G11's envelope
- * instead (app/Server.ts), so the document keeps only that. (`any`: `OpenApi.Transform` types
- * the document as `Record<string, any>`.)
+ * The answers an operation can give, as its shape says (docs/SPEC-NOTES.md, "The OpenAPI
+ * document"): 400 needs input (parameters or a body) and names what is wrong (G11, not HttpApi's
+ * own decode body); 413 needs a body. Every other status is declared where it can happen.
  */
-const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
-  const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
-  for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
-    for (const operation of Object.values<any>(operations)) {
-      const bad = operation?.responses?.["400"]
-      const content = bad?.content?.["application/json"]
-      if (!content) continue
-      const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !isDecodeError(schema))
-      content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
-      bad.description = "Bad input: what is wrong, naming the field"
+const possibleAnswers = (operation: any) => {
+  const responses = { ...operation.responses }
+  const takesBody = operation.requestBody !== undefined
+  const takesInput = takesBody || (operation.parameters ?? []).length > 0
+  if (!takesBody) delete responses["413"]
+  if (!takesInput) delete responses["400"]
+  const content = responses["400"]?.content?.["application/json"]
+  if (content) {
+    const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !isDecodeError(schema))
+    responses["400"] = {
+      ...responses["400"],
+      description: "Bad input: what is wrong, naming the field",
+      content: { "application/json": { ...content, schema: kept.length === 1 ? kept[0] : { anyOf: kept } } }
     }
   }
-  const { HttpApiDecodeError: _decode, Issue: _issue, PropertyKey: _key, ...schemas } = spec.components?.schemas ?? {}
-  return { ...spec, components: { ...spec.components, schemas } }
+  return { ...operation, responses }
 }
+
+/**
+ * The generated document made what integrators' tools expect: operations with the answers they
+ * can give, one tag per product (kernel/Products.ts) with its description, the key schemes as
+ * the default security (so "Test Request" in /docs sends the key pasted there) and the licence.
+ * `servers` is filled in when the document is served (OpenApiDocument.ts): it depends on where.
+ */
+const forIntegrators = (spec: Document): Document => {
+  const paths = Object.fromEntries(Object.entries<Record<string, any>>(spec.paths ?? {}).map(([path, item]) => [
+    path,
+    Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, possibleAnswers(operation)]))
+  ]))
+  const used = new Set(Object.values(paths).flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.tags ?? [])))
+  const { HttpApiDecodeError: _decode, Issue: _issue, PropertyKey: _key, ...schemas } = spec.components?.schemas ?? {}
+  const withKeys = withKeySchemes({ ...spec, paths, components: { ...spec.components, schemas } })
+  return {
+    ...withKeys,
+    info: { ...withKeys.info, license: license },
+    security: keySecurity,
+    tags: productTags(used),
+    components: {
+      ...withKeys.components,
+      securitySchemes: {
+        ...withKeys.components.securitySchemes,
+        AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" },
+        SessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: sessionCookieName,
+          description: "Browser session from `POST /login` (session pages)"
+        }
+      }
+    }
+  }
+}
+
+/** The licence the document states (OpenAPI `info.license`): the service's own, as `package.json` says. */
+const license = { name: "Proprietary", identifier: "LicenseRef-AdIntel-Proprietary" }
 
 /**
  * An empty API with the service's conventions: the failures of `contractPart` (any route may
  * answer 400 for bad input, G10/G11, 413 for a body larger than it takes, 500 when it fails
- * unexpectedly; 404 is what an unknown path gets), and an OpenAPI document that lists the key
- * schemes. `AdIntelApi` is built on it, and so is any API a test or an extension composes.
+ * unexpectedly), and an OpenAPI document made for integrators' tools (`forIntegrators`).
+ * `AdIntelApi` is built on it, and so is any API a test or an extension composes.
  */
 export const serviceApi = <const Id extends string>(id: Id) =>
   contractPart(id)
@@ -64,25 +110,7 @@ export const serviceApi = <const Id extends string>(id: Id) =>
         version: "1",
         description:
           "Ad-Intelligence and Shop-Analytics API. Every metered call costs 1 credit and is rate limited per account.",
-        transform: (spec) => {
-          const withKeys = withKeySchemes(withoutDecodeError(spec))
-          return {
-            ...withKeys,
-            components: {
-              ...withKeys.components,
-              securitySchemes: {
-                ...withKeys.components.securitySchemes,
-                AdminToken: { type: "http", scheme: "bearer", description: "`ADMIN_TOKEN` (admin API only)" },
-                SessionCookie: {
-                  type: "apiKey",
-                  in: "cookie",
-                  name: sessionCookieName,
-                  description: "Browser session from `POST /login` (session pages and legacy dashboard paths)"
-                }
-              }
-            }
-          }
-        }
+        transform: forIntegrators
       })
     )
 

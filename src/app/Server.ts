@@ -1,18 +1,19 @@
 import {
-  type HttpApi,
+  FileSystem,
+  HttpApi,
   HttpApiBuilder,
-  HttpApiScalar,
   HttpApp,
   HttpMiddleware,
   type HttpRouter,
   HttpServer,
   HttpServerError,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  Path
 } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Clock, type ConfigError, Effect, Layer, Option } from "effect"
+import { Cause, Clock, type ConfigError, Effect, Layer, Option, ParseResult, Schema, type Scope } from "effect"
 import { createServer } from "node:http"
 import type { Duplex } from "node:stream"
 import { Accounts } from "../access/accounts/Accounts.js"
@@ -23,11 +24,13 @@ import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
 import { CatalogAdminLive } from "../ingest/Http.js"
 import { Ingest } from "../ingest/Ingest.js"
 import { AdIntelApi } from "./Api.js"
+import { DocsPageLive, OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.js"
 import { CreditsLive } from "../access/credits/Http.js"
-import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge } from "../kernel/Errors.js"
+import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge, RequestHeaderFieldsTooLarge } from "../kernel/Errors.js"
 import { RemoteMedia } from "../platform/media/RemoteMedia.js"
-import { describeIssue } from "../kernel/Issues.js"
+import { describeIssue, describeParseError } from "../kernel/Issues.js"
+import { formOf, twoFormRoutes } from "../kernel/Forms.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { MeteredLive, pathOf } from "../access/gateway/Http.js"
 import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
@@ -129,36 +132,60 @@ export const bodyLimitOf = (path: string, config: Pick<AppSettings, "maxBodyByte
  * - an unknown path is a JSON 404 (HttpApi answers an empty body by default);
  * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent.
  */
-export const ConventionsLive = HttpApiBuilder.middleware(Effect.map(AppConfig, (config) => (app) =>
-  // The app's error type is `never` by HttpApi's typing; at run time it fails with the typed
-  // errors of the routes, which the API's error schema encodes afterwards.
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, boundedRequest(request, bodyLimitOf(pathOf(request.url), config))),
-      Effect.catchAllCause((cause) => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-        const failure = Cause.failureOption(cause)
-        if (failure._tag === "Some") {
-          const error = failure.value
-          if (error instanceof HttpApiDecodeError) return Effect.fail(new InvalidRequest({ error: describeDecodeError(error) }))
-          if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
-          return Effect.failCause(cause)
-        }
-        const rejected = Option.flatMap(Cause.dieOption(cause), bodyRejection)
-        if (Option.isSome(rejected)) {
-          const { status, message } = rejected.value
-          if (status === 400) return Effect.fail(new InvalidRequest({ error: message }))
-          return HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))).pipe(
-            Effect.zipRight(Effect.fail(new PayloadTooLarge({ error: message })))
-          )
-        }
-        if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
-          return Effect.fail(new InvalidRequest({ error: malformedJson }))
-        }
-        return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
-      })
-    )) as typeof app
-))
+export const ConventionsLive = HttpApiBuilder.middleware(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const { api } = yield* HttpApi.Api
+  const twoForms = twoFormRoutes(api)
+  /**
+   * G11 for a body declared in two forms (kernel/Forms.ts): the refusal of the form the content
+   * type names, so it names a field of the body that was sent. The body is read again from the
+   * bounded request, which keeps what it read.
+   */
+  const describeRefusal = (error: HttpApiDecodeError, request: HttpServerRequest.HttpServerRequest) => {
+    const contentType = request.headers["content-type"] ?? "application/json"
+    const form = Option.flatMap(twoForms(request.method, pathOf(request.url)), (payload) => formOf(payload, contentType))
+    if (Option.isNone(form)) return Effect.succeed(describeDecodeError(error))
+    const body: Effect.Effect<unknown, unknown, Scope.Scope | FileSystem.FileSystem | Path.Path> =
+      contentType.toLowerCase().includes("multipart/form-data") ? request.multipart : request.json
+    return body.pipe(
+      Effect.flatMap(Schema.decodeUnknown(form.value)),
+      Effect.match({ onFailure: (refusal) => ParseResult.isParseError(refusal) ? describeParseError(refusal) : describeDecodeError(error), onSuccess: () => describeDecodeError(error) })
+    )
+  }
+  return (app: HttpApp.Default) =>
+    // The app's error type is `never` by HttpApi's typing; at run time it fails with the typed
+    // errors of the routes, which the API's error schema encodes afterwards.
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
+      const request = boundedRequest(original, bodyLimitOf(pathOf(original.url), config))
+      return (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          if (failure._tag === "Some") {
+            const error = failure.value
+            if (error instanceof HttpApiDecodeError) {
+              return Effect.flatMap(describeRefusal(error, request), (message) => Effect.fail(new InvalidRequest({ error: message })))
+            }
+            if (isRouteNotFound(error)) return Effect.fail(new NotFound({ error: "Not found" }))
+            return Effect.failCause(cause)
+          }
+          const rejected = Option.flatMap(Cause.dieOption(cause), bodyRejection)
+          if (Option.isSome(rejected)) {
+            const { status, message } = rejected.value
+            if (status === 400) return Effect.fail(new InvalidRequest({ error: message }))
+            return HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))).pipe(
+              Effect.zipRight(Effect.fail(new PayloadTooLarge({ error: message })))
+            )
+          }
+          if (Cause.dieOption(cause).pipe(Option.exists(isJsonDecodeFailure))) {
+            return Effect.fail(new InvalidRequest({ error: malformedJson }))
+          }
+          return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
+        })
+      )
+    }) as typeof app
+}))
 
 /** `api_key` values are replaced before a URL is logged (G13), and so are share-link tokens (they open a board). */
 export const redactUrl = (url: string): string =>
@@ -308,8 +335,8 @@ export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeO
     for (const middleware of options.middleware ?? []) served = middleware(served)
     return served as HttpApp.Default
   }).pipe(
-    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi()),
+    Layer.provide(DocsPageLive),
+    Layer.provide(OpenApiDocumentLive),
     Layer.provide(ConventionsLive),
     Layer.provide(api),
     HttpServer.withLogAddress
@@ -326,7 +353,7 @@ export const answerClientError = (error: Error & { readonly code?: string }, soc
     return
   }
   const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
-    ? [431, "Request Header Fields Too Large", "Request header fields too large"]
+    ? [431, "Request Header Fields Too Large", new RequestHeaderFieldsTooLarge().error]
     : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
     ? [408, "Request Timeout", "Request timeout"]
     : [400, "Bad Request", "Bad request"]

@@ -1,9 +1,11 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AdminAuth } from "../access/accounts/Api.js"
+import { JsonObject } from "../kernel/Json.js"
 import { Choice } from "../kernel/Params.js"
 import { entityNames } from "./Records.js"
 import { contractPart } from "../kernel/Contract.js"
+import { inProduct } from "../kernel/Products.js"
 
 export const EntityPath = Schema.Struct({ entity: Choice(...entityNames) })
 
@@ -15,31 +17,34 @@ export const IngestReport = Schema.Struct({
   })
 })
 
+/**
+ * The body: NDJSON, one record per line. Declared for the contract (the document and the typed
+ * client); the handler streams it itself (`handleRaw`), so a 1 GiB import is never one string.
+ */
+export const NdjsonBody = Schema.String.pipe(
+  HttpApiSchema.withEncoding({ kind: "Text", contentType: "application/x-ndjson" }),
+  Schema.annotations({ description: "One JSON record per line (see `GET /admin/schemas/{entity}`)" })
+)
+
 const adminSecurity = (operation: Record<string, unknown>) => ({ ...operation, security: [{ AdminToken: [] }] })
 
 /** Loading crawled data (admin token; never metered). */
-export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin")
+export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin").annotateContext(inProduct("Admin"))
   .add(
     HttpApiEndpoint.post("ingest", "/admin/ingest/:entity")
       .setPath(EntityPath)
+      .setPayload(NdjsonBody)
       .addSuccess(IngestReport)
       .annotate(OpenApi.Summary, "Import NDJSON records (one per line), upserted by external id")
-      .annotate(OpenApi.Override, {
-        requestBody: {
-          required: true,
-          content: { "application/x-ndjson": { schema: { type: "string", description: "One JSON record per line" } } }
-        }
-      })
   )
   .add(
     HttpApiEndpoint.get("schema", "/admin/schemas/:entity")
       .setPath(EntityPath)
-      .addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+      .addSuccess(JsonObject.annotations({ description: "A JSON Schema (draft-07) document" }))
       .annotate(OpenApi.Summary, "The JSON Schema of the records an import accepts")
   )
   .middleware(AdminAuth)
   .annotateEndpoints(OpenApi.Transform, adminSecurity)
-  .annotateContext(OpenApi.annotations({ title: "admin: data", description: "Import crawled data; enabled by ADMIN_TOKEN" }))
 {}
 
 /** The import routes' part of the contract (kernel/Contract.ts). */

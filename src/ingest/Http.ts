@@ -1,16 +1,18 @@
-import { Effect, JSONSchema, type Schema, Stream } from "effect"
+import { Effect, JSONSchema, Schema, Stream } from "effect"
 import { IngestContract } from "./Api.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { PayloadTooLarge } from "../kernel/Errors.js"
+import { JsonObject } from "../kernel/Json.js"
 import { Ingest } from "./Ingest.js"
 import { type EntityName, records } from "./Records.js"
 import * as Routes from "../access/gateway/Http.js"
 
 /** The JSON Schema of an entity's records, generated from its Effect Schema. */
-export const jsonSchemaOf = (entity: EntityName): Record<string, unknown> => {
+export const jsonSchemaOf = (entity: EntityName): JsonObject => {
   // (`any`: JSONSchema.make takes any schema; the records' types differ per entity.)
   const schema: Schema.Schema<any, any> = records[entity].schema
-  return { ...JSONSchema.make(schema) }
+  // A JSON Schema document is JSON: decoded as such rather than cast (`JSONSchema.make` types it as a closed union of shapes).
+  return Schema.decodeUnknownSync(JsonObject)(JSONSchema.make(schema))
 }
 
 export const CatalogAdminLive = Routes.group(IngestContract, "catalogAdmin", (handlers) =>
@@ -19,7 +21,8 @@ export const CatalogAdminLive = Routes.group(IngestContract, "catalogAdmin", (ha
     const { maxImportBytes } = yield* AppConfig
     const tooLarge = new PayloadTooLarge({ error: `Request body too large: at most ${maxImportBytes} bytes` })
     return handlers
-      .handle("ingest", ({ path, request }) =>
+      // Raw: the body is streamed and counted here, never read whole by the platform.
+      .handleRaw("ingest", ({ path, request }) =>
         Effect.gen(function*() {
           const declared = Number(request.headers["content-length"] ?? 0)
           if (declared > maxImportBytes) return yield* Effect.fail(tooLarge)

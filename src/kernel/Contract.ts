@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { InternalServerErrorBody, InvalidRequestBody, NotFoundBody, PayloadTooLargeBody } from "./Errors.js"
+import { InternalServerErrorBody, InvalidRequestBody, PayloadTooLargeBody, RequestHeaderFieldsTooLargeBody } from "./Errors.js"
 
 /**
  * The service's API id. Every product's part of the contract carries it, so handlers built
@@ -10,7 +10,8 @@ export const apiId = "adintel"
 
 /**
  * A part of the contract: no groups yet, the service's id and the failures any route may answer
- * (400 bad input, G10/G11; 404; 413; 500). Each capability's `Api.ts` declares its groups (and
+ * (400 bad input, G10/G11; 413; 431; 500). The OpenAPI document keeps 400 and 413 only where an
+ * operation takes input (app/Api.ts); 404 is declared by the routes that look a record up. Each capability's `Api.ts` declares its groups (and
  * their second paths) on one, e.g. `ShopExploreContract`, and its `Http.ts` builds the handlers
  * against it; `app/Api.ts` composes the parts into `AdIntelApi`. A capability so never imports
  * the whole contract, which imports every capability: dependencies point one way.
@@ -19,6 +20,6 @@ export const apiId = "adintel"
 export const contractPart = <const Id extends string = typeof apiId>(id: Id = apiId as Id) =>
   HttpApi.make(id)
     .addError(InvalidRequestBody)
-    .addError(NotFoundBody)
     .addError(PayloadTooLargeBody)
+    .addError(RequestHeaderFieldsTooLargeBody)
     .addError(InternalServerErrorBody)

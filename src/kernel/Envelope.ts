@@ -21,7 +21,10 @@ export const envelope = <
 ): Schema.Schema<Self, Schema.Struct.Encoded<Omit<Fields, "_tag">>, Schema.Struct.Context<Fields>> => {
   const fields = Struct.omit(self.fields, "_tag") as Schema.Struct.Fields
   const bare = options?.bare === true
-  const wire = bare ? Schema.Struct(fields) : Schema.Struct({ success: Schema.Literal(false), ...fields })
+  // Named by its tag: the OpenAPI document shows each failure once, as a component of that name.
+  const wire = (bare ? Schema.Struct(fields) : Schema.Struct({ success: Schema.Literal(false), ...fields })).annotations({
+    identifier: self._tag
+  })
   return Schema.transform(wire, self, {
     strict: false,
     decode: (body) => ({ ...Struct.omit(body as Record<string, unknown>, "success"), _tag: self._tag }),

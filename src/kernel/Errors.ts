@@ -36,5 +36,15 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 }) {}
 export const PayloadTooLargeBody = envelope(PayloadTooLarge, 413)
 
+/**
+ * Request headers over Node's limit (16 KiB by default): Node refuses them before any route runs,
+ * with this envelope, and closes the connection (app/Server.ts `answerClientError`). Any route
+ * can be sent them, so every operation lists it.
+ */
+export class RequestHeaderFieldsTooLarge extends Schema.TaggedError<RequestHeaderFieldsTooLarge>()("RequestHeaderFieldsTooLarge", {
+  error: fixed("Request header fields too large")
+}) {}
+export const RequestHeaderFieldsTooLargeBody = envelope(RequestHeaderFieldsTooLarge, 431)
+
 /** spec: INTERPRETATIONS G10: the exact message for a path id outside `[A-Za-z0-9_-]+`. */
 export const InvalidIdMessage = "Invalid id"

@@ -51,7 +51,8 @@ export const describeIssue = (issue: Issue | undefined): string => {
   const field = fieldName(issue.path)
   // A body that is JSON but not an object (`null`, `[]`, `"x"`) fails at the root.
   if (field === "") return issue._tag === "Type" ? "Malformed request body: expected a JSON object" : `Invalid request: ${bounded(issue.message)}`
-  if (issue._tag === "Missing") return `${field} is missing`
+  // "is missing", or what a field's own `missingMessage` says to do instead.
+  if (issue._tag === "Missing") return `${field} ${oneLine(issue.message, maxRule)}`
   // Searches refuse what they do not know rather than ignore a misspelt filter.
   if (issue._tag === "Unexpected") return `${field}: unknown parameter`
   return `${field}: ${bounded(issue.message)}`

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 
 /**
  * The deepest nesting of arrays and objects a JSON body or import line may have. Our own
@@ -47,3 +47,27 @@ export const oneLine = (text: string, max: number): string => {
   if (last >= 0xd800 && last <= 0xdbff) end--
   return `${flat.slice(0, end)}…`
 }
+
+/** A JSON scalar. */
+export type JsonScalar = null | boolean | number | string
+const JsonScalar = Schema.Union(Schema.Null, Schema.Boolean, Schema.Number, Schema.String)
+
+/**
+ * A JSON value whose arrays hold scalars and objects, not arrays directly (JSON Schema documents
+ * are such values). Typed clients generated from the OpenAPI document (openapi-typescript) cannot
+ * type an array that holds itself; an object that holds any of these can be typed.
+ */
+export type JsonValue = JsonScalar | ReadonlyArray<JsonScalar | JsonObject> | JsonObject
+/** A JSON object of such values. */
+export interface JsonObject {
+  readonly [key: string]: JsonValue
+}
+export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({
+  key: Schema.String,
+  value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValue)
+}).annotations({ identifier: "JsonObject", description: "A JSON object" })
+export const JsonValue: Schema.Schema<JsonValue> = Schema.Union(
+  JsonScalar,
+  Schema.Array(Schema.Union(JsonScalar, Schema.suspend(() => JsonObject))),
+  Schema.suspend(() => JsonObject)
+).annotations({ identifier: "JsonValue", description: "A JSON value; arrays hold scalars and objects" })

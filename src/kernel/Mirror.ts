@@ -1,4 +1,4 @@
-import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { type HttpApiEndpoint, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { Record } from "effect"
 
 /**
@@ -19,8 +19,7 @@ export interface Move {
 
 export const moved = <Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
   endpoints: Record.ReadonlyRecord<string, Endpoints>,
-  { from, to }: Move,
-  annotate: (endpoint: Endpoints) => Endpoints = (endpoint) => endpoint
+  { from, to }: Move
 ): Record.ReadonlyRecord<string, Endpoints> =>
   Record.map(endpoints, (endpoint) => {
     // (`as unknown as`: `HttpApiEndpoint.Any` hides `path`, which every endpoint has.)
@@ -29,8 +28,7 @@ export const moved = <Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
       throw new Error(`Mirror: endpoint ${endpoint.name} (${path}) is not under ${from}`)
     }
     // Endpoints are immutable records: a copy with another path is the same endpoint elsewhere.
-    const copy = Object.assign(Object.create(Object.getPrototypeOf(endpoint)), endpoint, { path: to + path.slice(from.length) })
-    return annotate(copy)
+    return Object.assign(Object.create(Object.getPrototypeOf(endpoint)), endpoint, { path: to + path.slice(from.length) })
   })
 
 /** The suffix a mirror group's name carries: `<group>@legacy`, `<group>@alias`, or with a label (`@legacy-product-detail`). */
@@ -39,12 +37,18 @@ export const mirrorName = <Id extends string, Kind extends string>(id: Id, kind:
 /** Whether a group name is a mirror of `group`. */
 export const isMirrorOf = (name: string, group: string) => name.startsWith(`${group}@`)
 
+/**
+ * A mirror is left out of `/openapi.json` and `/docs`: integrators see each route once, at its
+ * canonical path; the README's "Second paths" lists the mirrors (issue 27).
+ */
+export const undocumented = OpenApi.Exclude
+
 /** S3: an un-versioned alias of a metered family: the same routes, metered exactly alike. */
 export const alias = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
   move: Move
 ): HttpApiGroup.HttpApiGroup<`${Id}@alias`, Endpoints, E, R> =>
-  Object.assign(Object.create(Object.getPrototypeOf(group)), group, {
+  (Object.assign(Object.create(Object.getPrototypeOf(group)), group, {
     identifier: mirrorName(group.identifier, "alias"),
     endpoints: moved(group.endpoints, move)
-  })
+  }) as HttpApiGroup.HttpApiGroup<`${Id}@alias`, Endpoints, E, R>).annotate(undocumented, true)

@@ -1,5 +1,6 @@
 import type { HttpApiEndpoint } from "@effect/platform"
 import { JSONSchema, Option, type Schema } from "effect"
+import { jsonFormOf } from "../kernel/Forms.js"
 
 /**
  * A tool's input and output schemas, as MCP's `tools/list` carries them (JSON Schema objects
@@ -73,7 +74,8 @@ const notArguments = ["api_key"]
 export const inputOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): { readonly schema: JsonObject; readonly parts: ArgumentParts } => {
   const path = Option.map(endpoint.pathSchema, (schema) => partOf(schema, []))
   // A POST's arguments are its body; its query string (explore's GET form) is left empty.
-  const body = Option.map(endpoint.payloadSchema, (schema) => partOf(schema, []))
+  // A body declared in two forms (kernel/Forms.ts) is its JSON form here: a tool's arguments are JSON.
+  const body = Option.map(endpoint.payloadSchema, (schema) => partOf(jsonFormOf(schema), []))
   const query = Option.isSome(body) ? Option.none() : Option.map(endpoint.urlParamsSchema, (schema) => partOf(schema, notArguments))
   const parts = [path, query, body].flatMap(Option.toArray)
   return {

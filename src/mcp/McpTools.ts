@@ -5,6 +5,7 @@ import { Gateway } from "../access/gateway/Gateway.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
+import { jsonFormOf } from "../kernel/Forms.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
 import type { ToolDeclaration } from "./Tool.js"
@@ -118,7 +119,7 @@ const decodeArguments = (tool: Prepared, args: JsonObject) =>
     return {
       path: yield* decode(endpoint.pathSchema, pick(args, tool.parts.path, (v) => (typeof v === "string" ? v : JSON.stringify(v)))),
       urlParams: yield* decode(endpoint.urlParamsSchema, pick(args, tool.parts.query, asQueryText)),
-      payload: yield* decode(endpoint.payloadSchema, pick(args, tool.parts.body))
+      payload: yield* decode(Option.map(endpoint.payloadSchema, jsonFormOf), pick(args, tool.parts.body))
     }
   })
 

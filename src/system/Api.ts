@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { envelope } from "../kernel/Envelope.js"
 import { contractPart } from "../kernel/Contract.js"
+import { inProduct } from "../kernel/Products.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
@@ -11,7 +12,7 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
 export const NotReadyBody = envelope(NotReady, 503)
 
 /** Liveness and readiness for orchestrators: unmetered, no key. */
-export class SystemApi extends HttpApiGroup.make("system")
+export class SystemApi extends HttpApiGroup.make("system").annotateContext(inProduct("Service"))
   .add(
     HttpApiEndpoint.get("health", "/health")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))

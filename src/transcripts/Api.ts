@@ -8,6 +8,7 @@ import { shopPrefix } from "../shop/account/Api.js"
 import { ProductionLevel, productionLevels, ScriptAnalysis, Segment, WrittenScript } from "./engines/Pipeline.js"
 import { contractPart } from "../kernel/Contract.js"
 import { legacy } from "../access/session/Legacy.js"
+import { inProduct } from "../kernel/Products.js"
 
 /**
  * Transcripts and similar scripts of short-video shop videos and of ads (issue 6; spec:
@@ -149,17 +150,19 @@ const formOrJson = "Body: JSON or form-encoded."
 
 /** The video routes, under the short-video shop prefix (and its legacy session path, S4). */
 export class VideoTranscriptsApi extends metered(
-  HttpApiGroup.make("videoTranscripts")
+  HttpApiGroup.make("videoTranscripts").annotateContext(inProduct("Transcripts"))
     .add(
       HttpApiEndpoint.get("transcript", `${shopPrefix}/video/transcript`)
         .setUrlParams(VideoTranscriptQuery)
         .addSuccess(TranscriptRecord)
+        .annotate(OpenApi.Summary, "A short video's stored transcript")
         .annotate(OpenApi.Description, "A video's stored transcript; never consumes a script generation.")
     )
     .add(
       HttpApiEndpoint.post("generate", `${shopPrefix}/video/transcript/generate`)
         .setPayload(VideoGenerateBody)
         .addSuccess(Schema.Union(TranscriptGenerated, Refused))
+        .annotate(OpenApi.Summary, "Transcribe a short video (browser session)")
         .annotate(
           OpenApi.Description,
           `Transcribes a video's audio (or answers the stored transcript, \`source: "cached"\`, free). ${sessionOnly} ${formOrJson}`
@@ -169,33 +172,35 @@ export class VideoTranscriptsApi extends metered(
       HttpApiEndpoint.post("similarScript", `${shopPrefix}/video/script/similar`)
         .setPayload(VideoScriptBody)
         .addSuccess(Schema.Union(ScriptGenerated, Refused))
+        .annotate(OpenApi.Summary, "Write an ad script like a short video's (browser session)")
         .annotate(OpenApi.Description, `A similar ad script from a transcript; one script generation. ${sessionOnly} ${formOrJson}`)
     )
-    .annotate(OpenApi.Title, "Video transcripts and scripts")
 ) {}
 
 /** The ad routes: key-authenticated, the video routes' shapes with `ad_id`. */
 export class AdTranscriptsApi extends metered(
-  HttpApiGroup.make("adTranscripts")
+  HttpApiGroup.make("adTranscripts").annotateContext(inProduct("Transcripts"))
     .add(
       HttpApiEndpoint.get("transcript", "/api/v1/ad-transcript")
         .setUrlParams(AdTranscriptQuery)
         .addSuccess(TranscriptRecord)
+        .annotate(OpenApi.Summary, "An ad's stored transcript and analysis")
         .annotate(OpenApi.Description, "An ad's stored transcript and analysis; never consumes a script generation.")
     )
     .add(
       HttpApiEndpoint.post("generate", "/api/v1/ad-transcript-generate")
         .setPayload(AdGenerateBody)
         .addSuccess(Schema.Union(TranscriptGenerated, Refused))
+        .annotate(OpenApi.Summary, "Transcribe a video ad")
         .annotate(OpenApi.Description, `Transcribes a video ad's audio, or answers the stored transcript. ${formOrJson}`)
     )
     .add(
       HttpApiEndpoint.post("similarScript", "/api/v1/ad-similar-script-generate")
         .setPayload(AdScriptBody)
         .addSuccess(Schema.Union(ScriptGenerated, Refused))
+        .annotate(OpenApi.Summary, "Write an ad script like an ad's")
         .annotate(OpenApi.Description, `A similar ad script from an ad's transcript; one script generation. ${formOrJson}`)
     )
-    .annotate(OpenApi.Title, "Ad transcripts and scripts")
 ) {}
 
 /** Transcripts' part of the contract (kernel/Contract.ts): videos (also under the legacy prefix, S4) and ads. */

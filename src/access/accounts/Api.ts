@@ -4,6 +4,7 @@ import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { CreditBalance, PlanName, UnauthorizedBody } from "../gateway/Api.js"
 import { IdPath, IntRange } from "../../kernel/Params.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The operator's admin API: enabled only when `ADMIN_TOKEN` is set, authenticated by
@@ -78,7 +79,7 @@ export const CreatedAccount = Schema.Struct({
 })
 export type CreatedAccount = typeof CreatedAccount.Type
 
-export class AdminApi extends HttpApiGroup.make("admin")
+export class AdminApi extends HttpApiGroup.make("admin").annotateContext(inProduct("Admin"))
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
       .setPayload(CreateAccount)
@@ -91,6 +92,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .setPath(IdPath)
       .addSuccess(AccountView)
       .addError(NotFoundBody)
+      .annotate(OpenApi.Summary, "An account: plan, credits, daily searches and script generations")
   )
   .add(
     HttpApiEndpoint.patch("updateAccount", "/admin/accounts/:id")
@@ -117,7 +119,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .middleware(AdminAuth)
   .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: [{ AdminToken: [] }] }))
-  .annotateContext(OpenApi.annotations({ title: "admin", description: "Operator API, enabled by ADMIN_TOKEN" }))
 {}
 
 /** The admin API's part of the contract (kernel/Contract.ts). */

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreditBalance, metered } from "../gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /** spec: Resources, "Response of `GET /api/v1/credits`". */
 export const CreditsResponse = Schema.Struct({
@@ -10,7 +11,7 @@ export const CreditsResponse = Schema.Struct({
 })
 
 export class CreditsApi extends metered(
-  HttpApiGroup.make("credits").add(
+  HttpApiGroup.make("credits").annotateContext(inProduct("Account and keys")).add(
     HttpApiEndpoint.get("balance", "/api/v1/credits")
       .addSuccess(CreditsResponse)
       .annotate(OpenApi.Summary, "Credit balance, after this call's own charge (1 credit)")

@@ -117,12 +117,13 @@ export class Metered extends HttpApiMiddleware.Tag<Metered>()("adintel/Metered",
  * and keep the last failure, which breaks "the first non-empty value wins".
  */
 export const keySchemes = {
-  ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Preferred." },
+  ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Your API key (from the key page, `/api`). The preferred place." },
   BearerKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API_KEY>`; other schemes are ignored." },
   ApiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Fallback only: values end up in URLs." }
 } as const
 
-const keySecurity = Object.keys(keySchemes).map((name) => ({ [name]: [] }))
+/** The key schemes as an OpenAPI security requirement: any one of them. */
+export const keySecurity = Object.keys(keySchemes).map((name) => ({ [name]: [] }))
 
 /** Puts a group behind the gateway: the middleware, its failures, and the key schemes in OpenAPI. */
 export const metered = <

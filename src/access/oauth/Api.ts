@@ -4,6 +4,7 @@ import { contractPart } from "../../kernel/Contract.js"
 import { NotFoundBody } from "../../kernel/Errors.js"
 import { CrossSiteRequestBody, SessionAuth } from "../session/Api.js"
 import { disconnectPath } from "../session/ConnectedClients.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The part of the OAuth server that is a session helper like the key page's forms: disconnecting
@@ -18,7 +19,7 @@ export const DisconnectForm = Schema.Struct({
 
 export const Disconnected = Schema.Struct({ success: Schema.Literal(true) })
 
-export class McpClientsApi extends HttpApiGroup.make("mcpClients")
+export class McpClientsApi extends HttpApiGroup.make("mcpClients").annotateContext(inProduct("MCP and OAuth"))
   .add(
     HttpApiEndpoint.post("disconnect", disconnectPath)
       .setPayload(DisconnectForm.pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })))

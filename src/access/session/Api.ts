@@ -6,6 +6,7 @@ import { Caller, CreditBalance, PlanName, PlanRequiredBody, UnauthorizedBody } f
 import { Day } from "../../kernel/Fields.js"
 import { param } from "../../kernel/QueryParams.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The browser-session side (spec: Session helpers, Route kinds; INTERPRETATIONS S1, S2, S4):
@@ -110,7 +111,7 @@ export const LogsResponse = Schema.Struct({
 })
 export type LogsResponse = typeof LogsResponse.Type
 
-export class SessionApi extends HttpApiGroup.make("session")
+export class SessionApi extends HttpApiGroup.make("session").annotateContext(inProduct("Account and keys"))
   .add(
     HttpApiEndpoint.get("loginPage", "/login")
       .setUrlParams(Schema.Struct({ next: Schema.optional(NextPath) }))

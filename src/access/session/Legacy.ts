@@ -1,8 +1,6 @@
-import { type HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { mirrorName, type Move, moved } from "../../kernel/Mirror.js"
+import { type HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { mirrorName, type Move, moved, undocumented } from "../../kernel/Mirror.js"
 import { SessionAuth, type SessionAuthFailure } from "./Api.js"
-
-const sessionSecurity = [{ SessionCookie: [] }]
 
 /**
  * S4: a metered family at its legacy dashboard path, under the browser session instead of the
@@ -23,12 +21,7 @@ export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.Http
   move: Move,
   label?: string
 ): HttpApiGroup.HttpApiGroup<string, Endpoints, SessionAuthFailure> {
-  // (`as any`: `HttpApiEndpoint.Any` does not expose `annotate`, every endpoint has it.)
-  const endpoints = moved(group.endpoints, move, (endpoint) =>
-    (endpoint as any).annotate(OpenApi.Transform, (operation: { readonly [key: string]: unknown }) => ({ ...operation, security: sessionSecurity })))
-  const base = HttpApiGroup.make(mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)).annotate(
-    OpenApi.Description,
-    `Legacy dashboard paths under ${move.to}: the ${move.from} routes for a signed-in browser session; no API credit is charged, daily quotas apply.`
-  )
+  const endpoints = moved(group.endpoints, move)
+  const base = HttpApiGroup.make(mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)).annotate(undocumented, true)
   return Object.assign(Object.create(Object.getPrototypeOf(base)), base, { endpoints }).middleware(SessionAuth)
 }

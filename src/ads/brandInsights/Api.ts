@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { legacy } from "../../access/session/Legacy.js"
@@ -9,6 +10,7 @@ import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { queryOf } from "../../kernel/RouteParams.js"
 import { libraries } from "../library/Filters.js"
 import { type BrandTabs, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The brand insight tabs' routes (issue 19; INTERPRETATIONS W2, S4, S5), generated from the
@@ -74,6 +76,7 @@ const tabEndpoint = <const T extends TabName>(tab: T) =>
   HttpApiEndpoint.get(endpointOf(tab), `${brandsPrefix}/${tab}`)
     .setUrlParams(TabQuery)
     .addSuccess(tabAnswer(tab))
+    .addError(NotFoundBody)
     .annotate(OpenApi.Summary, `Brand tab ${tab}: ${brandTabs[tab].description}`)
     .annotate(OpenApi.Description, periodNote)
 
@@ -95,12 +98,13 @@ const listEndpoint = HttpApiEndpoint.get("listTabs", `${brandsPrefix}/tabs`)
  */
 const unknownEndpoint = HttpApiEndpoint.get("unknownTab", `${brandsPrefix}/:tab`)
   .setPath(Schema.Struct({ tab: Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" })) }))
+  .addError(NotFoundBody)
   .annotate(OpenApi.Exclude, true)
 
 export class BrandInsightsApi extends metered(
   (tabNames.map((tab) => tabEndpoint(tab)) as ReadonlyArray<TabEndpoint>).reduce(
     (group: HttpApiGroup.HttpApiGroup<"brandInsights", TabEndpoint | typeof listEndpoint | typeof unknownEndpoint, never>, endpoint) => group.add(endpoint),
-    HttpApiGroup.make("brandInsights").add(listEndpoint).add(unknownEndpoint)
+    HttpApiGroup.make("brandInsights").annotateContext(inProduct("Brands")).add(listEndpoint).add(unknownEndpoint)
   )
 ) {}
 

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { legacy } from "../../access/session/Legacy.js"
@@ -9,6 +10,7 @@ import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { AdPage } from "../library/Api.js"
 import { AdvertiserAdsQuery, maxLimit } from "../library/Filters.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The brand tracker (issue 19; INTERPRETATIONS W1): the social-library advertisers an account
@@ -69,7 +71,7 @@ export const Followed = Schema.Struct({ success: Schema.Literal(true), brand: Tr
 export const Unfollowed = Schema.Struct({ success: Schema.Literal(true) })
 
 export class BrandTrackerApi extends metered(
-  HttpApiGroup.make("brandTracker")
+  HttpApiGroup.make("brandTracker").annotateContext(inProduct("Brands"))
     .add(
       HttpApiEndpoint.get("list", brandsPrefix)
         .setUrlParams(BrandsQuery)
@@ -79,6 +81,7 @@ export class BrandTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("follow", `${brandsPrefix}/follow`)
+        .addError(NotFoundBody)
         .setPayload(BrandTarget)
         .addSuccess(Followed)
         .addError(BrandLimitReachedBody)
@@ -96,6 +99,7 @@ export class BrandTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("ads", `${brandsPrefix}/ads`)
+        .addError(NotFoundBody)
         .setUrlParams(BrandsAdsQuery)
         .addSuccess(AdPage)
         .annotate(OpenApi.Summary, "A brand's ads, tracked or not: the ad search's filters, sorts and scroll tokens")

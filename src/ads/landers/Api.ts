@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
@@ -8,6 +9,7 @@ import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { fieldsOf } from "../../kernel/RouteParams.js"
 import { pageTypes } from "../records/Ads.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The lander library (issue 20; spec: "lander library search", lander favorites;
@@ -116,7 +118,7 @@ export const Favorited = Schema.Struct({
 })
 
 export class LandersApi extends metered(
-  HttpApiGroup.make("landers")
+  HttpApiGroup.make("landers").annotateContext(inProduct("Landers"))
     .add(
       HttpApiEndpoint.post("explore", `${prefix}/explore`)
         .setPayload(ExploreBody)
@@ -133,6 +135,7 @@ export class LandersApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("toggle", `${prefix}/favorites/toggle`)
+        .addError(NotFoundBody)
         .setPayload(ToggleBody)
         .addSuccess(Favorited)
         .annotate(OpenApi.Summary, "Toggle a favorite lander: adds it when absent, removes it when present")

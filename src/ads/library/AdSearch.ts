@@ -81,7 +81,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
     }
 
     /** The state a request continues (its token), or the one it starts. */
-    const stateOf = (search: string, params: SearchParams, start: (filters: AdFilters) => Effect.Effect<SearchState, InvalidRequest | NotFound>) =>
+    const stateOf = <E>(search: string, params: SearchParams, start: (filters: AdFilters) => Effect.Effect<SearchState, E>) =>
       Effect.gen(function*() {
         const filters = filtersOf(params)
         if (params.scroll_token === undefined) return { state: yield* start(filters), after: Option.none<After>() }
@@ -143,7 +143,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
        * `scope` names the route in its tokens (default: the library), so a route that fixes a
        * filter itself (the brand tracker's advertiser) takes no token of a wider search.
        */
-      search: (library: Library, params: SearchParams, scope: string = library): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
+      search: (library: Library, params: SearchParams, scope: string = library): Effect.Effect<Page<AdView>, InvalidRequest> =>
         Effect.gen(function*() {
           const { after, state } = yield* stateOf(scope, params, (filters) =>
             Effect.map(sortOf(params, filters), (sort) => ({ search: scope, filters, sort, limit: params.limit ?? defaultLimit })))

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { MediaAsset, SearchCreative } from "../records/Ads.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type AdDetail, AdLanderRef, AdStoreRef, type AdView } from "./Api.js"
@@ -75,7 +76,7 @@ export const AdRow = Schema.Struct({
   landing_url: Text,
   landing_final_url: Text,
   landing_domain: Text,
-  media: Schema.Array(Schema.Unknown),
+  media: Schema.Array(MediaAsset),
   publisher_platforms: Schema.Array(Schema.String),
   countries: Schema.Array(Schema.String),
   languages: Schema.Array(Schema.String),
@@ -97,7 +98,7 @@ export const AdRow = Schema.Struct({
   variant_group: Text,
   lander_external_id: Text,
   store_external_id: Text,
-  search: Schema.NullOr(Schema.Unknown),
+  search: Schema.NullOr(SearchCreative),
   fetched_at: Schema.String,
   source: Schema.String
 })

@@ -1,12 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { IdPath } from "../../kernel/Params.js"
 import { ExternalId, Url } from "../../kernel/Fields.js"
 import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams, Words } from "./Filters.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { MediaAsset, SearchCreative } from "../records/Ads.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { alias } from "../../kernel/Mirror.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The ad libraries (spec: Programmatic routes; INTERPRETATIONS P1): one search over the four
@@ -39,7 +42,7 @@ export const AdView = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   cta: Schema.NullOr(Schema.Struct({ text: Schema.NullOr(Schema.String), type: Schema.NullOr(Schema.String) })),
   landing: Schema.NullOr(Schema.Struct({ url: Schema.String, final_url: Schema.NullOr(Schema.String), domain: Schema.NullOr(Schema.String) })),
-  media: Schema.Array(Schema.Unknown),
+  media: Schema.Array(MediaAsset).annotations({ description: "The creative's images and videos, as imported" }),
   publisher_platforms: Schema.Array(Schema.String),
   countries: Schema.Array(Schema.String),
   languages: Schema.Array(Schema.String),
@@ -57,7 +60,7 @@ export const AdView = Schema.Struct({
   variant_group: Schema.NullOr(Schema.String),
   lander_id: Schema.NullOr(Schema.String),
   store_id: Schema.NullOr(Schema.String),
-  search: Schema.NullOr(Schema.Unknown).annotations({ description: "Search-engine creatives: advertiser verification, display URL, regions" }),
+  search: Schema.NullOr(SearchCreative).annotations({ description: "Search-engine creatives: advertiser verification, display URL, regions; null in the other libraries" }),
   fetched_at: Schema.String,
   source: Schema.String
 }).annotations({ identifier: "Ad" })
@@ -105,16 +108,17 @@ const search = <const Name extends string, const Path extends `/${string}`>(name
 
 /** Alone in its group: it has an un-versioned alias (S3). */
 export class AdLibraryApi extends metered(
-  HttpApiGroup.make("adlibrary").add(search("social", "/api/v1/adlibrary", "social", "Search social-network ads"))
+  HttpApiGroup.make("adlibrary").annotateContext(inProduct("Ad libraries")).add(search("social", "/api/v1/adlibrary", "social", "Search social-network ads"))
 ) {}
 
 export class AdsApi extends metered(
-  HttpApiGroup.make("ads")
+  HttpApiGroup.make("ads").annotateContext(inProduct("Ad libraries"))
     .add(search("pinboard", "/api/v1/pinboard-ads", "pinboard", "Search image-board ads"))
     .add(search("clipapp", "/api/v1/clipapp-ads", "clipapp", "Search short-video ads"))
     .add(search("search", "/api/v1/search-ads", "search", "Search search-engine ad creatives"))
     .add(
       HttpApiEndpoint.get("clipappAd", "/api/v1/clipapp-ads/:id")
+        .addError(NotFoundBody)
         .setPath(IdPath)
         .addSuccess(AdDetail)
         .annotate(OpenApi.Summary, "One short-video ad, with its variants, lander and store")
@@ -144,8 +148,9 @@ export const MagicAiRequest = Schema.Struct({
 
 /** Alone in its group: it has a legacy session path (S4). */
 export class MagicAiApi extends metered(
-  HttpApiGroup.make("magicAi").add(
+  HttpApiGroup.make("magicAi").annotateContext(inProduct("Ad libraries")).add(
     HttpApiEndpoint.post("similar", "/api/v1/magic-ai")
+      .addError(NotFoundBody)
       .setPayload(MagicAiRequest)
       .addSuccess(SimilarPage)
       .annotate(OpenApi.Summary, "Similar ads: like an ad, a copy or an image; same filters and paging as the searches")

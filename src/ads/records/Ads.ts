@@ -38,6 +38,7 @@ export const Advertiser = Schema.Struct({
 }).annotations({ identifier: "Advertiser", description: "An advertiser (page) of an ad library" })
 export type Advertiser = typeof Advertiser.Type
 
+/** One image or video of an ad's creative. */
 export const MediaAsset = Schema.Struct({
   type: Choice("image", "video"),
   url: Url,
@@ -45,7 +46,7 @@ export const MediaAsset = Schema.Struct({
   duration_seconds: maybe(Amount),
   width: maybe(Count),
   height: maybe(Count)
-})
+}).annotations({ identifier: "AdMedia" })
 
 export const SearchCreative = Schema.Struct({
   advertiser_verified: Schema.Boolean,
@@ -54,7 +55,7 @@ export const SearchCreative = Schema.Struct({
     Schema.Struct({ region: CountryCode, impressions: Schema.NullOr(Range) }),
     250
   )
-}).annotations({ description: "Search-engine creatives only" })
+}).annotations({ identifier: "SearchCreative", description: "Search-engine creatives only" })
 
 /** One ad of any of the four libraries. */
 export const Ad = Schema.Struct({

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { ConflictBody } from "../../kernel/Errors.js"
+import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import {
@@ -19,6 +19,7 @@ import {
   SavedAdPage,
   savedAdsPrefix
 } from "../workspace/Api.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * Saved ads (issue 19; INTERPRETATIONS W4): save an ad on a board (or the account's default
@@ -80,9 +81,10 @@ export const Annotated = Schema.Struct({ success: Schema.Literal(true), data: Sa
 const adNote = "The ad is `ad_id` (its id in its library), with `library` when that id exists in several libraries."
 
 export class SavedAdsApi extends metered(
-  HttpApiGroup.make("savedAds")
+  HttpApiGroup.make("savedAds").annotateContext(inProduct("Workspace"))
     .add(
       HttpApiEndpoint.get("list", savedAdsPrefix)
+        .addError(NotFoundBody)
         .setUrlParams(SavedAdsQuery)
         .addSuccess(SavedAdPage)
         .annotate(OpenApi.Summary, "The account's saved ads: the ad records with `saved_at`, `board_ids`, `note` and `tags`")
@@ -93,6 +95,7 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("save", `${savedAdsPrefix}/save`)
+        .addError(NotFoundBody)
         .setPayload(SaveAd)
         .addSuccess(Done)
         .addError(ConflictBody)
@@ -101,6 +104,7 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("unsave", `${savedAdsPrefix}/unsave`)
+        .addError(NotFoundBody)
         .setPayload(UnsaveAd)
         .addSuccess(Done)
         .annotate(OpenApi.Summary, "Take an ad off a board, or off every board; an ad on no board is no longer saved")
@@ -108,6 +112,7 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("annotate", `${savedAdsPrefix}/annotate`)
+        .addError(NotFoundBody)
         .setPayload(AnnotateAd)
         .addSuccess(Annotated)
         .annotate(OpenApi.Summary, "Set the note and/or the tags of a saved ad")

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { AdView } from "../library/Api.js"
 import { CountryCode, Day, Domain, ExternalId } from "../../kernel/Fields.js"
@@ -6,6 +7,7 @@ import { metered } from "../../access/gateway/Api.js"
 import { Choice } from "../../kernel/Params.js"
 import { param } from "../../kernel/QueryParams.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * A hosted store's search-engine creatives (issue 4; spec: Programmatic routes,
@@ -149,9 +151,10 @@ export const StoreCreativeAnswer = Schema.Struct({ success: Schema.Literal(true)
 const storeNote = "The store is `store_id` or `domain`, exactly one; an unknown store is a 404."
 
 export class StoreAdsApi extends metered(
-  HttpApiGroup.make("storeAds")
+  HttpApiGroup.make("storeAds").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.get("list", prefix)
+        .addError(NotFoundBody)
         .setUrlParams(StoreListQuery)
         .addSuccess(StoreAdPage)
         .annotate(OpenApi.Summary, "A store's search-engine creatives, newest first")
@@ -159,6 +162,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("count", `${prefix}/count`)
+        .addError(NotFoundBody)
         .setUrlParams(StoreCountQuery)
         .addSuccess(StoreAdCount)
         .annotate(OpenApi.Summary, "How many search-engine creatives a store has, and how many are active")
@@ -166,6 +170,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("detail", `${prefix}/detail`)
+        .addError(NotFoundBody)
         .setUrlParams(StoreCreativeQuery)
         .addSuccess(StoreAdDetail)
         .annotate(OpenApi.Summary, "One search-engine creative of a store, as the ad searches show it")
@@ -173,6 +178,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("overview", `${prefix}/overview`)
+        .addError(NotFoundBody)
         .setUrlParams(StoreQuery)
         .addSuccess(StoreAdOverview)
         .annotate(OpenApi.Summary, "A store's search-engine creatives at a glance: formats, regions, first and last shown, weekly activity")
@@ -180,6 +186,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("advertiser", `${prefix}/advertiser`)
+        .addError(NotFoundBody)
         .setUrlParams(StoreQuery)
         .addSuccess(StoreAdvertisers)
         .annotate(OpenApi.Summary, "The advertisers behind a store's search-engine creatives: profile and totals")
@@ -187,6 +194,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("creative", `${prefix}/creative`)
+        .addError(NotFoundBody)
         .setUrlParams(StoreCreativeQuery)
         .addSuccess(StoreCreativeAnswer)
         .annotate(OpenApi.Summary, "One search-engine creative of a store with its regions and impression ranges")

@@ -10,6 +10,7 @@ import { ShopRecordId } from "../../shop/catalog/Entities.js"
 import { TrendingProduct } from "../../shop/search/Api.js"
 import { libraries } from "../library/Filters.js"
 import { maxPhraseWords } from "./Phrases.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * Trends (issue 20; spec: `POST /api/v1/trends/*`; INTERPRETATIONS L2): phrases and hooks of
@@ -115,7 +116,7 @@ const risingNote =
   "Counts are of ads first seen in the window whose copy (headline, body, description) uses the phrase, one to three words with the stop words of the ad's language trimmed off its ends, read from daily counts the ad import keeps. Only terms of at least `min_count` new ads that rose (count > previous_count) are listed."
 
 export class TrendsApi extends metered(
-  HttpApiGroup.make("trends")
+  HttpApiGroup.make("trends").annotateContext(inProduct("Trends"))
     .add(
       HttpApiEndpoint.post("topics", `${prefix}/topics`)
         .setPayload(RisingBody)

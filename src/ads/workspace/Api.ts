@@ -4,7 +4,7 @@ import { metered } from "../../access/gateway/Api.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { envelope } from "../../kernel/Envelope.js"
-import { ConflictBody } from "../../kernel/Errors.js"
+import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { ExternalId } from "../../kernel/Fields.js"
 import { alias } from "../../kernel/Mirror.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
@@ -12,6 +12,7 @@ import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { AdView } from "../library/Api.js"
 import { libraries } from "../library/Filters.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The workspace (issue 19; INTERPRETATIONS W3, W4): folders hold boards, a board holds brands
@@ -229,55 +230,55 @@ const limitsNote = "Limits (configuration): folders per account, boards per fold
 const boardNote = "Another account's folder or board is a 404, as an unknown one."
 
 export class WorkspaceApi extends metered(
-  HttpApiGroup.make("workspace")
+  HttpApiGroup.make("workspace").annotateContext(inProduct("Workspace"))
     .add(get("foldersWithBoards", "The account's folders, each with its boards and how many brands and ads each holds", "INTERPRETATIONS W3; folders and boards in the account's order.").addSuccess(FoldersWithBoards))
     .add(
       post("createFolder", "Create a folder", `Names are unique per account whatever the case (a duplicate is a 409). ${limitsNote}`)
         .setPayload(CreateFolder).addSuccess(FolderAnswer).addError(ConflictBody)
     )
-    .add(post("renameFolder", "Rename a folder", boardNote).setPayload(RenameFolder).addSuccess(FolderAnswer).addError(ConflictBody))
-    .add(post("moveFolder", "Move a folder to another place in the account's order", boardNote).setPayload(MoveFolder).addSuccess(FolderAnswer))
+    .add(post("renameFolder", "Rename a folder", boardNote).addError(NotFoundBody).setPayload(RenameFolder).addSuccess(FolderAnswer).addError(ConflictBody))
+    .add(post("moveFolder", "Move a folder to another place in the account's order", boardNote).addError(NotFoundBody).setPayload(MoveFolder).addSuccess(FolderAnswer))
     .add(
       post("deleteFolder", "Delete a folder", `A folder with boards needs \`force: true\` (else a 409 saying how many it holds); its boards go with it. ${boardNote}`)
-        .setPayload(DeleteFolder).addSuccess(FolderDeleted).addError(ConflictBody)
+        .addError(NotFoundBody).setPayload(DeleteFolder).addSuccess(FolderDeleted).addError(ConflictBody)
     )
     .add(
       post("createBoard", "Create a board in a folder", `Names are unique per folder whatever the case. ${limitsNote} ${boardNote}`)
-        .setPayload(CreateBoard).addSuccess(BoardAnswer).addError(ConflictBody)
+        .addError(NotFoundBody).setPayload(CreateBoard).addSuccess(BoardAnswer).addError(ConflictBody)
     )
-    .add(post("renameBoard", "Rename a board", boardNote).setPayload(RenameBoard).addSuccess(BoardAnswer).addError(ConflictBody))
+    .add(post("renameBoard", "Rename a board", boardNote).addError(NotFoundBody).setPayload(RenameBoard).addSuccess(BoardAnswer).addError(ConflictBody))
     .add(
       post("moveBoard", "Move a board to another folder and/or another place in its folder", `Send \`folder_id\`, \`position\` or both. ${limitsNote} ${boardNote}`)
-        .setPayload(MoveBoard).addSuccess(BoardAnswer).addError(ConflictBody)
+        .addError(NotFoundBody).setPayload(MoveBoard).addSuccess(BoardAnswer).addError(ConflictBody)
     )
-    .add(post("deleteBoard", "Delete a board with its items and share links", boardNote).setPayload(DeleteBoard).addSuccess(Done))
+    .add(post("deleteBoard", "Delete a board with its items and share links", boardNote).addError(NotFoundBody).setPayload(DeleteBoard).addSuccess(Done))
     .add(
       post("addToBoard", "Add a brand to a board; adding it again changes nothing", `An unknown brand is a 404 \`Brand not found\`. ${limitsNote} ${boardNote}`)
-        .setPayload(AddToBoard).addSuccess(Done).addError(ConflictBody)
+        .addError(NotFoundBody).setPayload(AddToBoard).addSuccess(Done).addError(ConflictBody)
     )
     .add(
       post("removeFromBoard", "Remove a brand or a saved ad from a board; removing what is not there changes nothing", `An ad on no board any more is no longer saved. ${boardNote}`)
-        .setPayload(RemoveFromBoard).addSuccess(Done)
+        .addError(NotFoundBody).setPayload(RemoveFromBoard).addSuccess(Done)
     )
     .add(
       get("boardAds", "A board's saved ads, paged and sorted", `Paged (INTERPRETATIONS P2). ${boardNote}`)
-        .setUrlParams(BoardAdsQuery).addSuccess(SavedAdPage)
+        .addError(NotFoundBody).setUrlParams(BoardAdsQuery).addSuccess(SavedAdPage)
     )
     .add(
       get("boardBrands", "A board's brands, latest added first", `Paged (INTERPRETATIONS P2). ${boardNote}`)
-        .setUrlParams(BoardBrandsQuery).addSuccess(BoardBrandPage)
+        .addError(NotFoundBody).setUrlParams(BoardBrandsQuery).addSuccess(BoardBrandPage)
     )
     .add(
       post("createShareLink", "Share a board read-only: a link with a random token that works without a key", `Expires after \`expires_in_days\` (default ${defaultShareDays}, at most ${maxShareDays}); the token is shown once. ${limitsNote} ${boardNote}`)
-        .setPayload(CreateShareLink).addSuccess(CreatedShareLink).addError(ConflictBody)
+        .addError(NotFoundBody).setPayload(CreateShareLink).addSuccess(CreatedShareLink).addError(ConflictBody)
     )
     .add(
       get("shareLinks", "The account's live share links (not revoked, not expired), newest first", "Paged (INTERPRETATIONS P2). The token is never shown again.")
-        .setUrlParams(ShareLinksQuery).addSuccess(ShareLinkPage)
+        .addError(NotFoundBody).setUrlParams(ShareLinksQuery).addSuccess(ShareLinkPage)
     )
     .add(
       post("revokeShareLink", "Revoke a share link: its page is a 404 from now on", "Another account's link, or one already revoked, is a 404.")
-        .setPayload(RevokeShareLink).addSuccess(Done)
+        .addError(NotFoundBody).setPayload(RevokeShareLink).addSuccess(Done)
     )
 ) {}
 
@@ -315,8 +316,9 @@ export type SharedBoard = typeof SharedBoard.Type
 export const ShareQuery = strictStruct({ ...paging, sort: Schema.optional(sort) }, "query")
 export type ShareQuery = typeof ShareQuery.Type
 
-export class ShareApi extends HttpApiGroup.make("share").add(
+export class ShareApi extends HttpApiGroup.make("share").annotateContext(inProduct("Workspace")).add(
   HttpApiEndpoint.get("view", "/share/:token")
+    .addError(NotFoundBody)
     .setPath(Schema.Struct({ token: Schema.String.annotations({ description: "The token of a share link" }) }))
     .setUrlParams(ShareQuery)
     .addSuccess(SharedBoard)

@@ -75,6 +75,13 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         return error instanceof NotFound ? Effect.fail(error) : Effect.die(error)
       })
 
+    /** For creating a folder: there is nothing it could miss, only a taken name or a full workspace. */
+    const conflicting = <A, R>(effect: Effect.Effect<A, Refusal, R>): Effect.Effect<A, Conflict, R> =>
+      Effect.catchAll(effect, (refusal) => {
+        const error = refused(refusal)
+        return error instanceof Conflict ? Effect.fail(error) : Effect.die(error)
+      })
+
     const boardOf = (account: string, board: string): Effect.Effect<Board, NotFound> =>
       Effect.flatMap(repo.board(account, board), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed }))
 
@@ -106,8 +113,8 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
     return {
       tree: (account: string): Effect.Effect<ReadonlyArray<Folder>> => repo.tree(account),
 
-      createFolder: (account: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
-        Effect.flatMap(now, (at) => answer(repo.createFolder(account, nameOf(name), at, limits))),
+      createFolder: (account: string, name: string): Effect.Effect<Folder, Conflict> =>
+        Effect.flatMap(now, (at) => conflicting(repo.createFolder(account, nameOf(name), at, limits))),
 
       renameFolder: (account: string, folder: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
         answer(repo.renameFolder(account, folder, nameOf(name))),

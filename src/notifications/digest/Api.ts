@@ -6,6 +6,7 @@ import { brandsPrefix, legacyBrandsPrefix } from "../../ads/brands/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The brand digest's preferences (issue 19; INTERPRETATIONS W6), at the brand tracker's path
@@ -36,7 +37,7 @@ export type DigestPrefsUpdate = typeof DigestPrefsUpdate.Type
 export const DigestPrefsAnswer = Schema.Struct({ success: Schema.Literal(true), prefs: DigestPrefs })
 
 export class DigestPrefsApi extends metered(
-  HttpApiGroup.make("brandDigestPrefs")
+  HttpApiGroup.make("brandDigestPrefs").annotateContext(inProduct("Brands"))
     .add(
       HttpApiEndpoint.get("get", prefsPath)
         .addSuccess(DigestPrefsAnswer)

@@ -5,6 +5,7 @@ import { contractPart } from "../../kernel/Contract.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The product inbox (issue 19; INTERPRETATIONS W5): what the account should hear of, from the
@@ -25,20 +26,61 @@ export const NotificationId = Schema.UUID.annotations({
   description: "A notification's `id`"
 })
 
-/** W5: `{ id, type, title, body, created_at, read, data }`. */
-export const Notification = Schema.Struct({
+/** An ad as a brand's digest item quotes it. */
+const QuotedAd = Schema.Struct({
   id: Schema.String,
-  type: NotificationType.annotations({
-    description: "`brand_new_ads` (a tracked brand's new ads, from the digest), `credits_used` (80 % or 100 % of the monthly credits), `api_key_regenerated`"
+  format: Schema.String,
+  headline: Schema.NullOr(Schema.String),
+  body: Schema.NullOr(Schema.String).annotations({ description: "At most 280 characters" }),
+  first_seen: Schema.String.annotations({ description: "UTC instant" })
+})
+
+/** What each type of item carries in `data` (W5). */
+export const notificationData = {
+  brand_new_ads: Schema.Struct({
+    brand: Schema.Struct({ id: Schema.String, name: Schema.String, domain: Schema.NullOr(Schema.String) }),
+    count: Schema.Int.annotations({ description: "The brand's new ads in the digest's window" }),
+    ads: Schema.Array(QuotedAd).annotations({ description: "The newest of them" }),
+    since: Schema.NullOr(Schema.String).annotations({ description: "Start of the window (UTC instant); null for an account's first digest" }),
+    until: Schema.String.annotations({ description: "End of the window (UTC instant)" })
   }),
-  title: Schema.String,
-  body: Schema.String.annotations({ description: "One or two sentences, plain text" }),
-  created_at: Schema.String.annotations({ description: "UTC instant" }),
-  read: Schema.Boolean,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    description: "Per type: `brand`, `count`, `ads`, `since`, `until` (brand_new_ads); `percent`, `used`, `limit`, `period_start` (credits_used); `at`, `address`, `via` (api_key_regenerated)"
+  credits_used: Schema.Struct({
+    percent: Schema.Literal(80, 100),
+    used: Schema.Int,
+    limit: Schema.Int.annotations({ description: "The monthly credits of the period" }),
+    period_start: Schema.String.annotations({ description: "UTC instant" })
+  }),
+  api_key_regenerated: Schema.Struct({
+    at: Schema.String.annotations({ description: "UTC instant" }),
+    address: Schema.NullOr(Schema.String).annotations({ description: "The client address of the session that did it" }),
+    via: Schema.Literal("session", "operator").annotations({ description: "The key page, or an operator (admin API or command line)" })
   })
-}).annotations({ identifier: "Notification" })
+} satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
+export type NotificationData<T extends NotificationType> = (typeof notificationData)[T]["Type"]
+
+const described = {
+  brand_new_ads: "A tracked brand's new ads, from the digest",
+  credits_used: "80 % or 100 % of the monthly credits used",
+  api_key_regenerated: "The API key was regenerated"
+} satisfies Record<NotificationType, string>
+
+/** W5: `{ id, type, title, body, created_at, read, data }`, `data` typed by `type`. */
+const notificationOf = <T extends NotificationType>(type: T) =>
+  Schema.Struct({
+    id: Schema.String,
+    type: Schema.Literal(type).annotations({ description: described[type] }),
+    title: Schema.String,
+    body: Schema.String.annotations({ description: "One or two sentences, plain text" }),
+    created_at: Schema.String.annotations({ description: "UTC instant" }),
+    read: Schema.Boolean,
+    data: notificationData[type]
+  })
+
+export const Notification = Schema.Union(
+  notificationOf("brand_new_ads"),
+  notificationOf("credits_used"),
+  notificationOf("api_key_regenerated")
+).annotations({ identifier: "Notification" })
 export type Notification = typeof Notification.Type
 
 export const NotificationsQuery = strictStruct({
@@ -75,7 +117,7 @@ export const Updated = Schema.Struct({
 })
 
 export class NotificationsApi extends metered(
-  HttpApiGroup.make("notifications")
+  HttpApiGroup.make("notifications").annotateContext(inProduct("Account and keys"))
     .add(
       HttpApiEndpoint.get("list", notificationsPrefix)
         .setUrlParams(NotificationsQuery)

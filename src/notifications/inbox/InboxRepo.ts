@@ -1,29 +1,32 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
-import { type Notification, NotificationType } from "./Api.js"
+import { Notification, type NotificationData, type NotificationType } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
 
-/** One item for the inbox from one of its sources; `key` makes its delivery idempotent per account. */
-export interface Delivery {
-  readonly accountId: string
-  readonly type: NotificationType
-  readonly title: string
-  readonly body: string
-  readonly data: Readonly<Record<string, unknown>>
-  readonly createdAt: Date
-  readonly key: string
-}
+/** One item for the inbox from one of its sources, its `data` typed by its `type`; `key` makes its delivery idempotent per account. */
+export type Delivery = {
+  readonly [T in NotificationType]: {
+    readonly accountId: string
+    readonly type: T
+    readonly title: string
+    readonly body: string
+    readonly data: NotificationData<T>
+    readonly createdAt: Date
+    readonly key: string
+  }
+}[NotificationType]
 
-const NotificationRow = Schema.Struct({
-  id: Schema.String,
-  type: NotificationType,
-  title: Schema.String,
-  body: Schema.String,
-  created_at: Schema.DateFromSelf,
-  read: Schema.Boolean,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-})
+/** A stored item as the inbox shows it: the column `created_at` is a timestamp, the answer's an ISO instant. */
+const NotificationRow = Schema.Union(
+  ...Notification.members.map((member) =>
+    Schema.Struct({ ...member.fields, created_at: Schema.transform(Schema.DateFromSelf, Schema.String, {
+      strict: true,
+      decode: (date) => date.toISOString(),
+      encode: (text) => new Date(text)
+    }) })
+  )
+)
 
 export interface Retention {
   /** The `brand_new_ads` items an account keeps: the newest ones. */
@@ -49,6 +52,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
         Effect.all({
           items: SqlSchema.findAll({
             Request: Schema.Void,
+            // Each row decoded by the schema of its type: a stored item whose `data` drifted is a defect, not an answer.
             Result: NotificationRow,
             execute: () => sql`
               select n.id::text, n.type, n.title, n.body, n.created_at, n.read_at is not null as read, n.data
@@ -56,9 +60,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
                where ${whereOf(account, unread)}
                order by n.created_at desc, n.seq desc
                limit ${window.limit} offset ${window.offset}`
-          })(undefined).pipe(
-            Effect.map((rows) => rows.map((r): Notification => ({ ...r, created_at: r.created_at.toISOString() })))
-          ),
+          })(undefined),
           total: count(whereOf(account, unread))
         }).pipe(Effect.orDie),
 

@@ -5,6 +5,7 @@ import { CountryCode } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /** Every short-video shop path starts here (spec: Endpoints, "Short-video shop API"). */
 export const shopPrefix = "/api/v1/clipapp-shop"
@@ -78,7 +79,7 @@ export const CountryAnswer = Schema.Struct({
 
 export class ShopApi extends metered(
   withUnknownPaths(
-    HttpApiGroup.make("shop")
+    HttpApiGroup.make("shop").annotateContext(inProduct("Short-video shop"))
       .add(
         HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
           .addSuccess(ShopCreditsResponse)

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { CountryCode } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
@@ -10,6 +11,7 @@ import { fieldsOf, queryOf, withoutParams } from "../../kernel/RouteParams.js"
 import { entityViews, explorePage, PeriodMetrics } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The detail pages of a shop, a creator and a product (issue 5, "Detail routes ... share one
@@ -138,14 +140,26 @@ export const SeriesAnswer = Schema.Struct({
 
 const tabsOf = (path: DetailPath) => keysOf(details[path].lists)
 
+/** The entity a list of a path shows. */
+type ListEntity<P extends DetailPath, K extends ListKey<P>> = Details[P]["lists"][K] extends DetailList<infer E> ? E : never
+
+/** A detail page's lists, each the first page of its own list route (the listed entity's explore page). */
+const tabsAnswer = <P extends DetailPath>(path: P) => {
+  const fields: Schema.Struct.Fields = Object.fromEntries(
+    Object.entries<DetailList>(details[path].lists).map(([tab, list]) => [tab, Schema.optional(explorePage(list.entity))])
+  )
+  // (`as`: `Object.fromEntries` types its result as a string record; the fields are the lists', tab by tab.)
+  return Schema.Struct(fields as { readonly [K in ListKey<P>]: Schema.optional<ReturnType<typeof explorePage<ListEntity<P, K>>>> })
+}
+/** What `tabs` holds in a detail page's answer. */
+export type DetailTabs<P extends DetailPath> = Schema.Schema.Type<ReturnType<typeof tabsAnswer<P>>>
+
 const fullAnswer = <P extends DetailPath>(path: P) =>
   Schema.Struct({
     success: Schema.Literal(true),
     data: Schema.Struct({
       profile: entityViews[details[path].entity],
-      tabs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-        description: "The first page of each list asked for in `tabs`, as its own route answers it"
-      })
+      tabs: tabsAnswer(path).annotations({ description: "The first page of each list asked for in `tabs`, as its own route answers it" })
     })
   })
 
@@ -214,18 +228,18 @@ const oneOf = (path: DetailPath) => details[path].entity.slice(0, -1)
 
 /** A page and its totals: `<path>` (the profile and the lists asked for) and `<path>/total`. */
 const pageEndpoints = <P extends PagePath>(path: P) => [
-  post(path).setPayload(FullBody(path)).addSuccess(fullAnswer(path))
+  post(path).setPayload(FullBody(path)).addError(NotFoundBody).addSuccess(fullAnswer(path))
     .annotate(OpenApi.Summary, `The ${oneOf(path)}'s detail: profile with period metrics, and the lists asked for in \`tabs\``),
-  post(`${path}/total`).setPayload(Selection).addSuccess(TotalAnswer)
+  post(`${path}/total`).setPayload(Selection).addError(NotFoundBody).addSuccess(TotalAnswer)
     .annotate(OpenApi.Summary, `The ${oneOf(path)}'s totals over the period, with growth against the period before`)
 ] as const
 
 const seriesEndpoint = <P extends DetailPath, Kind extends SeriesKind<P>>(path: P, kind: Kind) =>
-  post(`${path}/${kind}`).setPayload(Selection).addSuccess(SeriesAnswer)
+  post(`${path}/${kind}`).setPayload(Selection).addError(NotFoundBody).addSuccess(SeriesAnswer)
     .annotate(OpenApi.Summary, kind === "history" ? `The ${oneOf(path)}'s daily metrics over the period` : "Daily units and GMV with 7-day averages")
 
 const listEndpoint = <const Path extends string, E extends ShopEntity, Link extends string>(path: Path, list: DetailList<E, Link>) =>
-  post(path).setPayload(listBody(list.entity, list.link)).addSuccess(explorePage(list.entity))
+  post(path).setPayload(listBody(list.entity, list.link)).addError(NotFoundBody).addSuccess(explorePage(list.entity))
     .annotate(OpenApi.Summary, `${list.summary}: paged and sorted like ${list.entity}/explore (no daily search)`)
 
 /** Each daily-series endpoint of a path, typed one by one. */
@@ -287,7 +301,7 @@ const categoryReads = [
       data: Schema.Array(Schema.Struct({ level: Schema.Number, categories: Schema.Array(CategoryRow) }))
     }))
     .annotate(OpenApi.Summary, "The categories of a country grouped by level"),
-  get("categories/summary").setUrlParams(RecordQuery)
+  get("categories/summary").setUrlParams(RecordQuery).addError(NotFoundBody)
     .addSuccess(Schema.Struct({
       success: Schema.Literal(true),
       data: Schema.Struct({
@@ -296,16 +310,16 @@ const categoryReads = [
       })
     }))
     .annotate(OpenApi.Summary, "A category with its period metrics and what it holds (it and those below it)"),
-  get("categories/history").setUrlParams(RecordQuery).addSuccess(SeriesAnswer)
+  get("categories/history").setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(SeriesAnswer)
     .annotate(OpenApi.Summary, "A category's daily metrics over the period"),
-  get("categories/siblings").setUrlParams(RecordQuery)
+  get("categories/siblings").setUrlParams(RecordQuery).addError(NotFoundBody)
     .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(entityViews.categories) }))
     .annotate(OpenApi.Summary, "The other categories under the same parent (the other top categories for a top one), by period GMV")
 ]
 
 /** A record named in the path, with its period in the query string. */
 const inPath = <const Name extends string>(name: Name, path: string) =>
-  HttpApiEndpoint.get(name, `${shopPrefix}/${path}`).setPath(RecordPath).setUrlParams(periodQuery)
+  HttpApiEndpoint.get(name, `${shopPrefix}/${path}`).setPath(RecordPath).setUrlParams(periodQuery).addError(NotFoundBody)
 
 const Profile = (entity: ShopEntity) => Schema.Struct({ success: Schema.Literal(true), data: entityViews[entity] })
 
@@ -335,12 +349,12 @@ export const SalesChannels = Schema.Struct({
 
 /** Reads of one record: the shop's summary and profile, products, and the records named in the path. */
 const recordReads = [
-  get("shops/summary").setUrlParams(RecordQuery)
+  get("shops/summary").setUrlParams(RecordQuery).addError(NotFoundBody)
     .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({ profile: entityViews.shops, totals: ExtraTotals.fields.data }) }))
     .annotate(OpenApi.Summary, "A shop with its period metrics and its products, videos and creators over the period"),
-  get("shops/details").setUrlParams(RecordQuery).addSuccess(Profile("shops"))
+  get("shops/details").setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "A shop's profile with its period metrics"),
-  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(RecordQuery).addSuccess(Profile("shops"))
+  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "Alias of shops/details"),
   get("products").setUrlParams(queryOf(exploreParams("products", "explore")))
     .addSuccess(explorePage("products"))
@@ -388,25 +402,26 @@ const visitTypeParam = param.same(Choice(...visitTypes).annotations({ descriptio
 
 /** Visit counts: the service counts every opening of a detail page (any account; no account is named). */
 const visitReads = [
-  get("product-other-visits").setUrlParams(RecordQuery).addSuccess(OtherVisits)
+  get("product-other-visits").setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(OtherVisits)
     .annotate(OpenApi.Summary, "A product's visits over the period, and the products its visitors also opened"),
-  get("category-visit-events").setUrlParams(RecordQuery).addSuccess(VisitEvents)
+  get("category-visit-events").setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(VisitEvents)
     .annotate(OpenApi.Summary, "A category's page visits per day over the period"),
   get("detail-visit-events")
     .setUrlParams(queryOf({ ...selection, type: visitTypeParam }, "id", "type"))
+    .addError(NotFoundBody)
     .addSuccess(VisitEvents)
     .annotate(OpenApi.Summary, "Visits per day of any record's detail page (`type`: product, shop, creator, video, category)")
 ]
 
 const extras = [
-  post("shop-detail/extraTotal").setPayload(Selection).addSuccess(ExtraTotals)
+  post("shop-detail/extraTotal").setPayload(Selection).addError(NotFoundBody).addSuccess(ExtraTotals)
     .annotate(OpenApi.Summary, "The shop's products, new products, videos and creators over the period"),
-  post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addSuccess(Strategy)
+  post("shop-detail/salesStrategy/selfPromotion").setPayload(Selection).addError(NotFoundBody).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Paid (ad) videos showing the shop's products over the period, and their creators"),
-  post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addSuccess(Strategy)
+  post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addError(NotFoundBody).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Organic (affiliate) videos showing the shop's products over the period, and their creators"),
   HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
-    .setUrlParams(RecordQuery)
+    .setUrlParams(RecordQuery).addError(NotFoundBody)
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)")
 ]
@@ -423,18 +438,19 @@ const generated = {
 /** Everything under `product-detail`: its own family, which also has the legacy `/api/product-detail/*` (S4). */
 const productDetail = [
   ...generated["product-detail"],
-  post("product-detail/creator/getConversionRadio").setPayload(Selection).addSuccess(Conversion)
+  post("product-detail/creator/getConversionRadio").setPayload(Selection).addError(NotFoundBody).addSuccess(Conversion)
     .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
   HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
     .setPath(RecordPath)
     .setUrlParams(periodQuery)
+    .addError(NotFoundBody)
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail by its id in the path")
 ]
 
 /** A group of these endpoints, typed endpoint by endpoint. */
 const groupOf = <const Name extends string, Endpoint extends AnyEndpoint>(name: Name, endpoints: ReadonlyArray<Endpoint>) =>
-  endpoints.reduce<HttpApiGroup.HttpApiGroup<Name, Endpoint, never>>((group, endpoint) => group.add(endpoint), HttpApiGroup.make(name))
+  endpoints.reduce<HttpApiGroup.HttpApiGroup<Name, Endpoint, never>>((group, endpoint) => group.add(endpoint), HttpApiGroup.make(name).annotateContext(inProduct("Short-video shop")))
 
 export class ShopDetailApi extends metered(
   groupOf("shopDetail", [

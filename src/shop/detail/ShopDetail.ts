@@ -6,7 +6,7 @@ import { type ExploreParams, type ShopEntity, specOf } from "../catalog/Entities
 import { selected as selectedPeriod } from "../catalog/Period.js"
 import { ShopCatalog, type View } from "../catalog/ShopCatalog.js"
 import { ShopCountry } from "../account/ShopCountry.js"
-import { type CategoryNode, type DetailList, type DetailPath, details, type DetailSelection, entityOf, type PagePath } from "./Api.js"
+import { type CategoryNode, type DetailList, type DetailPath, details, type DetailSelection, type DetailTabs, entityOf, type PagePath } from "./Api.js"
 import { DetailRepo, type VisitType } from "./DetailRepo.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
@@ -154,7 +154,8 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
           const { tabs: wanted = [], ...selection } = body
           const lists: Readonly<Record<string, DetailList>> = details[path].lists
           const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, lists[tab]!, caller, selection), (page) => [tab, page] as const))
-          return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) } }
+          // (`as`: the lists asked for are known at run time; each page is of its list's entity, which `lists[tab]` types as any entity's.)
+          return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) as DetailTabs<P> } }
         }),
 
       total: (path: PagePath, caller: CallerInfo, selection: DetailSelection) =>

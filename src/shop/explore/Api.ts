@@ -8,6 +8,7 @@ import { fieldsOf, queryOf } from "../../kernel/RouteParams.js"
 import { CountAnswer, explorePage } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * Explore and count of the short-video shop's categories, shops, creators, videos and products
@@ -69,7 +70,7 @@ const endpoints = {
 export class ShopExploreApi extends metered(
   [...endpoints.categories, ...endpoints.shops, ...endpoints.creators, ...endpoints.videos, ...endpoints.products].reduce(
     (group: HttpApiGroup.HttpApiGroup<"shopExplore", (typeof endpoints)[ShopEntity][number], never>, endpoint) => group.add(endpoint),
-    HttpApiGroup.make("shopExplore")
+    HttpApiGroup.make("shopExplore").annotateContext(inProduct("Short-video shop"))
   )
 ) {}
 

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { CountryCode, ExternalId } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
@@ -8,6 +9,7 @@ import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The account's short-video shop favorites (issue 5; spec: Short-video shop API, Favorites;
@@ -97,7 +99,7 @@ const targetNote =
   "The entity is `type` and `id` (its imported id), with `region` when the id exists in several regions; an unknown entity is a 404 `<Type> not found`."
 
 export class ShopFavoritesApi extends metered(
-  HttpApiGroup.make("shopFavorites")
+  HttpApiGroup.make("shopFavorites").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("list", prefix)
         .setUrlParams(FavoritesQuery)
@@ -107,6 +109,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("toggle", `${prefix}/toggle`)
+        .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
         .annotate(OpenApi.Summary, "Toggle a favorite: adds it when absent, removes it when present")
@@ -114,6 +117,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("add", `${prefix}/add`)
+        .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
         .annotate(OpenApi.Summary, "Add a favorite; adding one already there changes nothing")
@@ -121,6 +125,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("remove", `${prefix}/remove`)
+        .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
         .annotate(OpenApi.Summary, "Remove a favorite; removing one that is not there changes nothing")
@@ -128,6 +133,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("check", `${prefix}/check`)
+        .addError(NotFoundBody)
         .setPayload(FavoriteCheck)
         .addSuccess(FavoritedMany)
         .annotate(OpenApi.Summary, "Whether an entity, or each of up to 100 entities of one type, is a favorite")

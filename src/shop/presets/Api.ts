@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ConflictBody } from "../../kernel/Errors.js"
+import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { metered } from "../../access/gateway/Api.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
@@ -10,6 +10,7 @@ import { exploreParams, shopEntities, type ShopEntity } from "../catalog/Entitie
 import { fieldsOf, withoutParams } from "../../kernel/RouteParams.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The account's saved explore filters of the short-video shop (issue 5, "Per-account records";
@@ -65,8 +66,17 @@ const name = Words(maxNameLength).annotations({
 })
 const scope = PresetScope.annotations({ description: `The explore page the preset is for: ${shopEntities.join(", ")}` })
 
-/** Checked against the scope's explore parameters by the service: the scope decides what fits. */
-const Filters = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+/**
+ * A value of an explore parameter in its JSON-body form: a text (dates too), a number, true or
+ * false, or a list of texts. Which parameters a preset may keep is its scope's: the service checks
+ * them against that scope's explore parameters (the scope decides what fits).
+ */
+export const FilterValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Schema.String)).annotations({
+  identifier: "ExploreParameterValue"
+})
+export const PresetFilterValues = Schema.Record({ key: Schema.String, value: FilterValue })
+
+const Filters = PresetFilterValues.annotations({
   message: () => ({ message: "must be an object of explore parameters", override: true }),
   description:
     "The filters: the scope's explore parameters as the JSON body of `POST /api/v1/clipapp-shop/<scope>/explore` takes them, without `page` and `page_size`"
@@ -97,7 +107,7 @@ export const Preset = Schema.Struct({
   id: Schema.String.annotations({ description: "The preset's id (a UUID)" }),
   name: Schema.String.annotations({ description: "The preset's name, trimmed" }),
   scope: PresetScope.annotations({ description: "The explore page the preset is for" }),
-  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  filters: PresetFilterValues.annotations({
     description: "The filters as checked: lists as arrays, texts trimmed, in the order sent; replayable as the body of `POST <scope>/explore`"
   }),
   created_at: Schema.String.annotations({ description: "When it was saved (UTC instant)" }),
@@ -121,7 +131,7 @@ const Deleted = Schema.Struct({ success: Schema.Literal(true) })
 const nameNote = `Names are unique per account and scope, whatever their case: a taken one is a 409.`
 
 export class ShopPresetsApi extends metered(
-  HttpApiGroup.make("shopPresets")
+  HttpApiGroup.make("shopPresets").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("list", prefix)
         .setUrlParams(PresetsQuery)
@@ -142,6 +152,7 @@ export class ShopPresetsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("update", `${prefix}/update`)
+        .addError(NotFoundBody)
         .setPayload(UpdatePreset)
         .addSuccess(Saved)
         .addError(ConflictBody)
@@ -150,6 +161,7 @@ export class ShopPresetsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("delete", `${prefix}/delete`)
+        .addError(NotFoundBody)
         .setPayload(DeletePreset)
         .addSuccess(Deleted)
         .annotate(OpenApi.Summary, "Delete a preset")

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
-import { type Preset, type PresetFilters, PresetScope } from "./Api.js"
+import { type Preset, type PresetFilters, PresetFilterValues, PresetScope } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
 
 /** A preset as written: its name, the key its uniqueness is checked on, its checked filters. */
@@ -25,7 +25,7 @@ const PresetRow = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   scope: PresetScope,
-  filters: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  filters: Schema.parseJson(PresetFilterValues),
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf
 })

@@ -11,6 +11,7 @@ import { queryOf } from "../../kernel/RouteParams.js"
 import { entityViews } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * Trending products, product search and autocomplete of the short-video shop (spec:
@@ -111,7 +112,7 @@ export type Suggestion = typeof Suggestion.Type
 export const Suggestions = Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(Suggestion) })
 
 export class ShopSearchApi extends metered(
-  HttpApiGroup.make("shopSearch")
+  HttpApiGroup.make("shopSearch").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("trending", `${shopPrefix}/trending`)
         .setUrlParams(TrendingQuery)

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
@@ -8,6 +9,7 @@ import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging
 import { Choice } from "../../kernel/Params.js"
 import { type Param, param, strictStruct } from "../../kernel/QueryParams.js"
 import { DailyPoint, StoreProductView, StoreView } from "../catalog/Views.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The store explorer (issue 20; INTERPRETATIONS L4, S3): a body without `id` searches hosted
@@ -121,9 +123,10 @@ export const StoreDetail = Schema.Struct({
 }).annotations({ identifier: "StoreDetail" })
 
 export class StoreExplorerApi extends metered(
-  HttpApiGroup.make("storeExplorer")
+  HttpApiGroup.make("storeExplorer").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.post("explore", explorerPrefix)
+        .addError(NotFoundBody)
         .setPayload(ExplorerBody)
         .addSuccess(Schema.Union(StoreSearchPage, StoreDetail))
         .annotate(OpenApi.Summary, "Search hosted stores, or one store's drill-down (a body with `id`)")

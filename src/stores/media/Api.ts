@@ -1,6 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { contractPart } from "../../kernel/Contract.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * This service's own media (issue 20): the product images of the generated worlds, so the
@@ -11,9 +13,10 @@ export const MediaName = Schema.String.pipe(
   Schema.annotations({ description: "A file name such as 0a1b2c3d-glow-serum.png" })
 )
 
-export class StoreMediaApi extends HttpApiGroup.make("storeMedia")
+export class StoreMediaApi extends HttpApiGroup.make("storeMedia").annotateContext(inProduct("Hosted stores"))
   .add(
     HttpApiEndpoint.get("image", "/media/stores/:name")
+      .addError(NotFoundBody)
       .setPath(Schema.Struct({ name: MediaName }))
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/png" }))
       .annotate(OpenApi.Summary, "A product image drawn by this service (generated worlds)")

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
@@ -8,6 +9,7 @@ import { alias } from "../../kernel/Mirror.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { DailyPoint, StoreView } from "../catalog/Views.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * The store tracker (issue 20; INTERPRETATIONS L3, S3): the hosted stores an account follows,
@@ -88,7 +90,7 @@ export const TrackedPage = Schema.Struct({
 const EmptyQuery = strictStruct({}, "query")
 
 export class StoreTrackerApi extends metered(
-  HttpApiGroup.make("storeTracker")
+  HttpApiGroup.make("storeTracker").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.get("status", trackerPrefix)
         .setUrlParams(EmptyQuery)
@@ -97,6 +99,7 @@ export class StoreTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("track", `${trackerPrefix}/track`)
+        .addError(NotFoundBody)
         .setPayload(StoreTarget)
         .addSuccess(Tracked)
         .addError(StoreTrackingLimitBody)
@@ -108,6 +111,7 @@ export class StoreTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("untrack", `${trackerPrefix}/untrack`)
+        .addError(NotFoundBody)
         .setPayload(StoreTarget)
         .addSuccess(TrackerStatus)
         .annotate(OpenApi.Summary, "Stop tracking a hosted store (also fine when it was not tracked)")

@@ -1,12 +1,14 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
-import { JSONSchema, Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, Multipart, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { Url } from "../../kernel/Fields.js"
+import { twoForms } from "../../kernel/Forms.js"
 import { alias } from "../../kernel/Mirror.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { StoreView } from "../catalog/Views.js"
 import { explorerPrefix, filterFields } from "../explorer/Api.js"
+import { inProduct } from "../../kernel/Products.js"
 
 /**
  * Visual search of hosted stores (issue 20; INTERPRETATIONS L4, S3): a product photo, uploaded
@@ -29,42 +31,29 @@ const limitDescription = `Stores to answer, 1 to ${maxStores} (default ${default
 
 /** The JSON body: `image_url` and the explorer's filters. */
 export const VisualJson = strictStruct({
-  image_url: Schema.optional(Url.annotations({ description: "An http(s) URL of a JPEG, PNG, WebP or AVIF image (at most 10 MiB)" })),
+  image_url: Schema.propertySignature(Url.annotations({ description: "An http(s) URL of a JPEG, PNG, WebP or AVIF image (at most 10 MiB)" }))
+    .annotations({ missingMessage: () => "is missing (or send a multipart form with the image file)" }),
   limit: Schema.optional(param.int(1, maxStores, limitDescription).body),
   ...filterFields("body")
-}, "body")
+}, "body").annotations({ identifier: "VisualSearchJson", description: "JSON: `image_url` and the explorer's filters" })
 export type VisualJson = typeof VisualJson.Type
 
 /** The multipart form: the `image` file and the explorer's filters as text fields. */
 export const VisualForm = strictStruct({
-  image: Schema.optional(Multipart.FilesSchema.annotations({
-    description: "The product photo: JPEG, PNG, WebP or AVIF (checked by its content), at most 10 MiB",
-    message: () => ({ message: "must be a file", override: true })
-  })),
+  image: Schema.propertySignature(
+    Multipart.FilesSchema.annotations({ message: () => ({ message: "must be a file", override: true }) }).pipe(
+      Schema.maxItems(1, { message: () => "send one file" }),
+      Schema.annotations({ description: "The product photo: JPEG, PNG, WebP or AVIF (checked by its content), at most 10 MiB" })
+    )
+  ).annotations({ missingMessage: () => "is missing: send the photo as the multipart file field image" }),
   limit: Schema.optional(param.int(1, maxStores, limitDescription).query),
   ...filterFields("query")
-}, "body")
+}, "body").annotations({ description: "Multipart: the `image` file and the explorer's filters as fields" })
 export type VisualForm = typeof VisualForm.Type
 
-/**
- * The payload as the route decodes it: any JSON object or multipart form. Which of the two
- * arrived (its content type) picks the schema the service then applies, so a refusal names
- * the field of the body that was sent; the OpenAPI document shows both schemas.
- */
-const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-export const VisualPayload = Schema.Union(
-  AnyObject.annotations({
-    // (`as`: JSONSchema.make answers a closed union of JSON Schema shapes; the annotation takes any.)
-    jsonSchema: JSONSchema.make(VisualJson) as object,
-    description: "JSON: `image_url` and the explorer's filters"
-  }),
-  HttpApiSchema.Multipart(
-    AnyObject.annotations({
-      jsonSchema: JSONSchema.make(Schema.Struct({ ...VisualForm.fields, image: Schema.String.annotations({ format: "binary" }) })) as object,
-      description: "Multipart: the `image` file and the explorer's filters as fields"
-    })
-  )
-)
+/** The body, in either form (kernel/Forms.ts): the request's content type says which was sent. */
+export const VisualPayload = twoForms(VisualJson, VisualForm)
+export type VisualPayload = typeof VisualPayload.Type
 
 export const VisualProduct = Schema.Struct({
   id: Schema.String,
@@ -89,7 +78,7 @@ export const VisualAnswer = Schema.Struct({
 })
 
 export class StoreVisualSearchApi extends metered(
-  HttpApiGroup.make("storeVisualSearch")
+  HttpApiGroup.make("storeVisualSearch").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.post("search", visualPath)
         .setPayload(VisualPayload)

@@ -1,14 +1,13 @@
 import type { Multipart } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import * as fs from "node:fs/promises"
 import { InvalidRequest } from "../../kernel/Errors.js"
-import { describeParseError } from "../../kernel/Issues.js"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
 import { StoreCatalog, type StoreFilters } from "../catalog/StoreCatalog.js"
 import { checkRanges, filtersOf } from "../explorer/StoreExplorer.js"
 import { mediaPrefix } from "../media/MediaPath.js"
 import { StoreMedia } from "../media/StoreMedia.js"
-import { defaultStores, maxImageBytes, productsPerStore, VisualForm, VisualJson, type VisualMatch } from "./Api.js"
+import { defaultStores, maxImageBytes, productsPerStore, type VisualMatch, type VisualPayload } from "./Api.js"
 import { featuresOf, sniffImage } from "./Features.js"
 import { VisualIndex } from "./VisualIndex.js"
 import { VisualRepo } from "./VisualRepo.js"
@@ -28,27 +27,17 @@ const refuse = (error: string) => Effect.fail(new InvalidRequest({ error }))
 const sizeRule = `must be at most ${maxImageBytes} bytes (10 MiB)`
 const formatRule = "must be a JPEG, PNG, WebP or AVIF image (checked by its content)"
 
-const decodeJson = Schema.decodeUnknownEither(VisualJson, { errors: "first" })
-const decodeForm = Schema.decodeUnknownEither(VisualForm, { errors: "first" })
-
 /**
- * The request a body makes: a JSON body's `image_url` or a form's single `image` file, never
- * both or neither, and the explorer's filters (spec: INTERPRETATIONS L4, G11).
+ * The request a body makes (spec: INTERPRETATIONS L4): a JSON body's `image_url` or a form's one
+ * `image` file (the contract requires one or the other), and the explorer's filters.
  */
-const requestOf = (payload: unknown, form: boolean): Effect.Effect<Request, InvalidRequest> => {
-  if (form) {
-    const decoded = decodeForm(payload)
-    if (Either.isLeft(decoded)) return refuse(describeParseError(decoded.left))
-    const { image, limit, ...rest } = decoded.right
-    if (image === undefined || image.length === 0) return refuse("image is missing: send the photo as the multipart file field image")
-    if (image.length > 1) return refuse("image: send one file")
-    return Effect.succeed({ source: { field: "image", file: image[0]! }, filters: filtersOf(rest), limit: limit ?? defaultStores })
+const requestOf = (payload: VisualPayload): Request => {
+  if ("image" in payload) {
+    const { image, limit, ...rest } = payload
+    return { source: { field: "image", file: image[0]! }, filters: filtersOf(rest), limit: limit ?? defaultStores }
   }
-  const decoded = decodeJson(payload)
-  if (Either.isLeft(decoded)) return refuse(describeParseError(decoded.left))
-  const { image_url, limit, ...rest } = decoded.right
-  if (image_url === undefined) return refuse("image_url is missing (or send a multipart form with the image file)")
-  return Effect.succeed({ source: { field: "image_url", url: image_url }, filters: filtersOf(rest), limit: limit ?? defaultStores })
+  const { image_url, limit, ...rest } = payload
+  return { source: { field: "image_url", url: image_url }, filters: filtersOf(rest), limit: limit ?? defaultStores }
 }
 
 const hasFilters = (filters: StoreFilters) => Object.keys(filters).length > 0
@@ -93,9 +82,9 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
     }
 
     return {
-      search: (payload: unknown, form: boolean, base: string): Effect.Effect<ReadonlyArray<VisualMatch>, InvalidRequest> =>
+      search: (payload: VisualPayload, base: string): Effect.Effect<ReadonlyArray<VisualMatch>, InvalidRequest> =>
         Effect.gen(function*() {
-          const request = yield* requestOf(payload, form)
+          const request = requestOf(payload)
           yield* checkRanges(request.filters)
           const { field } = request.source
           const bytes = yield* bytesOf(request.source, base)
