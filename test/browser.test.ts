@@ -1,37 +1,14 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
 import { Effect, Layer } from "effect"
-import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
-import { type Browser, chromium } from "playwright-core"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
-/** Debian's Chromium (`.ci/run` installs it); no browser is downloaded. */
-const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-const artifacts = path.resolve("test-artifacts")
-
-/** Chromium as root in a closed network: no sandbox, no background connections. */
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
-    })
-  ),
-  (browser: Browser) => Effect.promise(() => browser.close())
-)
 
 const password = "a browser password"
 
-describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (headless Chromium)", () => {
+describe.skipIf(!hasChromium)("the API-key page in a real browser (headless Chromium)", () => {
   layer(testServer().pipe(Layer.provideMerge(TestDatabase)))((it) => {
     it.scoped("signs in, reveals and copies the key, regenerates it, signs out", () =>
       Effect.gen(function*() {
@@ -39,7 +16,7 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         const email = `browser-${Date.now()}@example.com`
         const created = yield* account({ email, password, plan: "pro" })
         for (let i = 0; i < 3; i++) yield* call("/api/v1/credits", keyHeader(created.api_key))
-        const browser = yield* launch
+        const browser = yield* launchChromium
         const context = yield* Effect.promise(() => browser.newContext({ viewport: { width: 1280, height: 900 } }))
         yield* Effect.promise(() => context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url }))
         const page = yield* Effect.promise(() => context.newPage())
@@ -52,8 +29,7 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         yield* run(() => page.fill("#password", "wrong password"))
         yield* run(() => page.click("button[type=submit]"))
         expect(yield* run(() => page.textContent("[role=alert]"))).toBe("Wrong e-mail or password.")
-        mkdirSync(artifacts, { recursive: true })
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "sign-in.png") }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "sign-in.png") }))
         yield* run(() => page.fill("#password", password))
         yield* run(() => Promise.all([page.waitForURL(`${url}/api`), page.click("button[type=submit]")]))
 
@@ -68,9 +44,9 @@ describe.skipIf(!existsSync(chromiumPath))("the API-key page in a real browser (
         expect(yield* run(() => page.evaluate("navigator.clipboard.readText()"))).toBe(created.api_key)
         expect(yield* run(() => page.textContent("#copy-key"))).toBe("Copied")
 
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "key-page-desktop.png"), fullPage: true }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "key-page-desktop.png"), fullPage: true }))
         yield* run(() => page.setViewportSize({ width: 390, height: 844 }))
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "key-page-phone.png"), fullPage: true }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "key-page-phone.png"), fullPage: true }))
         // Nothing overflows the phone's width.
         expect(yield* run(() => page.evaluate("document.documentElement.scrollWidth"))).toBeLessThanOrEqual(390)
 

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -6,10 +7,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Deferred, Effect, Exit, TestClock } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
 import * as http from "node:http"
-import { type Browser, chromium } from "playwright-core"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
 import { loadedSmallWorldServer } from "./support/AdWorld.js"
@@ -23,8 +22,6 @@ import { account, balanceOf, call, signIn, TestServer } from "./support/TestServ
  * regenerated, the plan downgraded, too many calls.
  */
 
-const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-const artifacts = path.resolve("test-artifacts")
 const password = "an oauth password"
 const rateLimit = 12
 const maxPending = 8
@@ -64,13 +61,6 @@ class MemoryProvider implements OAuthClientProvider {
     return this.verifier
   }
 }
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"] })
-  ),
-  (browser: Browser) => Effect.promise(() => browser.close())
-)
 
 /** The loopback listener a desktop client opens for the redirect: the first URL it receives. */
 const callbackServer = Effect.gen(function*() {
@@ -194,7 +184,7 @@ describe("MCP over OAuth 2.1", () => {
         }
       }))
 
-    it.scoped.skipIf(!existsSync(chromiumPath))("connects the SDK client through sign-in and consent in Chromium, calls tools, refreshes, disconnects", () =>
+    it.scoped.skipIf(!hasChromium)("connects the SDK client through sign-in and consent in Chromium, calls tools, refreshes, disconnects", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
         const owner = yield* account({ plan: "pro", password })
@@ -210,7 +200,7 @@ describe("MCP over OAuth 2.1", () => {
         expect(authorizationUrl.pathname).toBe("/mcp/oauth/authorize")
         expect(authorizationUrl.searchParams.get("resource")).toBe(`${url}/mcp`)
 
-        const browser = yield* launch
+        const browser = yield* launchChromium
         const page = yield* Effect.promise(() => browser.newPage())
         const run = <A>(f: () => Promise<A>) => Effect.promise(f)
         // Not signed in: the login page, which comes back to the authorization request.
@@ -222,8 +212,7 @@ describe("MCP over OAuth 2.1", () => {
         expect(yield* run(() => page.textContent("#client-name"))).toBe("Test Desktop")
         expect(yield* run(() => page.textContent("#redirect-host"))).toBe(`127.0.0.1:${callback.port}`)
         expect(yield* run(() => page.textContent("#account"))).toBe(owner.email)
-        mkdirSync(artifacts, { recursive: true })
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "mcp-consent.png"), fullPage: true }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "mcp-consent.png"), fullPage: true }))
         yield* run(() => Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click("#allow")]))
         const redirected = yield* Deferred.await(callback.received)
         expect(redirected.searchParams.get("state")).toBe(provider.stateValue)

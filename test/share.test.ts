@@ -1,8 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
+import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
 import { Clock, Effect, Layer, Option, TestClock } from "effect"
-import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
-import { type Browser, chromium } from "playwright-core"
 import { account, balanceOf, call, TestServer } from "./support/TestServer.js"
 import { AdSearch } from "../src/ads/library/AdSearch.js"
 import { ShareLinks } from "../src/ads/workspace/ShareLinks.js"
@@ -40,8 +39,6 @@ const sharedBoard = (name = "Hooks that work") =>
     return { ...created, auth, board, link }
   })
 
-const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-const artifacts = path.resolve("test-artifacts")
 
 describe("the public share view (/share/<token>)", () => {
   it("keeps share tokens out of the access log, as API keys", () => {
@@ -192,20 +189,12 @@ describe("the public share view (/share/<token>)", () => {
         expect((yield* get(auth, `${v1}/folders-with-boards`)).body).toBe(before)
       }))
 
-    it.scoped.skipIf(!existsSync(chromiumPath))("the page in headless Chromium: the board, its brands and ads, pages; nothing overflows a 390 px phone", () =>
+    it.scoped.skipIf(!hasChromium)("the page in headless Chromium: the board, its brands and ads, pages; nothing overflows a 390 px phone", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
         const longName = `Competitor${"X".repeat(90)}`
         const owner = yield* sharedBoard(longName)
-        const browser = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            chromium.launch({
-              executablePath: chromiumPath,
-              args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-            })
-          ),
-          (browser: Browser) => Effect.promise(() => browser.close())
-        )
+        const browser = yield* launchChromium
         const run = <A>(f: () => Promise<A>) => Effect.promise(f)
         const context = yield* run(() => browser.newContext({ viewport: { width: 390, height: 844 } }))
         const page = yield* run(() => context.newPage())
@@ -216,8 +205,7 @@ describe("the public share view (/share/<token>)", () => {
         expect(yield* run(() => page.locator("#brands li").count())).toBe(2)
         expect(yield* run(() => page.locator("article.ad").count())).toBe(2)
         expect(yield* run(() => page.locator("article.ad h3").allTextContents())).toEqual(["Fourth wall", "Second wind"])
-        mkdirSync(artifacts, { recursive: true })
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "share-page-phone.png"), fullPage: true }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "share-page-phone.png"), fullPage: true }))
         expect(yield* run(() => page.evaluate("document.documentElement.scrollWidth"))).toBeLessThanOrEqual(390)
 
         // The next page, by its link.
@@ -225,7 +213,7 @@ describe("the public share view (/share/<token>)", () => {
         expect(yield* run(() => page.locator("article.ad h3").allTextContents())).toEqual(["First light"])
         expect(yield* run(() => page.isVisible("#newer"))).toBe(true)
         yield* run(() => page.setViewportSize({ width: 1280, height: 900 }))
-        yield* run(() => page.screenshot({ path: path.join(artifacts, "share-page-desktop.png"), fullPage: true }))
+        yield* run(() => page.screenshot({ path: path.join(artifacts(), "share-page-desktop.png"), fullPage: true }))
       }), 60_000)
   })
 })
