@@ -113,6 +113,18 @@ describe("HTTP surface", () => {
       expect(redactUrl("/a?api_key=adi_x")).toBe("/a?api_key=[REDACTED]")
       expect(redactUrl("/a?b=1&API_KEY=adi_x&c=2")).toBe("/a?b=1&API_KEY=[REDACTED]&c=2")
       expect(redactUrl("/a?my_api_key=1")).toBe("/a?my_api_key=1")
+      // Issue 28: the name as the server decodes it, and a bare name.
+      expect(redactUrl("/a?api%5Fkey=adi_x&b=2")).toBe("/a?api%5Fkey=[REDACTED]&b=2")
+      expect(redactUrl("/a?%61pi_key=adi_x")).toBe("/a?%61pi_key=[REDACTED]")
+      expect(redactUrl("/a?api_key")).toBe("/a?api_key=[REDACTED]")
+      expect(redactUrl("/a?x=%E0%A4%A&api_key=adi_x")).toBe("/a?x=%E0%A4%A&api_key=[REDACTED]")
+    })
+
+    it("replaces a share link's token in origin form and in absolute form", () => {
+      expect(redactUrl("/share/AbC_-123?page=2")).toBe("/share/[REDACTED]?page=2")
+      expect(redactUrl("http://127.0.0.1:3000/share/AbC_-123")).toBe("http://127.0.0.1:3000/share/[REDACTED]")
+      expect(redactUrl("HTTP://example.com/share/AbC?api%5fkey=adi_x")).toBe("HTTP://example.com/share/[REDACTED]?api%5fkey=[REDACTED]")
+      expect(redactUrl("/shared/AbC")).toBe("/shared/AbC")
     })
   })
 })

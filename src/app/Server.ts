@@ -187,9 +187,34 @@ export const ConventionsLive = HttpApiBuilder.middleware(Effect.gen(function*() 
     }) as typeof app
 }))
 
-/** `api_key` values are replaced before a URL is logged (G13), and so are share-link tokens (they open a board). */
-export const redactUrl = (url: string): string =>
-  url.replace(/([?&]api_key=)[^&#]*/gi, "$1[REDACTED]").replace(/^(\/share\/)[^/?#]+/, "$1[REDACTED]")
+/** A query parameter's name as the server reads it (percent-decoded; `+` is a space); as sent when it does not decode. */
+const parameterName = (raw: string) => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "))
+  } catch {
+    return raw
+  }
+}
+
+/** A share link's path, in origin form or absolute form (`http://host/share/<token>`): the token opens a board. */
+const sharePath = /^((?:[a-z][a-z0-9+.-]*:\/\/[^/?#]*)?\/share\/)[^/?#]+/i
+
+/**
+ * A request target as the access log writes it: every `api_key` value replaced (G13), its name
+ * compared as the server reads it, so `api%5Fkey` or `API_KEY` is no way around it; and a share
+ * link's token replaced, whatever form the request line took.
+ */
+export const redactUrl = (url: string): string => {
+  const at = url.indexOf("?")
+  const target = (at === -1 ? url : url.slice(0, at)).replace(sharePath, "$1[REDACTED]")
+  if (at === -1) return target
+  const query = url.slice(at + 1).split("&").map((pair) => {
+    const eq = pair.indexOf("=")
+    const name = eq === -1 ? pair : pair.slice(0, eq)
+    return parameterName(name).toLowerCase() === "api_key" ? `${name}=[REDACTED]` : pair
+  })
+  return `${target}?${query.join("&")}`
+}
 
 /** One line per answered request: method, path (keys redacted), status and duration. */
 export const accessLog = HttpMiddleware.make((app) =>
