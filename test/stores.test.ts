@@ -547,7 +547,7 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
           [upload(key, huge), "image: must be at most 10485760 bytes (10 MiB)"],
           [upload(key, text, { min_products: "lots" }), "min_products: must be an integer from 0 to 10000000"],
           [post(key, visual, {}), "image_url is missing (or send a multipart form with the image file)"],
-          [post(key, visual, { image_url: "http://127.0.0.1/secret.png" }), "image_url: address 127.0.0.1 is loopback"],
+          [post(key, visual, { image_url: "http://127.0.0.1/secret.png" }), "image_url: address not allowed: only public internet addresses are fetched"],
           [post(key, visual, { image_url: "ftp://example.com/a.png" }), "image_url: must be an http(s) URL of at most 2048 characters"],
           [post(key, visual, { image_url: "http://localhost:1/x.png", limit: 51 }), "limit: must be an integer from 1 to 50"]
         ]

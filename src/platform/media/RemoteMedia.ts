@@ -19,7 +19,7 @@ import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, O
 
 /**
  * A refused fetch. `reason` is short and safe to show (never a stack); an API prefixes the
- * field, e.g. `image_url: address 10.0.0.1 is private`.
+ * field, e.g. `image_url: address not allowed: only public internet addresses are fetched`.
  */
 export class MediaFetchError extends Schema.TaggedError<MediaFetchError>()("MediaFetchError", {
   reason: Schema.String
@@ -187,6 +187,12 @@ export const settings: Config.Config<RemoteMediaSettings> = Config.all({
 
 const refuse = (reason: string) => Effect.fail(new MediaFetchError({ reason }))
 
+/**
+ * One message for every address that may not be fetched, whatever its kind: a refusal never
+ * tells a caller what a name resolves to inside the network (issue 28). The log says which.
+ */
+export const addressNotAllowed = "address not allowed: only public internet addresses are fetched"
+
 const redirectStatuses = new Set([301, 302, 303, 307, 308])
 
 /** An accepted content-type prefix as a media range: "image/" -> "image/*". */
@@ -226,10 +232,10 @@ const make = (config: RemoteMediaSettings) =>
         // Every address must pass, or a name with one public and one private address would win.
         for (const { address } of addresses) {
           const ip = parseIp(address)
-          if (!ip) return yield* refuse(`address ${address} is not understood`)
-          const kind = refusedKind(ip)
-          if (kind && !allow.hosts.has(normalHost(host)) && !allow.ranges.some((range) => contains(range, ip))) {
-            return yield* refuse(`address ${address} is ${kind}`)
+          const kind = ip ? refusedKind(ip) : "not understood"
+          if (!ip || (kind && !allow.hosts.has(normalHost(host)) && !allow.ranges.some((range) => contains(range, ip)))) {
+            yield* Effect.logDebug(`Media fetch refused: ${host} is ${address} (${kind})`)
+            return yield* refuse(addressNotAllowed)
           }
         }
         return literal ? [] : addresses

@@ -23,7 +23,7 @@ export interface Transcript {
  * spec's messages (Endpoints, "Video transcript and script", rule 5):
  * - `NoPlayableUrl` -> `Video not found or no playable URL available`
  * - `AudioUnavailable` -> `Could not prepare audio (<reason>)`, e.g. `ffmpeg not found`,
- *   `download failed: address 10.0.0.1 is private`
+ *   `download failed: address not allowed: only public internet addresses are fetched`
  * - `TranscriptionFailed` -> `Transcription failed` (the engine failed or heard no words)
  */
 export class NoPlayableUrl extends Schema.TaggedError<NoPlayableUrl>()("NoPlayableUrl", {}) {}
