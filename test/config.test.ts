@@ -22,6 +22,22 @@ describe("configuration (AppConfig)", () => {
       }
     }))
 
+  it.effect("ADMIN_TOKEN: unset or empty is none; shorter than 32 characters is refused, without echoing it", () =>
+    Effect.gen(function*() {
+      const unsetTokens: ReadonlyArray<Record<string, string>> = [{}, { ADMIN_TOKEN: "" }]
+      for (const env of unsetTokens) {
+        const unset = yield* read(env)
+        expect(Either.isRight(unset) && Option.isNone(unset.right.adminToken)).toBe(true)
+      }
+      const short = "a-31-character-admin-token-xxxx"
+      expect(short.length).toBe(31)
+      const refused = yield* read({ ADMIN_TOKEN: short })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("ADMIN_TOKEN must be at least 32 characters")
+      expect(Either.isLeft(refused) && String(refused.left)).not.toContain(short)
+      const long = yield* read({ ADMIN_TOKEN: `${short}y` })
+      expect(Either.isRight(long) && Option.isSome(long.right.adminToken)).toBe(true)
+    }))
+
   it.effect("session and sign-in settings have defaults and refuse nonsense", () =>
     Effect.gen(function*() {
       const defaults = yield* read({})

@@ -74,6 +74,9 @@ export interface AppSettings {
   readonly trustProxy: boolean
 }
 
+/** The shortest `ADMIN_TOKEN` taken. */
+export const minAdminTokenLength = 32
+
 export const settings: Config.Config<AppSettings> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -86,8 +89,13 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.validate({ message: "RATE_LIMIT_PER_MINUTE must be between 1 and 100000", validation: (n) => n >= 1 && n <= 100_000 }),
     Config.withDefault(60)
   ),
+  // A bearer token that opens every account: long enough that guessing is hopeless (issue 28).
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
-    Config.map(Option.filter((token) => Redacted.value(token).length > 0))
+    Config.map(Option.filter((token) => Redacted.value(token).length > 0)),
+    Config.validate({
+      message: `ADMIN_TOKEN must be at least ${minAdminTokenLength} characters (e.g. \`openssl rand -hex 32\`)`,
+      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= minAdminTokenLength
+    })
   ),
   ledgerSweepAfter: Config.duration("LEDGER_SWEEP_AFTER").pipe(Config.withDefault(Duration.hours(6))),
   ledgerSweepEvery: Config.duration("LEDGER_SWEEP_EVERY").pipe(Config.withDefault(Duration.minutes(1))),
