@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { readdir, readFile, writeFile } from "node:fs/promises"
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
@@ -122,6 +122,40 @@ describe("ffmpeg and pocketsphinx", () => {
 
       const slow = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["ffmpeg"], { timeout: Duration.millis(1) })))
       expect((yield* Effect.flip(Effect.scoped(slow.toWav(fixture("ad-speech.mp4"))))).reason).toBe("ffmpeg timed out after 0.001s")
+    }), { timeout: 60_000 })
+
+  // Issue 28: ffmpeg reads the downloaded file alone, never what it names.
+  it.scopedLive.skipIf(!ffmpeg)("a playlist is not media: neither its local segments nor a URL it names are read", () =>
+    Effect.gen(function*() {
+      const [work, inputs] = [yield* tempDir("audio"), yield* tempDir("audio-inputs")]
+      const audio = yield* AudioExtractor.pipe(Effect.provide(AudioExtractor.ffmpeg(["ffmpeg"], { tempDir: work })))
+      // A segment ffmpeg would play from a local playlist (it does without the demuxer list).
+      const segment = yield* runChild("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", fixture("ad-speech.mp4"), "-c", "copy", "-f", "mpegts", path.join(inputs, "seg0.ts")], { timeout: "30 seconds" })
+      expect(segment.code).toBe(0)
+      const playlist = (uri: string) => `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:15\n#EXTINF:14.0,\n${uri}\n#EXT-X-ENDLIST\n`
+      const local = path.join(inputs, "local.mp4")
+      yield* Effect.promise(() => writeFile(local, playlist("seg0.ts")))
+      expect((yield* Effect.flip(Effect.scoped(audio.toWav(local)))).reason).toBe("ffmpeg could not read the media")
+
+      // A playlist naming another port of this machine: that port is never reached.
+      let hits = 0
+      const server = yield* Effect.acquireRelease(
+        Effect.async<Server>((resume) => {
+          const listening = createServer((_, res) => {
+            hits++
+            res.end()
+          }).listen(0, "127.0.0.1", () => resume(Effect.succeed(listening)))
+        }),
+        (listening) => Effect.async<void>((resume) => void listening.close(() => resume(Effect.void)))
+      )
+      // (`as`: a listening TCP server's address is an AddressInfo; Node types it for pipes too.)
+      const { port } = server.address() as AddressInfo
+      const remote = path.join(inputs, "remote.mp4")
+      yield* Effect.promise(() => writeFile(remote, playlist(`http://127.0.0.1:${port}/seg0.ts`)))
+      expect((yield* Effect.flip(Effect.scoped(audio.toWav(remote)))).reason).toBe("ffmpeg could not read the media")
+      expect(hits).toBe(0)
+      // The real media still converts.
+      expect((yield* Effect.scoped(audio.toWav(fixture("ad-speech.mp4")))).seconds).toBeGreaterThan(12)
     }), { timeout: 60_000 })
 
   it.effect("without pocketsphinx and TRANSCRIBE_URL, the engine is none and says why", () =>

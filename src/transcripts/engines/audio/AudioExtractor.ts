@@ -135,6 +135,13 @@ const make = (binary: Option.Option<string>, settings: FfmpegSettings) =>
       })
   }))
 
+/**
+ * The demuxers ffmpeg may open (issue 28): MP4/MOV (and M4A), Matroska/WebM, MPEG-TS, FLV, AVI,
+ * Ogg, and the audio files MP3, WAV, FLAC and AAC. Playlists (HLS, DASH) and concat scripts, which
+ * name other files or URLs, are not among them.
+ */
+export const mediaDemuxers = "mov,matroska,mpegts,flv,avi,ogg,mp3,wav,flac,aac"
+
 const convert = (ffmpeg: string, settings: FfmpegSettings, mediaPath: string) =>
   Effect.gen(function*() {
     const remove = (dir: string) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
@@ -156,6 +163,13 @@ const convert = (ffmpeg: string, settings: FfmpegSettings, mediaPath: string) =>
         // An input option: ffmpeg stops reading (and decoding) the media there.
         "-t",
         String(settings.maxSeconds),
+        // The media is a local file and nothing else: no protocol but files (a playlist or a
+        // reference file can name URLs ffmpeg would fetch itself, around RemoteMedia's SSRF
+        // guard), and only the containers short videos come in (no playlists, no concat scripts).
+        "-protocol_whitelist",
+        "file",
+        "-format_whitelist",
+        mediaDemuxers,
         // "file:" so a path such as "http://..." or "pipe:1" is never read as a protocol.
         "-i",
         `file:${path.resolve(mediaPath)}`,
