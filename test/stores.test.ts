@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { readdir } from "node:fs/promises"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import { existsSync } from "node:fs"
@@ -562,7 +563,7 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
         expect((yield* balanceOf(id)).used).toBe(refusals.length + 1)
       }))
 
-    it.effect("media: the demo's product images are drawn, kept under the media folder and served; no other path is", () =>
+    it.effect("media: the catalog's product photos are drawn and served, never kept; no other path is", () =>
       Effect.gen(function*() {
         const dir = yield* MediaDir
         const name = images[1]!.image.slice("/media/stores/".length)
@@ -574,12 +575,27 @@ describe("hosted stores: tracker, explorer, visual search (L3, L4)", () => {
         expect([answer.status, answer.type]).toEqual([200, "image/png"])
         const meta = yield* Effect.promise(() => sharp(answer.bytes).metadata())
         expect([meta.format, meta.width, meta.height]).toEqual(["png", 400, 400])
-        expect(existsSync(path.join(dir, "stores", name))).toBe(true)
-        for (const bad of ["..%2F..%2Fetc%2Fpasswd", "%2e%2e", "nope.png", "ABC.png", `${name}.tmp`, "x.svg"]) {
+        // Drawn for the answer, not kept: requests do not grow the disk (issue 28).
+        expect(existsSync(path.join(dir, "stores", name))).toBe(false)
+        // A well-formed name the catalog does not hold is a 404, like any other.
+        const [label] = name.split(".")
+        for (const bad of ["..%2F..%2Fetc%2Fpasswd", "%2e%2e", "nope.png", "ABC.png", `${name}.tmp`, "x.svg", `0badf00d-${label}.png`]) {
           const refused = yield* call(`/media/stores/${bad}`)
           expect([bad, refused.status]).toEqual([bad, 404])
         }
         expect((yield* call("/media/stores/../../package.json")).status).toBe(404)
+      }))
+
+    it.effect("media: 1,000 random well-formed names are 404s; nothing is drawn or written, nothing fails (issue 28)", () =>
+      Effect.gen(function*() {
+        const dir = yield* MediaDir
+        const { url } = yield* TestServer
+        const before = yield* Effect.promise(() => readdir(dir, { recursive: true }))
+        const names = Array.from({ length: 1_000 }, (_, i) => `${(0x10000000 + i * 7919).toString(16)}-signature-serum-${i}.png`)
+        const statuses = yield* Effect.forEach(names, (name) =>
+          Effect.promise(() => fetch(`${url}/media/stores/${name}`).then(async (r) => (await r.arrayBuffer(), r.status))), { concurrency: 16 })
+        expect(new Set(statuses)).toEqual(new Set([404]))
+        expect(yield* Effect.promise(() => readdir(dir, { recursive: true }))).toEqual(before)
       }))
   })
 })

@@ -7,7 +7,7 @@ import type { PlanName } from "../access/gateway/Api.js"
  * Settings of the hosted-stores product (issue 20), read only through `Config`:
  * - `STORE_TRACKER_LIMITS`: tracked stores per plan, `basic=25,pro=100,premium=500` (a plan not
  *   named may track none);
- * - `STORE_MEDIA_DIR`: where drawn product images are kept (default `DATA_DIR/media`).
+ * - `STORE_MEDIA_DIR`: product images served as files (default `DATA_DIR/media`); drawn ones are not kept.
  */
 
 export type TrackerLimits = Readonly<Record<PlanName, number>>

@@ -1,10 +1,10 @@
-import { Effect, Layer, Option } from "effect"
-import { randomBytes } from "node:crypto"
+import { Effect, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { mediaDir } from "../Config.js"
 import { isMediaPath, mediaFileName, mediaPrefix } from "./MediaPath.js"
 import { drawArt } from "./ProductArt.js"
+import { StoreMediaRepo } from "./StoreMediaRepo.js"
 
 export interface MediaFile {
   readonly bytes: Uint8Array
@@ -14,12 +14,14 @@ export interface MediaFile {
 const contentTypes: Record<string, string> = { png: "image/png", jpg: "image/jpeg", webp: "image/webp" }
 
 /**
- * This service's own media (issue 20): product images drawn from their names, kept under
- * `STORE_MEDIA_DIR` (default `DATA_DIR/media`) once drawn, served at `/media/stores/<name>`.
- * A name is checked against one pattern (no `/`, no `..`) and the resolved file must sit
- * directly in the folder, so no request can read anything else.
+ * This service's own media (issue 20): product images drawn from their names, served at
+ * `/media/stores/<name>`. Only a photo the catalog names is drawn (issue 28: the route needs no
+ * key, and drawing any name asked for let anyone fill the disk), and a drawing is never kept:
+ * the disk does not grow with requests. A file an operator put in `STORE_MEDIA_DIR/stores` is
+ * served as it is. A name is checked against one pattern (no `/`, no `..`) and the resolved file
+ * must sit directly in the folder, so no request can read anything else.
  */
-const make = (dir: string) => {
+const make = (dir: string, repo: StoreMediaRepo) => {
   const root = path.resolve(dir, "stores")
 
   /** The file a name stands for, when the name is one of ours and stays in the folder. */
@@ -35,42 +37,32 @@ const make = (dir: string) => {
       Effect.catchAll(() => Effect.succeed(Option.none<Uint8Array>()))
     )
 
-  /** Written under a temporary name and renamed: a reader never sees half a file. */
-  const keep = (file: string, bytes: Uint8Array) =>
-    Effect.tryPromise(async () => {
-      await fs.mkdir(root, { recursive: true })
-      const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`
-      await fs.writeFile(temporary, bytes)
-      await fs.rename(temporary, file)
-    }).pipe(Effect.catchAll((error) => Effect.logWarning(`Could not keep ${file}: ${String(error)}`)))
-
-  /** A media file by name: kept, or drawn (and kept, when `keepDrawn`) when its name describes a drawing. */
-  const file = (name: string, keepDrawn = true): Effect.Effect<Option.Option<MediaFile>> =>
+  /** A media file by name, when the catalog names it: the file in the folder, or drawn. */
+  const file = (name: string): Effect.Effect<Option.Option<MediaFile>> =>
     Option.match(fileOf(name), {
       onNone: () => Effect.succeed(Option.none()),
       onSome: (at) =>
         Effect.gen(function*() {
+          if (!(yield* repo.knows(`${mediaPrefix}${name}`))) return Option.none()
           const contentType = contentTypes[name.slice(name.lastIndexOf(".") + 1)]!
           const kept = yield* readFile(at)
           if (Option.isSome(kept)) return Option.some({ bytes: kept.value, contentType })
           const drawn = yield* Effect.promise(() => drawArt(name))
-          if (drawn === undefined) return Option.none()
-          if (keepDrawn) yield* keep(at, drawn)
-          return Option.some({ bytes: drawn, contentType })
-        })
+          return drawn === undefined ? Option.none() : Option.some({ bytes: drawn, contentType })
+        }).pipe(Effect.withSpan("StoreMedia.file"))
     })
 
   return {
     file,
-    /** The bytes of a media path (`/media/stores/<name>`), as `file`; indexing draws without keeping. */
-    path: (reference: string, keepDrawn = true): Effect.Effect<Option.Option<MediaFile>> =>
-      isMediaPath(reference) ? file(reference.slice(mediaPrefix.length), keepDrawn) : Effect.succeed(Option.none())
+    /** The bytes of a media path (`/media/stores/<name>`), as `file`. */
+    path: (reference: string): Effect.Effect<Option.Option<MediaFile>> =>
+      isMediaPath(reference) ? file(reference.slice(mediaPrefix.length)) : Effect.succeed(Option.none())
   }
 }
 
 export class StoreMedia extends Effect.Service<StoreMedia>()("adintel/StoreMedia", {
-  effect: Effect.map(Effect.orDie(mediaDir), make)
-}) {
-  /** Media kept in `dir` (tests). */
-  static readonly layerAt = (dir: string) => Layer.succeed(StoreMedia, StoreMedia.make(make(dir)))
-}
+  effect: Effect.gen(function*() {
+    return make(yield* Effect.orDie(mediaDir), yield* StoreMediaRepo)
+  }),
+  dependencies: [StoreMediaRepo.Default]
+}) {}

@@ -35,7 +35,7 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
 
     const bytesOf = (image: string): Effect.Effect<Uint8Array, string> =>
       isMediaPath(image)
-        ? Effect.flatMap(media.path(image, false), Option.match({ onNone: () => Effect.fail("not a media file of this service"), onSome: (f) => Effect.succeed(f.bytes) }))
+        ? Effect.flatMap(media.path(image), Option.match({ onNone: () => Effect.fail("not a media file of this service"), onSome: (f) => Effect.succeed(f.bytes) }))
         : Effect.mapError(
           Effect.map(remote.fetch(image, { maxBytes: maxIndexedImageBytes, accept: ["image/"] }), (f) => f.bytes),
           (e) => e.reason
