@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { TrustProxy } from "../src/platform/Forwarded.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { createHash } from "node:crypto"
@@ -321,7 +322,7 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
 
 describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
   layer(
-    testServer({ config: { trustProxy: true, loginMaxFailures: 3 } }).pipe(Layer.provideMerge(TestDatabase))
+    testServer({ config: { trustProxy: TrustProxy.hops(1), loginMaxFailures: 3 } }).pipe(Layer.provideMerge(TestDatabase))
   )((it) => {
     it.effect("locks an account after repeated failures, whatever the address, until the lockout passes", () =>
       Effect.gen(function*() {
@@ -349,6 +350,21 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
         for (let i = 0; i < 3; i++) yield* login(`guess-${i}-${Date.now()}@example.com`, "guess", attacker)
         expect((yield* login(email, password, attacker)).answer.status).toBe(429)
         expect((yield* login(email, password, { "x-forwarded-for": "198.51.100.1" })).answer.status).toBe(303)
+      }))
+
+    it.effect("a forged left-most X-Forwarded-For entry does not unlock a locked address (issue 28)", () =>
+      Effect.gen(function*() {
+        const email = `forged-${Date.now()}@example.com`
+        yield* account({ email, password })
+        // The proxy appends the client's address: 203.0.113.9, here.
+        const client = { "x-forwarded-for": "203.0.113.9" }
+        for (let i = 0; i < 3; i++) yield* login(`spray-forged-${i}-${Date.now()}@example.com`, "guess", client)
+        expect((yield* login(email, password, client)).answer.status).toBe(429)
+        // Whatever the client writes to the left of what the proxy appends, it is the same client.
+        for (const forged of ["198.51.100.1", "198.51.100.2, 198.51.100.3", "unknown"]) {
+          const again = yield* login(email, password, { "x-forwarded-for": `${forged}, 203.0.113.9` })
+          expect([forged, again.answer.status]).toEqual([forged, 429])
+        }
       }))
 
     it.effect("forgets failure counts once their window has passed: the table stays small", () =>

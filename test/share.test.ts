@@ -1,4 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
+import { TrustProxy } from "../src/platform/Forwarded.js"
 import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
 import { Clock, Effect, Layer, Option, TestClock } from "effect"
 import * as path from "node:path"
@@ -47,7 +48,7 @@ describe("the public share view (/share/<token>)", () => {
     expect(redactUrl("/api/v1/brands/share-links?board_id=x")).toBe("/api/v1/brands/share-links?board_id=x")
   })
 
-  layer(workspaceServer({ config: { trustProxy: true }, env: { SHARE_VIEWS_PER_MINUTE: String(viewsPerMinute) } }))((it) => {
+  layer(workspaceServer({ config: { trustProxy: TrustProxy.hops(1) }, env: { SHARE_VIEWS_PER_MINUTE: String(viewsPerMinute) } }))((it) => {
     it.effect("JSON for Accept: application/json: the board, its brands and a page of its ads; no key, no credit, private and unindexed", () =>
       Effect.gen(function*() {
         const owner = yield* sharedBoard()
@@ -155,8 +156,9 @@ describe("the public share view (/share/<token>)", () => {
         const limitedPage = yield* view(owner.link.token, busy)
         expect([limitedPage.status, limitedPage.headers.get("retry-after")]).toEqual([429, String(retry)])
         expect(limitedPage.body).toContain(`Too many views. Try again in ${retry} seconds.`)
-        // Only the first address of X-Forwarded-For (the client, as TRUST_PROXY reads it) counts.
-        expect((yield* view(owner.link.token, { ...json, "x-forwarded-for": `${busy["x-forwarded-for"]}, 10.0.0.1` })).status).toBe(429)
+        // The client is the address the proxy appended (TRUST_PROXY=true: one hop), the right-most:
+        // a forged entry to its left is no fresh allowance (issue 28).
+        expect((yield* view(owner.link.token, { ...json, "x-forwarded-for": `10.0.0.1, ${busy["x-forwarded-for"]}` })).status).toBe(429)
         expect((yield* view(owner.link.token, { ...json, ...address() })).status).toBe(200)
         // The next minute, a fresh allowance.
         yield* TestClock.adjust(`${retry} seconds`)

@@ -1,7 +1,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { keySchemes } from "../access/gateway/Api.js"
-import { baseUrl } from "../access/session/Http.js"
+import { baseUrl } from "../platform/Forwarded.js"
 import { AppConfig } from "../platform/AppConfig.js"
 
 /**

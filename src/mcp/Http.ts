@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import { withRateHeaders } from "../access/gateway/Http.js"
-import { baseUrl } from "../access/session/Http.js"
+import { baseUrl } from "../platform/Forwarded.js"
 import { parseJson } from "../kernel/Json.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { failure, Mcp, parseError, protocolVersions } from "./Mcp.js"

@@ -1,4 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { parseTrustProxy, type TrustProxy } from "./Forwarded.js"
 
 /**
  * Service-wide settings, read only through Effect `Config` (secrets as `Redacted`).
@@ -70,8 +71,8 @@ export interface AppSettings {
    * taken from each request's Host header.
    */
   readonly publicUrl: Option.Option<URL>
-  /** Behind a reverse proxy: take the client address and scheme from X-Forwarded-For/-Proto. */
-  readonly trustProxy: boolean
+  /** The reverse proxies trusted to say the client's address, scheme and host (platform/Forwarded.ts). */
+  readonly trustProxy: TrustProxy
 }
 
 /** The shortest `ADMIN_TOKEN` taken. */
@@ -116,7 +117,10 @@ export const settings: Config.Config<AppSettings> = Config.all({
   ),
   loginLockout: Config.duration("LOGIN_LOCKOUT").pipe(Config.withDefault(Duration.minutes(15))),
   publicUrl: optionalHttpUrl("PUBLIC_URL", "https://adintel.example.com"),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+  trustProxy: Config.string("TRUST_PROXY").pipe(
+    Config.withDefault("false"),
+    Config.mapOrFail((text) => Either.mapLeft(parseTrustProxy(text), (reason) => ConfigError.InvalidData(["TRUST_PROXY"], reason)))
+  )
 }).pipe(
   // A replica that misses one beat (a pause, a slow database) must not pass for dead.
   Config.validate({

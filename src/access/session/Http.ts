@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
+import { baseUrl, clientAddress, isHttps } from "../../platform/Forwarded.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
 import { ConnectedClients } from "./ConnectedClients.js"
@@ -12,28 +13,6 @@ import { sessionOf, tokenOf } from "./SignedIn.js"
 import * as Routes from "../gateway/Http.js"
 
 type Request = HttpServerRequest.HttpServerRequest
-
-/** The client's address: the socket's, or the proxy's X-Forwarded-For when it is trusted. */
-export const clientAddress = (request: Request, config: AppSettings) => {
-  const forwarded = config.trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
-  return forwarded || Option.getOrElse(request.remoteAddress, () => "unknown")
-}
-
-const isHttps = (request: Request, config: AppSettings) =>
-  Option.match(config.publicUrl, {
-    onSome: (url) => url.protocol === "https:",
-    onNone: () => config.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https"
-  })
-
-/** Where browsers reach the service: `PUBLIC_URL`, else the request's own scheme and host. */
-export const baseUrl = (request: Request, config: AppSettings) =>
-  Option.match(config.publicUrl, {
-    onSome: (url) => url.origin,
-    onNone: () => {
-      const forwarded = config.trustProxy ? request.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined
-      return `${isHttps(request, config) ? "https" : "http"}://${forwarded || request.headers["host"] || "localhost"}`
-    }
-  })
 
 const originOf = (value: string | undefined) => {
   if (value === undefined) return undefined
