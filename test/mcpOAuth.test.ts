@@ -374,7 +374,9 @@ describe("MCP over OAuth 2.1", () => {
         const { challenge, verifier } = pkce()
         // The same server reached under another name: its resource is http://other.example:<port>/mcp.
         const host = `other.example:${new URL(url).port}`
-        const { location } = yield* consent({ session, clientId: client.client_id, redirectUri, challenge, host })
+        // Not plain http on this machine: the browser holds the `__Host-` cookie there (issue 28).
+        const elsewhere = { ...session, cookie: session.cookie.replace(/^adintel_session=/, "__Host-adintel_session=") }
+        const { location } = yield* consent({ session: elsewhere, clientId: client.client_id, redirectUri, challenge, host })
         const tokens = yield* token({ grant_type: "authorization_code", code: location.searchParams.get("code")!, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id })
         expect(tokens.status).toBe(200)
         expect((yield* creditsWith(tokens.json.access_token)).status).toBe(401)

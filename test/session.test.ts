@@ -390,13 +390,26 @@ describe("sign-in throttling and proxies (TRUST_PROXY)", () => {
           formPost({ email, password }, { origin: url.replace("http:", "https:"), "x-forwarded-proto": "https" })
         )
         expect(answer.status).toBe(303)
-        expect(answer.headers.get("set-cookie")).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+        // Over https the cookie is `__Host-` (issue 28): Secure, Path=/, no Domain, so no other site
+        // or subdomain can set or shadow it.
+        expect(answer.headers.get("set-cookie")).toMatch(/^__Host-adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+        const token = /=([^;]+)/.exec(answer.headers.get("set-cookie")!)![1]!
         // A proxy that rewrites Host says the public one in X-Forwarded-Host.
         const proxied = { "x-forwarded-proto": "https", "x-forwarded-host": "adintel.example.com" }
+        const keyPage = (cookie: string) => call("/api", { headers: { cookie, ...proxied }, redirect: "manual" })
+        expect((yield* keyPage(`__Host-adintel_session=${token}`)).status).toBe(200)
+        // The same token without the prefix is not taken over https: a tossed cookie signs nobody in.
+        expect((yield* keyPage(`adintel_session=${token}`)).status).toBe(302)
         const viaProxy = yield* call("/login", formPost({ email, password }, { origin: "https://adintel.example.com", ...proxied }))
         expect(viaProxy.status).toBe(303)
         const spoofed = yield* call("/login", formPost({ email, password }, { origin: "https://evil.example", ...proxied }))
         expect(spoofed.status).toBe(403)
+        // Plain http on this machine (a developer's npm start): the plain name, without Secure.
+        const local = yield* call("/login", formPost({ email, password }, { origin: url }))
+        expect(local.headers.get("set-cookie")).toMatch(/^adintel_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/)
+        // Plain http elsewhere (a LAN address): Secure and prefixed still; use https there.
+        const lan = yield* call("/login", formPost({ email, password }, { origin: "http://192.0.2.10:3000", "x-forwarded-host": "192.0.2.10:3000" }))
+        expect(lan.headers.get("set-cookie")).toMatch(/^__Host-adintel_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
       }))
   })
 })

@@ -3,7 +3,7 @@ import { AdminContract } from "../access/accounts/Api.js"
 import { CreditsContract } from "../access/credits/Api.js"
 import { keySecurity, withKeySchemes } from "../access/gateway/Api.js"
 import { OAuthContract } from "../access/oauth/Api.js"
-import { SessionContract, sessionCookieName } from "../access/session/Api.js"
+import { secureSessionCookieName, SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
@@ -85,8 +85,8 @@ const forIntegrators = (spec: Document): Document => {
         SessionCookie: {
           type: "apiKey",
           in: "cookie",
-          name: sessionCookieName,
-          description: "Browser session from `POST /login` (session pages)"
+          name: secureSessionCookieName,
+          description: `Browser session from \`POST /login\` (session pages); \`${sessionCookieName}\`, without Secure, where the service is reached over plain http on this machine`
         }
       }
     }

@@ -116,10 +116,6 @@ export interface Reach {
 /** The client's address: the socket's, or the right-most no trusted proxy added. */
 export const clientAddress = (request: Request, reach: Reach) => forwardedOf(request, reach.trustProxy).address
 
-/** Whether clients reach the service over https: `PUBLIC_URL`'s scheme, else the trusted proxies'. */
-export const isHttps = (request: Request, reach: Reach) =>
-  Option.match(reach.publicUrl, { onSome: (url) => url.protocol === "https:", onNone: () => forwardedOf(request, reach.trustProxy).https })
-
 /** Where clients reach the service: `PUBLIC_URL`, else the request's own scheme and host (the trusted proxies'). */
 export const baseUrl = (request: Request, reach: Reach) =>
   Option.match(reach.publicUrl, {
@@ -131,3 +127,17 @@ export const baseUrl = (request: Request, reach: Reach) =>
       return `${forwarded.https ? "https" : "http"}://${host}`
     }
   })
+
+/** Whether a host name is this machine: `localhost` (and its subdomains), 127.0.0.0/8, `::1`. */
+const isLoopbackHost = (hostname: string) => {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase()
+  if (host === "localhost" || host.endsWith(".localhost")) return true
+  const ip = parseIp(plainAddress(host))
+  return ip !== undefined && (ip.v6 ? ip.n === 1n : ip.n >> 24n === 127n)
+}
+
+/** Whether clients reach the service over plain http on this machine (a developer's `npm start`). */
+export const isLoopbackHttp = (request: Request, reach: Reach) => {
+  const base = new URL(baseUrl(request, reach))
+  return base.protocol === "http:" && isLoopbackHost(base.hostname)
+}

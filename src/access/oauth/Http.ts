@@ -139,7 +139,7 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
       const query = yield* HttpServerRequest.ParsedSearchParams
       const checked = yield* validated(query, request)
       if (Either.isLeft(checked)) return checked.left
-      const session = yield* sessionOf(sessions, request)
+      const session = yield* sessionOf(sessions, request, config)
       if (Option.isNone(session)) {
         const url = new URL(request.url, base(request))
         const next = `${url.pathname}${url.search}`
@@ -161,7 +161,7 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
       if (Either.isLeft(form)) return errorPage("The consent form was malformed.")
       const checked = yield* validated(form.right, request)
       if (Either.isLeft(checked)) return checked.left
-      const session = yield* sessionOf(sessions, request)
+      const session = yield* sessionOf(sessions, request, config)
       if (Option.isNone(session)) return errorPage("Your session ended: go back to the application and connect again.", 401)
       const location = form.right["decision"] === "allow"
         ? yield* oauth.approve(checked.right, session.value.accountId)

@@ -16,6 +16,8 @@ import { inProduct } from "../../kernel/Products.js"
 
 /** The session cookie: HttpOnly, SameSite=Lax, Secure over https. */
 export const sessionCookieName = "adintel_session"
+/** Its name wherever the service is not reached over plain http on this machine (SignedIn.ts `sessionCookie`). */
+export const secureSessionCookieName = `__Host-${sessionCookieName}`
 
 /** A state-changing session request whose Origin is not this service's (S1: CSRF). */
 export class CrossSiteRequest extends Schema.TaggedError<CrossSiteRequest>()("CrossSiteRequest", {

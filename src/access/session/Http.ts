@@ -3,13 +3,13 @@ import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
-import { baseUrl, clientAddress, isHttps } from "../../platform/Forwarded.js"
+import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
-import { CrossSiteRequest, SessionAuth, sessionCookieName } from "./Api.js"
+import { CrossSiteRequest, SessionAuth } from "./Api.js"
 import { ConnectedClients } from "./ConnectedClients.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
-import { sessionOf, tokenOf } from "./SignedIn.js"
+import { sessionCookie, sessionOf, tokenOf } from "./SignedIn.js"
 import * as Routes from "../gateway/Http.js"
 
 type Request = HttpServerRequest.HttpServerRequest
@@ -65,7 +65,7 @@ export const SessionAuthLive = Layer.effect(
     const config = yield* AppConfig
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const session = yield* sessionOf(sessions, request)
+      const session = yield* sessionOf(sessions, request, config)
       if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized())
       // A cookie rides along with any site's request: only reads may come from elsewhere.
       if (!safeMethods.has(request.method)) yield* sameOrigin(request, config)
@@ -78,7 +78,7 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig
-    const signedIn = (request: Request) => sessionOf(sessions, request)
+    const signedIn = (request: Request) => sessionOf(sessions, request, config)
     const connectedClients = yield* Effect.serviceOption(ConnectedClients)
 
     return handlers
@@ -91,10 +91,10 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
           const form = (error: string) => (nonce: string) => loginPage({ nonce, next: payload.next, email: payload.email, error })
           return yield* sessions.signIn({ email: payload.email, password: payload.password, address: clientAddress(request, config) }).pipe(
             Effect.map((session) =>
-              HttpServerResponse.unsafeSetCookie(seeOther(payload.next ?? "/api"), sessionCookieName, session.token, {
+              HttpServerResponse.unsafeSetCookie(seeOther(payload.next ?? "/api"), sessionCookie(request, config).name, session.token, {
                 httpOnly: true,
                 sameSite: "lax",
-                secure: isHttps(request, config),
+                secure: sessionCookie(request, config).secure,
                 path: "/",
                 // Relative, so a browser whose clock is off keeps it as long as the server does.
                 maxAge: config.sessionMaxAge
@@ -114,8 +114,9 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
       .handle("logout", ({ request }) =>
         Effect.gen(function*() {
           yield* sameOrigin(request, config)
-          yield* Option.match(tokenOf(request), { onNone: () => Effect.void, onSome: sessions.signOut })
-          return HttpServerResponse.expireCookie(seeOther("/login"), sessionCookieName, { path: "/" })
+          yield* Option.match(tokenOf(request, config), { onNone: () => Effect.void, onSome: sessions.signOut })
+          const cookie = sessionCookie(request, config)
+          return HttpServerResponse.expireCookie(seeOther("/login"), cookie.name, { path: "/", secure: cookie.secure })
         }))
       .handle("keyPage", ({ request }) =>
         Effect.gen(function*() {
@@ -130,7 +131,7 @@ export const SessionLive = Routes.group(SessionContract, "session", (handlers) =
         Effect.gen(function*() {
           yield* sameOrigin(request, config)
           const caller = yield* Caller
-          const key = yield* sessions.regenerate(caller.accountId, tokenOf(request), clientAddress(request, config))
+          const key = yield* sessions.regenerate(caller.accountId, tokenOf(request, config), clientAddress(request, config))
           // A form post from the key page goes back to it, which shows the new key once.
           const fromForm = request.headers["content-type"]?.startsWith("application/x-www-form-urlencoded") ?? false
           return fromForm ? seeOther("/api") : { success: true as const, api_key: key }
