@@ -4,6 +4,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { createHash } from "node:crypto"
 import { HttpApi } from "@effect/platform"
+import * as Password from "../src/access/accounts/Password.js"
 import { maxSessionsPerAccount } from "../src/access/session/Sessions.js"
 import { AdIntelApi } from "../src/app/Api.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -83,6 +84,24 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
         // Signed in, the sign-in page sends the browser on.
         const again = yield* call("/login", { headers: { cookie }, redirect: "manual" })
         expect([again.status, again.headers.get("location")]).toEqual([303, "/api"])
+      }))
+
+    it.effect("a password hashed at the old scrypt cost is hashed again at 2^17 on its next sign-in, and still signs in (issue 28)", () =>
+      Effect.gen(function*() {
+        const email = `rehash-${Date.now()}@example.com`
+        const created = yield* account({ email, plan: "pro" })
+        const sql = yield* SqlClient.SqlClient
+        const old = yield* Password.hash(password, { N: 2 ** 14, r: 8, p: 1 })
+        yield* sql`update accounts set password_hash = ${old} where id = ${created.id}::uuid`
+        const hashOf = Effect.map(sql<{ password_hash: string }>`select password_hash from accounts where id = ${created.id}::uuid`, (rows) => rows[0]!.password_hash)
+        // A wrong password changes nothing.
+        expect((yield* login(email, "not the password")).answer.status).toBe(401)
+        expect(yield* hashOf).toBe(old)
+        expect((yield* login(email, password)).answer.status).toBe(303)
+        const rehashed = yield* hashOf
+        expect(rehashed).toMatch(/^scrypt\$131072\$8\$1\$/)
+        expect((yield* login(email, password)).answer.status).toBe(303)
+        expect(yield* hashOf).toBe(rehashed)
       }))
 
     it.effect("refuses state-changing session requests from another origin (CSRF)", () =>

@@ -83,6 +83,9 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
     const idleSince = (at: Date) => new Date(at.getTime() - Duration.toMillis(config.sessionIdleTimeout))
     // Compared against when an e-mail has no account, so both answers take as long.
     const decoyHash = yield* Password.hash(randomBytes(16).toString("hex"))
+    // A hash takes 128 MiB and most of a core for a quarter of a second: two at a time, whatever
+    // the number of sign-ins in flight (issue 28).
+    const hashing = yield* Effect.makeSemaphore(2)
 
     const account = (accountId: string, at: Date) =>
       Effect.flatMap(accountsRepo.find(accountId, at), Option.match({
@@ -110,7 +113,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
           if (retryAfter > 0) return yield* Effect.fail(new SignInLocked({ retryAfterSeconds: retryAfter }))
           const found = yield* repo.credentialsOf(input.email.trim())
           const stored = Option.flatMap(found, (row) => Option.fromNullable(row.password_hash))
-          const valid = yield* Password.verify(input.password, Option.getOrElse(stored, () => decoyHash))
+          const valid = yield* hashing.withPermits(1)(Password.verify(input.password, Option.getOrElse(stored, () => decoyHash)))
           if (!valid || Option.isNone(stored) || Option.isNone(found)) {
             const options = {
               windowStart: new Date(at.getTime() - Duration.toMillis(config.loginLockout)),
@@ -121,6 +124,10 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
             return yield* Effect.fail(new BadCredentials())
           }
           yield* repo.clearFailures("account", subjects[0][1])
+          // A hash made at a lower cost is made again now that the password is at hand.
+          if (Password.isWeak(stored.value)) {
+            yield* repo.rehash(found.value.id, stored.value, yield* hashing.withPermits(1)(Password.hash(input.password)))
+          }
           yield* repo.removeEnded(found.value.id, at, idleSince(at), maxSessionsPerAccount - 1)
           const token = randomBytes(32).toString("base64url")
           const expiresAt = new Date(at.getTime() + Duration.toMillis(config.sessionMaxAge))

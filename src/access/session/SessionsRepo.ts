@@ -64,6 +64,13 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
           Effect.orDie
         ),
 
+      /** A stronger hash of the same password, unless the password changed meanwhile (compare and set). */
+      rehash: (accountId: string, previous: string, next: string) =>
+        sql`update accounts set password_hash = ${next} where id = ${accountId}::uuid and password_hash = ${previous}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
       create: (session: { idHash: Uint8Array; accountId: string; now: Date; expiresAt: Date }) =>
         sql`insert into sessions (id_hash, account_id, created_at, last_seen_at, expires_at)
             values (${session.idHash}, ${session.accountId}::uuid, ${session.now}, ${session.now}, ${session.expiresAt})`.pipe(
