@@ -5,14 +5,16 @@ import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontext
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
-import { Deferred, Effect, Exit, TestClock } from "effect"
+import { Deferred, Effect, Exit, Layer, TestClock } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import * as path from "node:path"
 import * as http from "node:http"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
 import { loadedSmallWorldServer } from "./support/AdWorld.js"
-import { account, balanceOf, call, signIn, TestServer } from "./support/TestServer.js"
+import { TrustProxy } from "../src/platform/Forwarded.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, balanceOf, call, signIn, TestServer, testServer } from "./support/TestServer.js"
 
 /**
  * Issue 21, M3-M4: the OAuth 2.1 authorization server of `/mcp`, driven by the official MCP SDK's
@@ -163,7 +165,11 @@ const connected = (plan: "basic" | "pro" = "pro") =>
   })
 
 describe("MCP over OAuth 2.1", () => {
-  layer(loadedSmallWorldServer({ config: { rateLimitPerMinute: rateLimit }, env: { OAUTH_MAX_PENDING_CLIENTS: String(maxPending) } }))((it) => {
+  // Every registration here comes from 127.0.0.1: the per-address limit is tested on its own below.
+  layer(loadedSmallWorldServer({
+    config: { rateLimitPerMinute: rateLimit },
+    env: { OAUTH_MAX_PENDING_CLIENTS: String(maxPending), OAUTH_REGISTRATIONS_PER_ADDRESS: "100000" }
+  }))((it) => {
     it.effect("publishes the discovery documents of M3", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
@@ -311,14 +317,39 @@ describe("MCP over OAuth 2.1", () => {
         const loopback = yield* call(query("http://127.0.0.1:6123/cb"), { redirect: "manual" })
         expect(loopback.status).toBe(302)
         expect(loopback.headers.get("location")).toMatch(/^\/login\?next=%2Fmcp%2Foauth%2Fauthorize%3F/)
-        // A registered URI gets the other errors: plain PKCE is refused there, with the state.
-        const plain = yield* call(query("https://app.example/cb").replace("S256", "plain"), { redirect: "manual" })
+        // A registered URI gets the other errors, with the state, but only for someone signed in:
+        // anyone may register a client, so a stranger's malformed request is a page here, not a
+        // redirect to whatever URI was registered (RFC 9700 4.11.2; issue 28).
+        const plainPkce = query("https://app.example/cb").replace("S256", "plain")
+        const stranger = yield* call(plainPkce, { redirect: "manual" })
+        expect([stranger.status, stranger.headers.get("location")]).toEqual([400, null])
+        expect(stranger.body).toContain("The application&#39;s request is malformed: code_challenge_method must be S256.")
+        const owner = yield* account({ plan: "pro", password })
+        const session = yield* signIn(owner.email, password)
+        const plain = yield* call(plainPkce, { redirect: "manual", headers: { cookie: session.cookie } })
         const location = new URL(plain.headers.get("location")!)
         expect([location.origin + location.pathname, location.searchParams.get("error"), location.searchParams.get("state")]).toEqual([
           "https://app.example/cb",
           "invalid_request",
           "s"
         ])
+      }))
+
+    it.effect("two exchanges of one refresh token at once: at most one succeeds, and a failed one ends the grant (issue 28)", () =>
+      Effect.gen(function*() {
+        for (let round = 0; round < 3; round++) {
+          const { client, tokens } = yield* connected()
+          const refresh = { grant_type: "refresh_token", client_id: client.client_id, refresh_token: tokens.refresh_token! }
+          const answers = yield* Effect.all(Array.from({ length: 8 }, () => token(refresh)), { concurrency: "unbounded" })
+          const won = answers.filter((a) => a.status === 200)
+          expect(won.length).toBeLessThanOrEqual(1)
+          for (const lost of answers.filter((a) => a.status !== 200)) expect([lost.status, lost.json.error]).toEqual([400, "invalid_grant"])
+          // A race lost is a reuse: the grant is over, the winner's new tokens included.
+          if (won.length === 1 && answers.length > 1) {
+            expect((yield* creditsWith(won[0]!.json.access_token)).status).toBe(401)
+            expect((yield* token({ ...refresh, refresh_token: won[0]!.json.refresh_token })).json.error).toBe("invalid_grant")
+          }
+        }
       }))
 
     it.effect("denying sends access_denied; a consent from another site is refused", () =>
@@ -457,5 +488,32 @@ describe("MCP over OAuth 2.1", () => {
         expect(remembered.json.error_description).toBe("The refresh token was already used; the grant is revoked")
         expect((yield* token({ ...refresh, refresh_token: used.at(-1)! })).json.error).toBe("invalid_grant")
       }), 60_000)
+  })
+})
+
+describe("OAuth dynamic registration per client address (issue 28)", () => {
+  layer(testServer({ config: { trustProxy: TrustProxy.hops(1) }, env: { OAUTH_REGISTRATIONS_PER_ADDRESS: "3" } }).pipe(Layer.provideMerge(TestDatabase)))((it) => {
+    it.effect("an address registers at most its share a day; others still can, and a forged X-Forwarded-For entry is no other address", () =>
+      Effect.gen(function*() {
+        const from = (forwardedFor: string) =>
+          Effect.map(
+            call("/mcp/oauth/register", {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+              body: JSON.stringify({ client_name: "Test CLI", redirect_uris: ["https://app.example/cb"] })
+            }),
+            (answer) => ({ ...answer, json: JSON.parse(answer.body) })
+          )
+        for (let i = 0; i < 3; i++) expect((yield* from("203.0.113.1")).status).toBe(201)
+        const refused = yield* from("203.0.113.1")
+        expect([refused.status, refused.json]).toEqual([429, {
+          error: "temporarily_unavailable",
+          error_description: "Too many clients registered from this address in the last day; try again later"
+        }])
+        expect((yield* from("198.51.100.7, 203.0.113.1")).status).toBe(429)
+        expect((yield* from("203.0.113.2")).status).toBe(201)
+        yield* TestClock.adjust("25 hours")
+        expect((yield* from("203.0.113.1")).status).toBe(201)
+      }))
   })
 })

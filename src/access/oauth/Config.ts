@@ -10,6 +10,8 @@ export interface OAuthSettings {
   readonly refreshTokenTtl: Duration.Duration
   /** Clients registered in the last day and never authorized, at most (registration is open to anyone). */
   readonly maxPendingClients: number
+  /** Clients one client address may register a day (issue 28: no one address uses up the server's). */
+  readonly registrationsPerAddress: number
 }
 
 const positive = (name: string, fallback: Duration.Duration): Config.Config<Duration.Duration> =>
@@ -25,5 +27,9 @@ export const oauthSettings: Config.Config<OAuthSettings> = Config.all({
   maxPendingClients: Config.integer("OAUTH_MAX_PENDING_CLIENTS").pipe(
     Config.withDefault(1000),
     Config.validate({ message: "OAUTH_MAX_PENDING_CLIENTS must be from 1 to 1000000", validation: (n) => n >= 1 && n <= 1_000_000 })
+  ),
+  registrationsPerAddress: Config.integer("OAUTH_REGISTRATIONS_PER_ADDRESS").pipe(
+    Config.withDefault(20),
+    Config.validate({ message: "OAUTH_REGISTRATIONS_PER_ADDRESS must be from 1 to 100000", validation: (n) => n >= 1 && n <= 100_000 })
   )
 })

@@ -7,7 +7,7 @@ import { Caller } from "../gateway/Api.js"
 import * as Routes from "../gateway/Http.js"
 import { maxNextLength } from "../session/Api.js"
 import { ConnectedClients } from "../session/ConnectedClients.js"
-import { baseUrl } from "../../platform/Forwarded.js"
+import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
 import { page, sameOrigin, seeOther } from "../session/Http.js"
 import { Sessions } from "../session/Sessions.js"
 import { sessionOf } from "../session/SignedIn.js"
@@ -123,13 +123,23 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
       })
     }
 
-    /** A request checked against its client: a page for what cannot be redirected, a redirect for the rest. */
-    const validated = (params: Params, request: Request) =>
+    /**
+     * A request checked against its client: a page for what cannot be redirected, a redirect for
+     * the rest, but only for someone signed in. Registration is open, so a client and its redirect
+     * URI prove nothing: redirecting a stranger's malformed request would make this service an
+     * open redirect to any registered URI (RFC 9700 4.11.2; issue 28).
+     */
+    const validated = (params: Params, request: Request, signedIn: boolean) =>
       oauth.authorization(params, issuer(request)).pipe(
         Effect.map(Either.right),
         Effect.catchTags({
           UntrustedRedirect: ({ message }) => Effect.succeed(Either.left(errorPage(message))),
-          RedirectedError: ({ location }) => Effect.succeed(Either.left(HttpServerResponse.redirect(location, { status: 302 })))
+          RedirectedError: ({ location }) =>
+            Effect.succeed(Either.left(
+              signedIn
+                ? HttpServerResponse.redirect(location, { status: 302 })
+                : errorPage(`The application's request is malformed: ${new URL(location).searchParams.get("error_description") ?? "invalid request"}.`)
+            ))
         })
       )
 
@@ -137,9 +147,9 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
     const authorizePage = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const query = yield* HttpServerRequest.ParsedSearchParams
-      const checked = yield* validated(query, request)
-      if (Either.isLeft(checked)) return checked.left
       const session = yield* sessionOf(sessions, request, config)
+      const checked = yield* validated(query, request, Option.isSome(session))
+      if (Either.isLeft(checked)) return checked.left
       if (Option.isNone(session)) {
         const url = new URL(request.url, base(request))
         const next = `${url.pathname}${url.search}`
@@ -159,9 +169,9 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
       if (Either.isLeft(crossSite)) return errorPage(crossSite.left.error, 403)
       const form = yield* bodyParams(request)
       if (Either.isLeft(form)) return errorPage("The consent form was malformed.")
-      const checked = yield* validated(form.right, request)
-      if (Either.isLeft(checked)) return checked.left
       const session = yield* sessionOf(sessions, request, config)
+      const checked = yield* validated(form.right, request, Option.isSome(session))
+      if (Either.isLeft(checked)) return checked.left
       if (Option.isNone(session)) return errorPage("Your session ended: go back to the application and connect again.", 401)
       const location = form.right["decision"] === "allow"
         ? yield* oauth.approve(checked.right, session.value.accountId)
@@ -179,7 +189,7 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
     const register = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = parseJson(yield* Effect.orDie(request.text))
-      return yield* oauth.register(Either.getOrUndefined(body)).pipe(
+      return yield* oauth.register(Either.getOrUndefined(body), clientAddress(request, config)).pipe(
         Effect.match({ onFailure: oauthError, onSuccess: (client) => json(201, client) })
       )
     })

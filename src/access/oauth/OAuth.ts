@@ -229,7 +229,10 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
         yield* sameResource(params, row.resource)
         const { answer, issued } = issue(at)
         if (!(yield* repo.rotate(row.id, hash, issued, at))) {
-          return yield* fail("invalid_grant", "The refresh token is no longer valid")
+          // Two exchanges of one refresh token at once: the other one rotated it first, so this is
+          // a second use, and the grant ends as it would for any reuse (issue 28).
+          const reused = yield* repo.refreshReused(hash)
+          return yield* fail("invalid_grant", reused ? "The refresh token was already used; the grant is revoked" : "The refresh token is no longer valid")
         }
         return answer(row.scope)
       })
@@ -253,7 +256,7 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
 
     return {
       /** RFC 7591: a public client; its redirect URIs https, or http on loopback. */
-      register: (body: unknown) =>
+      register: (body: unknown, address: string) =>
         Effect.gen(function*() {
           const metadata = (problem: string) => fail("invalid_client_metadata", problem)
           if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* metadata("The body must be a JSON object")
@@ -284,12 +287,16 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
             return yield* metadata("response_types: code only")
           }
           const at = yield* now
-          const pending = yield* repo.prunePendingClients(new Date(at.getTime() - Duration.toMillis(day)))
+          const dayAgo = new Date(at.getTime() - Duration.toMillis(day))
+          if ((yield* repo.registeredFrom(address, dayAgo)) >= settings.registrationsPerAddress) {
+            return yield* fail("temporarily_unavailable", "Too many clients registered from this address in the last day; try again later")
+          }
+          const pending = yield* repo.prunePendingClients(dayAgo)
           if (pending >= settings.maxPendingClients) {
             return yield* fail("temporarily_unavailable", "Too many clients registered in the last day; try again later")
           }
           const id = `${tokenPrefixes.client}${randomBytes(16).toString("hex")}`
-          yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris as ReadonlyArray<string>, now: at })
+          yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris as ReadonlyArray<string>, now: at, from: address })
           return {
             client_id: id,
             client_id_issued_at: Math.floor(at.getTime() / 1000),

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { countOf } from "../../platform/db/Rows.js"
 import { Effect, Option, Schema } from "effect"
 
 /** A registered client (RFC 7591). */
@@ -134,9 +135,13 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
           return rows[0]?.n ?? 0
         }).pipe(Effect.orDie),
 
-      insertClient: (client: { readonly id: string; readonly name: string; readonly redirectUris: ReadonlyArray<string>; readonly now: Date }) =>
-        sql`insert into oauth_clients (id, name, redirect_uris, registered_at)
-            values (${client.id}, ${client.name}, ${client.redirectUris}::text[], ${client.now})`.pipe(Effect.asVoid, Effect.orDie),
+      /** Clients registered from `address` since `since` (migration 0075). */
+      registeredFrom: (address: string, since: Date) =>
+        countOf(sql`select count(*)::int as n from oauth_clients where registered_from = ${address} and registered_at > ${since}`).pipe(Effect.orDie),
+
+      insertClient: (client: { readonly id: string; readonly name: string; readonly redirectUris: ReadonlyArray<string>; readonly now: Date; readonly from: string }) =>
+        sql`insert into oauth_clients (id, name, redirect_uris, registered_at, registered_from)
+            values (${client.id}, ${client.name}, ${client.redirectUris}::text[], ${client.now}, ${client.from})`.pipe(Effect.asVoid, Effect.orDie),
 
       findClient: (id: string) => Effect.orDie(findClient(id)),
 

@@ -30,6 +30,7 @@ import m0071 from "./0071_trend_pending.js"
 import m0072 from "./0072_trend_totals.js"
 import m0073 from "./0073_lander_sorts.js"
 import m0074 from "./0074_store_media_known.js"
+import m0075 from "./0075_oauth_registration_address.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -61,7 +62,8 @@ export const migrations = {
   "0071_trend_pending": m0071,
   "0072_trend_totals": m0072,
   "0073_lander_sorts": m0073,
-  "0074_store_media_known": m0074
+  "0074_store_media_known": m0074,
+  "0075_oauth_registration_address": m0075
 }
 
 /**
