@@ -13,6 +13,7 @@
  * Prints p50/p95 and the ratio to the baseline's p95, and how often the source product came
  * first: only figures from one run compare.
  */
+import { ImageDecoding } from "../src/platform/media/ImageDecoding.js"
 import { Chunk, Effect, Stream } from "effect"
 import * as path from "node:path"
 import sharp from "sharp"
@@ -72,7 +73,8 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     })))
     await onDatabase(url, Effect.flatMap(Ingest, (ingest) => ingest.records("store-products", products)).pipe(Effect.provide(Ingest.Default)))
     console.log(`  products imported in ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    const drawnOf = async (i: number) => Effect.runPromise(featuresOf((await drawArt(imageOf(i).slice("/media/stores/".length)))!))
+    const drawnOf = async (i: number) =>
+      Effect.runPromise(featuresOf((await drawArt(imageOf(i).slice("/media/stores/".length)))!).pipe(Effect.provide(ImageDecoding.Default)))
     const drawnFeatures = new Map<number, Awaited<ReturnType<typeof drawnOf>>>()
     for (const i of queried) drawnFeatures.set(i, await drawnOf(i))
     const features = Stream.range(0, imageCount - 1).pipe(

@@ -4,7 +4,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { deflateSync } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Either, Fiber } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Either, Fiber } from "effect"
 import sharp from "sharp"
 import {
   dHashFrom32,
@@ -17,6 +17,7 @@ import {
   syntheticCreative,
   toSigned64
 } from "../src/platform/media/ImageFeatures.js"
+import { ImageDecoding } from "../src/platform/media/ImageDecoding.js"
 import { addressNotAllowed, RemoteMedia, type RemoteMediaSettings, settings } from "../src/platform/media/RemoteMedia.js"
 import { tempDir } from "./support/TempDir.js"
 
@@ -86,8 +87,36 @@ describe("image features (perceptual hashes)", () => {
         expect(error.reason).toBe("not a readable JPEG, PNG, WebP or GIF image")
       }
       const bomb = yield* Effect.flip(hashOf(pngHeader(20_000, 20_000)))
-      expect(bomb.reason).toBe("larger than 50 megapixels")
+      expect(bomb.reason).toBe("larger than 24 megapixels")
+      // Issue 28: 25 megapixels (5000 x 5000) is past the cap too, refused from its header.
+      expect((yield* Effect.flip(hashOf(pngHeader(5_000, 5_000)))).reason).toBe("larger than 24 megapixels")
     }).pipe(Effect.provide(ImageFeatures.Default)))
+
+  it.effect("at most IMAGE_DECODE_CONCURRENCY images decode at once, whatever the calls in flight (issue 28)", () =>
+    Effect.gen(function*() {
+      const decoding = yield* ImageDecoding
+      expect(decoding.slots).toBe(2)
+      let running = 0
+      let most = 0
+      const release = yield* Deferred.make<void>()
+      const decode = Effect.gen(function*() {
+        most = Math.max(most, ++running)
+        yield* Deferred.await(release)
+        running--
+      })
+      const fibers = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => decoding.limit(decode)), { concurrency: "unbounded" }))
+      // Every call is waiting for a slot or decoding: two decode, the eight others wait.
+      while (running < 2) yield* Effect.yieldNow()
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      expect([running, most]).toEqual([2, 2])
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(fibers)
+      expect([running, most]).toEqual([0, 2])
+      // Real decodes go through it: ten hashes at once still hash.
+      const images = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => syntheticCreative(i)), (pixels) => encodeSynthetic(pixels, 256))
+      const hashes = yield* Effect.all(images.map(hashOf), { concurrency: "unbounded" })
+      expect(hashes).toHaveLength(10)
+    }).pipe(Effect.provide(ImageFeatures.Default), Effect.provide(ImageDecoding.Default)))
 
   it("dHash of a 9x8 image, Hamming distance and the signed 64-bit form", () => {
     // Every row darkens to the right: every bit set.

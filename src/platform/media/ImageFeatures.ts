@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import sharp from "sharp"
+import { ImageDecoding, maxInputPixels } from "./ImageDecoding.js"
 
 /**
  * 64-bit perceptual hashes of creatives: pHash (low DCT frequencies) and dHash (neighbour
@@ -9,9 +10,6 @@ import sharp from "sharp"
 
 /** The side of the grayscale square both hashes start from. */
 export const side = 32
-
-/** Refused before decoding: a decompression bomb declares its size in its header. */
-export const maxInputPixels = 50_000_000
 
 /** Image data that cannot be decoded; `reason` is short and safe to show. */
 export class ImageDecodeError extends Schema.TaggedError<ImageDecodeError>()("ImageDecodeError", {
@@ -140,10 +138,10 @@ const decode = async (bytes: Uint8Array): Promise<ImageHashes> => {
 }
 
 export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/ImageFeatures", {
-  succeed: {
+  effect: Effect.map(ImageDecoding, (decoding) => ({
     /** Hashes of any common image (JPEG, PNG, WebP, GIF's first frame), alpha flattened onto white. */
     hash: (bytes: Uint8Array): Effect.Effect<ImageHashes, ImageDecodeError> =>
-      Effect.tryPromise({
+      decoding.limit(Effect.tryPromise({
         try: () => decode(bytes),
         catch: (error) =>
           new ImageDecodeError({
@@ -151,8 +149,9 @@ export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/Imag
               ? `larger than ${maxInputPixels / 1_000_000} megapixels`
               : "not a readable JPEG, PNG, WebP or GIF image"
           })
-      })
-  }
+      }))
+  })),
+  dependencies: [ImageDecoding.Default]
 }) {}
 
 // ---------------------------------------------------------------------------------------------

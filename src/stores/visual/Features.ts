@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import sharp from "sharp"
-import { dHashFrom32, maxInputPixels, pHashOfPixels, side } from "../../platform/media/ImageFeatures.js"
+import { ImageDecoding, maxInputPixels } from "../../platform/media/ImageDecoding.js"
+import { dHashFrom32, pHashOfPixels, side } from "../../platform/media/ImageFeatures.js"
 
 /**
  * What visual search compares (issue 20): the project's perceptual hashes (pHash and dHash of
@@ -122,14 +123,15 @@ const extract = async (bytes: Uint8Array): Promise<ProductFeatures> => {
 }
 
 /** The features of an image (any format sharp reads of the four), or why it cannot be read. */
-export const featuresOf = (bytes: Uint8Array): Effect.Effect<ProductFeatures, FeatureError> =>
-  Effect.tryPromise({
-    try: () => extract(bytes),
-    catch: (error) =>
-      new FeatureError({
-        reason: /pixel limit/i.test(String(error)) ? `larger than ${maxInputPixels / 1_000_000} megapixels` : "not a readable image"
-      })
-  })
+export const featuresOf = (bytes: Uint8Array): Effect.Effect<ProductFeatures, FeatureError, ImageDecoding> =>
+  Effect.flatMap(ImageDecoding, (decoding) =>
+    decoding.limit(Effect.tryPromise({
+      try: () => extract(bytes),
+      catch: (error) =>
+        new FeatureError({
+          reason: /pixel limit/i.test(String(error)) ? `larger than ${maxInputPixels / 1_000_000} megapixels` : "not a readable image"
+        })
+    })))
 
 /**
  * The features of one of this service's own drawings, from its SVG: the same pixels as its

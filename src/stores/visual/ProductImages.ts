@@ -1,4 +1,5 @@
 import { Chunk, Effect, Option, Stream } from "effect"
+import { ImageDecoding } from "../../platform/media/ImageDecoding.js"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
 import { isMediaPath, mediaPrefix } from "../media/MediaPath.js"
 import { artSvg, parseArtName } from "../media/ProductArt.js"
@@ -31,6 +32,7 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
   effect: Effect.gen(function*() {
     const repo = yield* VisualRepo
     const media = yield* StoreMedia
+    const decoding = yield* ImageDecoding
     const remote = yield* RemoteMedia
 
     const bytesOf = (image: string): Effect.Effect<Uint8Array, string> =>
@@ -46,7 +48,7 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
       const art = isMediaPath(image) ? parseArtName(image.slice(mediaPrefix.length)) : undefined
       return art !== undefined
         ? featuresOfDrawing(artSvg(art.seed, art.label))
-        : Effect.flatMap(bytesOf(image), (bytes) => Effect.mapError(featuresOf(bytes), (e) => e.reason))
+        : Effect.flatMap(bytesOf(image), (bytes) => Effect.mapError(Effect.provideService(featuresOf(bytes), ImageDecoding, decoding), (e) => e.reason))
     }
 
     const index = (images: Stream.Stream<ProductImage>, concurrency: number) =>
@@ -84,5 +86,5 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
       record: repo.record
     }
   }),
-  dependencies: [VisualRepo.Default, StoreMedia.Default, RemoteMedia.Default]
+  dependencies: [VisualRepo.Default, StoreMedia.Default, RemoteMedia.Default, ImageDecoding.Default]
 }) {}

@@ -1,4 +1,5 @@
 import type { Multipart } from "@effect/platform"
+import { ImageDecoding } from "../../platform/media/ImageDecoding.js"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs/promises"
 import { InvalidRequest } from "../../kernel/Errors.js"
@@ -56,6 +57,7 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
     const repo = yield* VisualRepo
     const remote = yield* RemoteMedia
     const media = yield* StoreMedia
+    const decoding = yield* ImageDecoding
 
     const bytesOf = (source: Source, base: string): Effect.Effect<Uint8Array, InvalidRequest> => {
       if (source.field === "image") {
@@ -89,7 +91,7 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
           const { field } = request.source
           const bytes = yield* bytesOf(request.source, base)
           if (sniffImage(bytes) === undefined) return yield* refuse(`${field}: ${formatRule}`)
-          const features = yield* Effect.mapError(featuresOf(bytes), (e) => new InvalidRequest({ error: `${field}: ${e.reason}` }))
+          const features = yield* Effect.mapError(Effect.provideService(featuresOf(bytes), ImageDecoding, decoding), (e) => new InvalidRequest({ error: `${field}: ${e.reason}` }))
           const allowed = hasFilters(request.filters) ? yield* catalog.matching(request.filters) : undefined
           const matches = yield* index.search(features, { allowed, limit: request.limit, perStore: productsPerStore })
           const [views, products] = yield* Effect.all([
@@ -116,5 +118,5 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
         })
     }
   }),
-  dependencies: [StoreCatalog.Default, VisualIndex.Default, VisualRepo.Default, RemoteMedia.Default, StoreMedia.Default]
+  dependencies: [StoreCatalog.Default, VisualIndex.Default, VisualRepo.Default, RemoteMedia.Default, StoreMedia.Default, ImageDecoding.Default]
 }) {}
