@@ -29,7 +29,7 @@ describe("admin API", () => {
         const [row] = yield* sql<{ password_hash: string; key_hash: Buffer; key_sealed: Buffer }>`
           select a.password_hash, k.key_hash, k.key_sealed from accounts a join api_keys k on k.account_id = a.id
            where a.id = ${body.id}`
-        expect(row!.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/)
+        expect(row!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/)
         expect(row!.password_hash).not.toContain("correct horse")
         expect(row!.key_hash.length).toBe(32)
         expect(row!.key_sealed.toString("utf8")).not.toContain(body.api_key.slice(4))
