@@ -13,6 +13,7 @@ import {
 } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
 import { Cause, Clock, type ConfigError, Effect, Layer, Option, ParseResult, Schema, type Scope } from "effect"
 import { createServer } from "node:http"
 import type { Duplex } from "node:stream"
@@ -33,6 +34,7 @@ import { describeIssue, describeParseError } from "../kernel/Issues.js"
 import { formOf, twoFormRoutes } from "../kernel/Forms.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { MeteredLive, pathOf } from "../access/gateway/Http.js"
+import { InFlight } from "../access/gateway/InFlight.js"
 import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
 import { SessionAuthLive, SessionLive } from "../access/session/Http.js"
 import { Sessions } from "../access/session/Sessions.js"
@@ -235,6 +237,7 @@ export const accessLog = HttpMiddleware.make((app) =>
  */
 export const ServicesLive = Layer.mergeAll(
   Gateway.Default,
+  InFlight.Default,
   Accounts.Default,
   Readiness.Default,
   Ingest.Default,
@@ -396,7 +399,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, RouteServices>
+  readonly api?: Layer.Layer<HttpApi.Api, never, RouteServices | SqlClient.SqlClient>
   /**
    * The transcript pipeline's layers (media, audio, speech, script): the configured engines
    * unless a test swaps them.

@@ -2,6 +2,7 @@ import { HttpApiSchema, HttpServerRequest } from "@effect/platform"
 import { Cause, Clock, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
 import { Caller, Metered, type RateWindow, type Unauthorized } from "../access/gateway/Api.js"
 import { Gateway } from "../access/gateway/Gateway.js"
+import { InFlight } from "../access/gateway/InFlight.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
@@ -189,6 +190,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
   effect: Effect.gen(function*() {
     const routes = yield* RouteHandlers
     const gateway = yield* Gateway
+    const inFlight = yield* InFlight
     const { rateLimitPerMinute } = yield* AppConfig
 
     // Groups register their handlers as the server's layers build: resolved at the first use.
@@ -244,16 +246,25 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
             return { result: refusal(encodeFailure(tool, error).body), rate } satisfies ToolOutcome
           }
           const admission = admitted.right
-          const { result, status } = yield* run(tool, args).pipe(
-            Effect.provideService(Caller, admission),
-            // A client gone before the answer gets its credit back (G4), as on the REST path.
-            Effect.onInterrupt(() => gateway.refund(admission.chargeId))
-          )
-          yield* gateway.complete(admission.chargeId, status, startedAt)
-          return { result, rate: Option.some(admission.rate) } satisfies ToolOutcome
+          const outcome = yield* Effect.scoped(Effect.gen(function*() {
+            // Fair use (issue 28): the account's calls in flight, as on the REST path; refused, the
+            // call never ran and its credit is given back.
+            const slot = yield* Effect.either(inFlight.take(admission.accountId))
+            if (Either.isLeft(slot)) {
+              yield* gateway.refund(admission.chargeId)
+              return { status: 429, result: refusal(encodeFailure(tool, slot.left).body) }
+            }
+            return yield* run(tool, args).pipe(
+              Effect.provideService(Caller, admission),
+              // A client gone before the answer gets its credit back (G4), as on the REST path.
+              Effect.onInterrupt(() => gateway.refund(admission.chargeId))
+            )
+          }))
+          yield* gateway.complete(admission.chargeId, outcome.status, startedAt)
+          return { result: outcome.result, rate: Option.some(admission.rate) } satisfies ToolOutcome
         })
     }
   }),
-  dependencies: [RouteHandlers.Default, Gateway.Default]
+  dependencies: [RouteHandlers.Default, Gateway.Default, InFlight.Default]
 }) {}
 

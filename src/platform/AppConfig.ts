@@ -37,6 +37,10 @@ export interface AppSettings {
   readonly creditPackUrl: string
   /** spec: Limits, Rate (G5). */
   readonly rateLimitPerMinute: number
+  /** Calls of one account in flight at once per replica, keys and sessions alike (issue 28)... */
+  readonly maxCallsInFlight: number
+  /** ...and how long a call past that waits for one of them to end before its 429. */
+  readonly inFlightWait: Duration.Duration
   /** The admin API and its routes exist only when this is set. */
   readonly adminToken: Option.Option<Redacted.Redacted>
   /**
@@ -90,6 +94,11 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.validate({ message: "RATE_LIMIT_PER_MINUTE must be between 1 and 100000", validation: (n) => n >= 1 && n <= 100_000 }),
     Config.withDefault(60)
   ),
+  maxCallsInFlight: Config.integer("MAX_CALLS_IN_FLIGHT").pipe(
+    Config.validate({ message: "MAX_CALLS_IN_FLIGHT must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.withDefault(4)
+  ),
+  inFlightWait: Config.duration("IN_FLIGHT_WAIT").pipe(Config.withDefault(Duration.seconds(2))),
   // A bearer token that opens every account: long enough that guessing is hopeless (issue 28).
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).length > 0)),

@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import { serviceApi } from "../../src/app/Api.js"
 import { NotFound, NotFoundBody } from "../../src/kernel/Errors.js"
@@ -38,6 +39,11 @@ export class ProbeGroup extends metered(
     )
     .add(HttpApiEndpoint.get("held", "/api/v1/probe/held").addSuccess(Schema.Struct({ success: Schema.Boolean })))
     .add(
+      HttpApiEndpoint.get("slow", "/api/v1/probe/slow")
+        .setUrlParams(Schema.Struct({ ms: Schema.NumberFromString.pipe(Schema.between(0, 60_000)) }))
+        .addSuccess(Schema.Struct({ success: Schema.Boolean }))
+    )
+    .add(
       HttpApiEndpoint.post("search", "/api/v1/probe/search")
         .addSuccess(Schema.Struct({ success: Schema.Boolean }))
         .addError(DailyQuotaBody)
@@ -67,6 +73,7 @@ const probeLive = (hold: Queue.Queue<HeldCall>) =>
   Metered.group(ProbeApi, "probe", (handlers) =>
     Effect.gen(function*() {
       const quota = yield* SearchQuota
+      const sql = yield* SqlClient.SqlClient
       return handlers
         .handle("dies", () => Effect.die(new Error("boom: secret internals")))
         .handle("throws", () =>
@@ -85,6 +92,8 @@ const probeLive = (hold: Queue.Queue<HeldCall>) =>
             return { success: true }
           }))
         .handle("search", () => Effect.as(Effect.flatMap(Caller, quota.consume), { success: true }))
+        // A heavy read: holds a pooled connection for `ms` (a database failure is a defect, as in the repositories).
+        .handle("slow", ({ urlParams }) => Effect.as(Effect.orDie(sql`select pg_sleep(${urlParams.ms / 1000})`), { success: true }))
     }))
 
 const probeApiLive = (hold: Queue.Queue<HeldCall>) =>

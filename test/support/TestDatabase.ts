@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { inject } from "vitest"
@@ -44,3 +44,12 @@ export const clientOn: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, neve
  * and never see each other's rows.
  */
 export const TestDatabase = clientOn.pipe(Layer.provideMerge(TestDatabaseUrlLive))
+
+/** The same, with the client's settings read from `env` (e.g. `DATABASE_STATEMENT_TIMEOUT`). */
+export const testDatabaseWith = (env: Record<string, string>) =>
+  Layer.unwrapEffect(Effect.map(TestDatabaseUrl, Database.clientLayer)).pipe(
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
+    Layer.tap((context) => Effect.provide(Database.migrate, context)),
+    Layer.orDie,
+    Layer.provideMerge(TestDatabaseUrlLive)
+  )

@@ -4,6 +4,7 @@ import { Accounts } from "../../src/access/accounts/Accounts.js"
 import type { CreateAccount, UpdateAccount } from "../../src/access/accounts/Api.js"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.js"
 import { Gateway } from "../../src/access/gateway/Gateway.js"
+import { InFlight } from "../../src/access/gateway/InFlight.js"
 import * as Server from "../../src/app/Server.js"
 import { Sessions } from "../../src/access/session/Sessions.js"
 import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
@@ -50,7 +51,7 @@ export interface TestServerOptions extends Server.LayerOptions {
  * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs and inbox.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, InFlight.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,

@@ -56,6 +56,18 @@ export class CreditsExhausted extends Schema.TaggedError<CreditsExhausted>()("Cr
 }) {}
 export const CreditsExhaustedBody = envelope(CreditsExhausted, 429)
 
+/**
+ * Fair use (issue 28, docs/SPEC-NOTES.md "Security model"): more of one account's calls in flight
+ * at once than `MAX_CALLS_IN_FLIGHT`, after waiting `IN_FLIGHT_WAIT` for one to end. Its own
+ * message: neither the rate limit's nor the credits' (spec: Errors, "Two kinds of 429").
+ */
+export class TooManyInFlight extends Schema.TaggedError<TooManyInFlight>()("TooManyInFlight", {
+  error: Schema.TemplateLiteral("Too many requests in flight. Max ", Schema.Number, " at a time.")
+}) {
+  static readonly atMost = (max: number) => new TooManyInFlight({ error: `Too many requests in flight. Max ${max} at a time.` })
+}
+export const TooManyInFlightBody = envelope(TooManyInFlight, 429)
+
 /** The sliding rate window after a call (spec: INTERPRETATIONS G5). */
 export interface RateWindow {
   readonly limit: number
@@ -107,7 +119,7 @@ export class Caller extends Context.Tag("adintel/Caller")<Caller, CallerInfo>() 
  * `Metered.group` (access/gateway/Http.ts) so the charge is refunded when they die or are interrupted.
  */
 export class Metered extends HttpApiMiddleware.Tag<Metered>()("adintel/Metered", {
-  failure: Schema.Union(UnauthorizedBody, PlanRequiredBody, RateLimitedBody, CreditsExhaustedBody, InternalServerErrorBody),
+  failure: Schema.Union(UnauthorizedBody, PlanRequiredBody, RateLimitedBody, CreditsExhaustedBody, TooManyInFlightBody, InternalServerErrorBody),
   provides: Caller
 }) {}
 

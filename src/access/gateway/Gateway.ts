@@ -11,6 +11,12 @@ import { Replica } from "./Replica.js"
 export const rateWindowSeconds = 60
 
 /** A call the gateway turned away, with the rate window to report when it got that far (G5). */
+/** A session call the rate window refused: the 429, and the window for its headers. */
+export class WindowFull extends Data.TaggedError("WindowFull")<{
+  readonly error: RateLimited
+  readonly rate: RateWindow
+}> {}
+
 export class Refusal extends Data.TaggedError("Refusal")<{
   readonly error: Unauthorized | PlanRequired | RateLimited | CreditsExhausted
   readonly rate: Option.Option<RateWindow>
@@ -246,9 +252,25 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       return total
     })
 
+    /**
+     * A session call's slot of its account's rate window (issue 28): the keyed calls' window and
+     * limit, no credit. Refused with the rate limit's 429 and the window.
+     */
+    const rateSlot = (accountId: string) =>
+      Effect.gen(function*() {
+        const slot = yield* repo.rateSlot({ accountId, now: yield* now, rateLimit: config.rateLimitPerMinute, windowSeconds: rateWindowSeconds })
+        const rate: RateWindow = {
+          limit: config.rateLimitPerMinute,
+          remaining: slot.remaining,
+          resetSeconds: Math.max(1, Math.ceil(slot.reset_ms / 1000))
+        }
+        return slot.allowed ? rate : yield* Effect.fail(new WindowFull({ error: RateLimited.perMinute(config.rateLimitPerMinute), rate }))
+      }).pipe(Effect.withSpan("Gateway.rateSlot"))
+
     return {
       admit,
       admitDigest,
+      rateSlot,
       /** The account a live key belongs to, charging nothing: for what costs no credit (MCP's free messages, M1). */
       accountOfKey: repo.accountOfKey,
       refund,

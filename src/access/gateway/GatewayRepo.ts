@@ -115,7 +115,18 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
              where stopped_at is not null or beat_at < ${deadBefore}`
     })
 
+    const rateSlot = SqlSchema.single({
+      Request: Schema.Struct({ accountId: Schema.String, now: Schema.DateFromSelf, rateLimit: Schema.Int, windowSeconds: Schema.Int }),
+      Result: Schema.Struct({ allowed: Schema.Boolean, remaining: Schema.Int, reset_ms: Schema.NumberFromString }),
+      execute: ({ accountId, now, rateLimit, windowSeconds }) =>
+        sql`select allowed, remaining, reset_ms::text from gateway_rate_slot(${accountId}::uuid, ${now}, ${rateLimit}, make_interval(secs => ${windowSeconds}))`
+    })
+
     return {
+      /** A slot of the account's rate window, no charge (session calls; migration 0076). */
+      rateSlot: (request: { readonly accountId: string; readonly now: Date; readonly rateLimit: number; readonly windowSeconds: number }) =>
+        Effect.orDie(rateSlot(request)),
+
       /**
        * Key, plan, rate window, charge and ledger row (G1) for several calls: one statement,
        * one round trip. All requests of a batch share the rate limit and window.

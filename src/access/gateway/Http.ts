@@ -14,6 +14,7 @@ import { isMirrorOf } from "../../kernel/Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
+import { InFlight } from "./InFlight.js"
 import { RouteHandlers } from "./RouteHandlers.js"
 
 /**
@@ -41,10 +42,14 @@ export const withRateHeaders = (response: HttpServerResponse.HttpServerResponse,
  * The `Metered` middleware: one gateway round trip, then `Caller` for the handler. After the
  * answer is built it adds the rate-limit headers and hands the completion to the ledger.
  */
+/** A refusal for calls in flight: try again in a second (one of them will likely have ended). */
+export const retryLater = HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", "1")))
+
 export const MeteredLive = Layer.effect(
   Metered,
   Effect.gen(function*() {
     const gateway = yield* Gateway
+    const inFlight = yield* InFlight
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const query = yield* HttpServerRequest.ParsedSearchParams
@@ -66,6 +71,11 @@ export const MeteredLive = Layer.effect(
         gateway.complete(admission.chargeId, response.status, startedAt).pipe(
           Effect.as(withRateHeaders(response, admission.rate, false))
         ))
+      // Fair use (issue 28): past the account's calls in flight, the call waits, then is refused
+      // and its credit given back (it never ran).
+      yield* inFlight.take(admission.accountId).pipe(
+        Effect.tapError(() => Effect.zipRight(gateway.refund(admission.chargeId), retryLater))
+      )
       return admission
     })
   })

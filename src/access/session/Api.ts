@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenAp
 import { Schema } from "effect"
 import { DailySearchView, ScriptGenerationsView } from "../accounts/Api.js"
 import { envelope } from "../../kernel/Envelope.js"
-import { Caller, CreditBalance, PlanName, PlanRequiredBody, UnauthorizedBody } from "../gateway/Api.js"
+import { Caller, CreditBalance, PlanName, PlanRequiredBody, RateLimitedBody, TooManyInFlightBody, UnauthorizedBody } from "../gateway/Api.js"
 import { Day } from "../../kernel/Fields.js"
 import { param } from "../../kernel/QueryParams.js"
 import { contractPart } from "../../kernel/Contract.js"
@@ -31,10 +31,10 @@ export const CrossSiteRequestBody = envelope(CrossSiteRequest, 403)
  * and 403 for a state-changing request from another site (S1), whatever the route.
  */
 export class SessionAuth extends HttpApiMiddleware.Tag<SessionAuth>()("adintel/SessionAuth", {
-  failure: Schema.Union(UnauthorizedBody, CrossSiteRequestBody),
+  failure: Schema.Union(UnauthorizedBody, CrossSiteRequestBody, RateLimitedBody, TooManyInFlightBody),
   provides: Caller
 }) {}
-export type SessionAuthFailure = typeof UnauthorizedBody.Type | CrossSiteRequest
+export type SessionAuthFailure = typeof UnauthorizedBody.Type | CrossSiteRequest | typeof RateLimitedBody.Type | typeof TooManyInFlightBody.Type
 
 const Html = HttpApiSchema.Text({ contentType: "text/html" })
 

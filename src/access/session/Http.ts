@@ -1,4 +1,4 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { SessionContract } from "./Api.js"
@@ -11,6 +11,9 @@ import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
 import { sessionCookie, sessionOf, tokenOf } from "./SignedIn.js"
 import * as Routes from "../gateway/Http.js"
+import { retryLater, withRateHeaders } from "../gateway/Http.js"
+import { Gateway } from "../gateway/Gateway.js"
+import { InFlight } from "../gateway/InFlight.js"
 
 type Request = HttpServerRequest.HttpServerRequest
 
@@ -63,13 +66,26 @@ export const SessionAuthLive = Layer.effect(
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig
+    const gateway = yield* Gateway
+    const inFlight = yield* InFlight
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const session = yield* sessionOf(sessions, request, config)
       if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized())
       // A cookie rides along with any site's request: only reads may come from elsewhere.
       if (!safeMethods.has(request.method)) yield* sameOrigin(request, config)
-      return yield* sessions.caller(session.value.accountId)
+      const accountId = session.value.accountId
+      // Fair use (issue 28): session calls take the account's rate window and its calls in
+      // flight as keyed calls do; only a refusal says so in headers.
+      yield* gateway.rateSlot(accountId).pipe(
+        Effect.catchTag("WindowFull", ({ error, rate }) =>
+          Effect.zipRight(
+            HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRateHeaders(response, rate, true))),
+            Effect.fail(error)
+          ))
+      )
+      yield* inFlight.take(accountId).pipe(Effect.tapError(() => retryLater))
+      return yield* sessions.caller(accountId)
     })
   })
 )

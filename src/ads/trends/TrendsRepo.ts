@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { unboundedStatements } from "../../platform/db/Database.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { nichePattern } from "./Api.js"
@@ -145,8 +146,12 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
            order by a.id
           on conflict (ad_id) do nothing`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Runs `effect` in one transaction. */
-      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)),
+      /**
+       * Runs `effect` in one transaction: the counting fiber's work (counts, window moves, builds),
+       * which may read the daily counts whole, so the statement timeout of requests is lifted.
+       */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql.withTransaction(Effect.zipRight(unboundedStatements(sql), effect)).pipe(Effect.catchTag("SqlError", Effect.die)),
 
       /** The last day of the windows the totals are kept for (none: not built yet). */
       dateTo: dateToOf(sql`select date_to::text as date_to from trend_state`),

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
+import Pg from "pg"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
 import { migrate } from "./migrations/index.js"
 
@@ -13,6 +14,20 @@ export const databaseUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
 )
 
 const poolSize = Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+
+/**
+ * The longest one statement may run (issue 28): a research read past it is cancelled by
+ * PostgreSQL, the call answers the 500 envelope with its credit back (G4) and the connection goes
+ * back to the pool. Background work that scans whole tables (migrations, trend totals, rollups)
+ * lifts it for its own transaction (`unboundedStatements`). Zero: no limit.
+ */
+export const statementTimeout = Config.duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(15)))
+
+/**
+ * Lifts the statement timeout for the rest of the caller's transaction: for background work that
+ * scans whole tables, never for a request's reads.
+ */
+export const unboundedStatements = (sql: SqlClient.SqlClient) => sql`set local statement_timeout = 0`.pipe(Effect.asVoid)
 
 /**
  * The embedded PostgreSQL cannot start where it is configured to: `message` is one sentence
@@ -50,10 +65,24 @@ export const embeddedUrl = (database: string) =>
     return Redacted.make(cluster.urlFor(database))
   })
 
-/** A `PgClient` on a given URL. */
+/** A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the statement timeout. */
 export const clientLayer = (url: Redacted.Redacted) =>
   Layer.unwrapEffect(
-    Effect.map(poolSize, (maxConnections) => PgClient.layer({ url, maxConnections, applicationName: "adintel" }))
+    Effect.map(Effect.all([poolSize, statementTimeout]), ([max, timeout]) =>
+      PgClient.layerFromPool({
+        acquire: Effect.acquireRelease(
+          Effect.sync(() =>
+            new Pg.Pool({
+              connectionString: Redacted.value(url),
+              max,
+              application_name: "adintel",
+              // Set on each connection as it opens: every statement of every pooled connection.
+              statement_timeout: Duration.toMillis(timeout)
+            }).on("error", () => undefined)),
+          (pool) => Effect.promise(() => pool.end())
+        ),
+        applicationName: "adintel"
+      }))
   )
 
 /**

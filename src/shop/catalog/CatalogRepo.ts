@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { unboundedStatements } from "../../platform/db/Database.js"
 import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
@@ -460,6 +461,8 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
                      group by d.${sql(spec.daily.key)}) a`
         }
         return sql.withTransaction(Effect.gen(function*() {
+          // Background: sums a window of every record's daily rows, not bound by a request's timeout.
+          yield* unboundedStatements(sql)
           yield* sql`delete from shop_rollups where entity = ${entity} and days = ${days}`
           yield* window(false)
           yield* window(true)

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { unboundedStatements } from "../../platform/db/Database.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
@@ -192,6 +193,8 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
       refreshSuggestions: (from: string, to: string, now: Date) =>
         sql.withTransaction(Effect.gen(function*() {
           const period: Window = { from, to }
+          // Background: reads every record's strings, not bound by a request's timeout.
+          yield* unboundedStatements(sql)
           // One refresh at a time across replicas: a second one waits, then replaces the first's rows.
           yield* sql`select pg_advisory_xact_lock(hashtext('adintel.shop_suggestions'))`
           yield* sql`delete from shop_suggestions`

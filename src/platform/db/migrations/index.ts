@@ -31,6 +31,7 @@ import m0072 from "./0072_trend_totals.js"
 import m0073 from "./0073_lander_sorts.js"
 import m0074 from "./0074_store_media_known.js"
 import m0075 from "./0075_oauth_registration_address.js"
+import m0076 from "./0076_session_rate_window.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -63,7 +64,8 @@ export const migrations = {
   "0072_trend_totals": m0072,
   "0073_lander_sorts": m0073,
   "0074_store_media_known": m0074,
-  "0075_oauth_registration_address": m0075
+  "0075_oauth_registration_address": m0075,
+  "0076_session_rate_window": m0076
 }
 
 /**
@@ -76,6 +78,8 @@ export const migrate = Effect.gen(function*() {
   yield* sql.withTransaction(
     Effect.gen(function*() {
       yield* sql`select pg_advisory_xact_lock(hashtext('adintel.migrations'))`
+      // A migration may rewrite a large table: not bound by the statement timeout of requests.
+      yield* sql`set local statement_timeout = 0`
       yield* sql`create table if not exists effect_sql_migrations (
         migration_id integer primary key,
         created_at timestamp with time zone not null default now(),

@@ -1,0 +1,58 @@
+import { Duration, Effect, Exit, type Scope } from "effect"
+import { AppConfig } from "../../platform/AppConfig.js"
+import { TooManyInFlight } from "./Api.js"
+
+/**
+ * Fair use of the database (issue 28): one account holds at most `MAX_CALLS_IN_FLIGHT` calls in
+ * flight at once on a replica, keys and sessions alike, so no account can hold the connection
+ * pool while others wait. A call past it waits up to `IN_FLIGHT_WAIT` for one of the account's
+ * calls to end, then is refused (429, `Retry-After`). Per replica: each holds its own pool.
+ */
+export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
+  effect: Effect.gen(function*() {
+    const { inFlightWait, maxCallsInFlight } = yield* AppConfig
+    /** The accounts with calls in flight or waiting: an entry goes with its last user. */
+    const accounts = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+
+    const enter = (accountId: string) =>
+      Effect.gen(function*() {
+        const existing = accounts.get(accountId)
+        const entry = existing ?? { semaphore: yield* Effect.makeSemaphore(maxCallsInFlight), users: 0 }
+        if (existing === undefined) accounts.set(accountId, entry)
+        entry.users++
+        return entry
+      })
+    const leave = (accountId: string, entry: { users: number }) =>
+      Effect.sync(() => {
+        if (--entry.users === 0) accounts.delete(accountId)
+      })
+
+    return {
+      max: maxCallsInFlight,
+      /** How many accounts have calls in flight or waiting: the map holds no other. */
+      accounts: Effect.sync(() => accounts.size),
+      /** An account's calls in flight or waiting for a slot. */
+      users: (accountId: string) => Effect.sync(() => accounts.get(accountId)?.users ?? 0),
+      /**
+       * One of the account's slots, held until the scope (the request's) closes; refused with
+       * `TooManyInFlight` once `IN_FLIGHT_WAIT` passes without one.
+       */
+      take: (accountId: string): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
+        // The wait is interruptible (its timeout interrupts it; so does a client that goes away);
+        // a slot taken is released with the scope, whatever happens after.
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const entry = yield* enter(accountId)
+            const taken = yield* Effect.exit(restore(entry.semaphore.take(1).pipe(
+              Effect.timeoutFail({ duration: inFlightWait, onTimeout: () => TooManyInFlight.atMost(maxCallsInFlight) })
+            )))
+            if (Exit.isFailure(taken)) {
+              yield* leave(accountId, entry)
+              return yield* taken
+            }
+            yield* Effect.addFinalizer(() => Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
+          })
+        ).pipe(Effect.withSpan("InFlight.take", { attributes: { waitMs: Duration.toMillis(inFlightWait) } }))
+    }
+  })
+}) {}
