@@ -1,4 +1,5 @@
 import { HttpApiClient } from "@effect/platform"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Ref } from "effect"
@@ -31,6 +32,8 @@ describe("HTTP surface", () => {
     it.effect("serves liveness and readiness without a key", () =>
       Effect.gen(function*() {
         expect(yield* call("/health")).toMatchObject({ status: 200, body: `{"status":"ok"}` })
+        // Ready once the trends' window totals are built (issue 28): the counting fiber's first pass.
+        yield* Effect.flatMap(TrendCounts, (counts) => counts.flush)
         const ready = yield* call("/ready")
         expect(ready.status).toBe(200)
         // No PATH in the test's configuration: ffmpeg is the npm package's binary, no speech engine is found.

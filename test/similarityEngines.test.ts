@@ -1,4 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { Ingest } from "../src/ingest/Ingest.js"
@@ -86,6 +87,7 @@ describe("similar ads scored by an embedding model (EMBEDDINGS_URL)", () => {
   layer(Layer.effectDiscard(world).pipe(Layer.provideMerge(server)), { timeout: 60_000 })((it) => {
     it.effect("names the embedding engine in /ready", () =>
       Effect.gen(function*() {
+        yield* Effect.flatMap(TrendCounts, (counts) => counts.flush)
         expect(JSON.parse((yield* call("/ready")).body).engines.similarity).toBe("embeddings (test-embed), perceptual hashes")
       }))
 

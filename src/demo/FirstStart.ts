@@ -4,6 +4,7 @@ import { Accounts } from "../access/accounts/Accounts.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { databaseUrl } from "../platform/db/Database.js"
 import { Readiness } from "../system/Readiness.js"
+import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { DemoData } from "./DemoData.js"
 import { seedDemoWorkspace } from "./WorkspaceDemo.js"
 import { demoTrackedBrands } from "./TrackedBrands.js"
@@ -32,6 +33,7 @@ export const FirstStartLive = Layer.scopedDiscard(
     const demo = yield* DemoData
     const accounts = yield* Accounts
     const readiness = yield* Readiness
+    const counts = yield* TrendCounts
     const { host, port } = yield* AppConfig
     if (Option.isSome(yield* demo.loaded)) {
       yield* Effect.logInfo(`Demo data loaded; demo account ${demoEmail} (npm run admin -- accounts show-key ${demoEmail})`)
@@ -62,6 +64,9 @@ export const FirstStartLive = Layer.scopedDiscard(
       })
       const shared = yield* Effect.flatMap(Effect.orDie(accounts.resolve(demoEmail)), seedDemoWorkspace)
       yield* demoTrackedBrands(yield* Effect.orDie(accounts.resolve(demoEmail)))
+      // The key is printed when every route answers: the trends of the demo's ads counted too (issue 28).
+      yield* readiness.loading("Counting the demo's trends", 100)
+      yield* counts.flush
       yield* readiness.done
       const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
       yield* Console.log(

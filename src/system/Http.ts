@@ -4,6 +4,7 @@ import { SystemContract } from "./Api.js"
 import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
+import { Trends } from "../ads/trends/Trends.js"
 import * as Routes from "../access/gateway/Http.js"
 
 export const SystemLive = Routes.group(SystemContract, "system", (handlers) =>
@@ -11,6 +12,7 @@ export const SystemLive = Routes.group(SystemContract, "system", (handlers) =>
     const readiness = yield* Readiness
     const similarity = yield* AdSimilarity
     const { engines } = yield* Transcripts
+    const trends = yield* Trends
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
@@ -21,6 +23,8 @@ export const SystemLive = Routes.group(SystemContract, "system", (handlers) =>
             return yield* Effect.fail(new NotReady({ error: `${task} (${percent}%)`, progress: percent }))
           }
           if (!(yield* readiness.database)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
+          // Every research route answers at its usual speed: trends included (issue 28).
+          if (!(yield* trends.counted)) return yield* Effect.fail(new NotReady({ error: "Counting trends" }))
           return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines } }
         }))
   }))

@@ -5,6 +5,7 @@ import type { CreateAccount, UpdateAccount } from "../../src/access/accounts/Api
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.js"
 import { Gateway } from "../../src/access/gateway/Gateway.js"
 import { InFlight } from "../../src/access/gateway/InFlight.js"
+import { TrendCounts } from "../../src/ads/trends/TrendCounts.js"
 import * as Server from "../../src/app/Server.js"
 import { Sessions } from "../../src/access/session/Sessions.js"
 import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
@@ -51,7 +52,7 @@ export interface TestServerOptions extends Server.LayerOptions {
  * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs and inbox.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, InFlight.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, InFlight.Default, TrendCounts.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,

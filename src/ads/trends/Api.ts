@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { envelope, fixed } from "../../kernel/Envelope.js"
 import { CountryCode } from "../../kernel/Fields.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
@@ -112,6 +113,15 @@ export const History = Schema.Struct({
   })).annotations({ description: `Every day of the ${historyDays} up to yesterday, oldest first` })
 })
 
+/**
+ * The window totals are being built (a first start, or a backlog of 10,000 ads or more that had
+ * them dropped): a ranking does not wait for the build (issue 28). A 5xx: the credit is given back.
+ */
+export class TrendsCounting extends Schema.TaggedError<TrendsCounting>()("TrendsCounting", {
+  error: fixed("Trends are being counted; try again in a minute.")
+}) {}
+export const TrendsCountingBody = envelope(TrendsCounting, 503)
+
 const risingNote =
   "Counts are of ads first seen in the window whose copy (headline, body, description) uses the phrase, one to three words with the stop words of the ad's language trimmed off its ends, read from daily counts the ad import keeps. Only terms of at least `min_count` new ads that rose (count > previous_count) are listed."
 
@@ -121,6 +131,7 @@ export class TrendsApi extends metered(
       HttpApiEndpoint.post("topics", `${prefix}/topics`)
         .setPayload(RisingBody)
         .addSuccess(Topics)
+        .addError(TrendsCountingBody)
         .annotate(OpenApi.Summary, "Phrases whose use in new ads rose most against the previous window of the same length")
         .annotate(OpenApi.Description, risingNote)
     )
@@ -128,6 +139,7 @@ export class TrendsApi extends metered(
       HttpApiEndpoint.post("hooks", `${prefix}/hooks`)
         .setPayload(RisingBody)
         .addSuccess(Hooks)
+        .addError(TrendsCountingBody)
         .annotate(OpenApi.Summary, "Opening lines (hooks) of new ads that rose most against the previous window")
         .annotate(OpenApi.Description, "A hook is the ad's AI-tagged hook, else its body's first sentence, lowercased. Only hooks of at least `min_count` new ads that rose are listed.")
     )

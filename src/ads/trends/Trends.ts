@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
@@ -12,10 +12,10 @@ import {
   type ProductsBody,
   type RisingBody,
   type Topic,
+  TrendsCounting,
   type TrendWindow
 } from "./Api.js"
 import { maxPhraseWords, type TermKind, termId, wordsOf } from "./Phrases.js"
-import { TrendCounts } from "./TrendCounts.js"
 import { type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
 import { windowOf } from "./Windows.js"
 
@@ -33,38 +33,36 @@ const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, nich
 export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
-    const counts = yield* TrendCounts
     const shop = yield* ShopSearch
 
     /**
      * The rising terms, read off the window totals as they are kept, with the day they were
      * kept for (read in the same statement): the counting fiber moves them at midnight, and a
      * ranking during that move (a minute and more at the bench scale) answers the windows
-     * before it, saying so in `window`, rather than wait. Only totals not built yet (a first
-     * start, a backlog that dropped them) are built first.
+     * before it, saying so in `window`, rather than wait. Totals not built (a first start, a
+     * backlog that dropped them) are the counting fiber's to build: a ranking never waits for
+     * that (issue 28), it says so (`TrendsCounting`, 503), and `/ready` answers 503 meanwhile.
      */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
         const days = body.window_days ?? defaultWindowDays
-        const read = repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit)
-        // One statement when the totals are there; built first (and read again) when not.
-        const first = yield* read
-        const ranking = first.dateTo !== null
-          ? first
-          : yield* Effect.repeat(Effect.zipRight(counts.current, read), { until: (r) => r.dateTo !== null, times: 2 })
-        const to = ranking.dateTo ?? addDays(yield* today, -1)
-        const window: TrendWindow = { date_from: windowOf(days, to).from, date_to: to }
-        return { window, rows: ranking.dateTo === null ? [] : ranking.rows }
-      })
+        const ranking = yield* repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit)
+        if (ranking.dateTo === null) return yield* Effect.fail(new TrendsCounting())
+        const window: TrendWindow = { date_from: windowOf(days, ranking.dateTo).from, date_to: ranking.dateTo }
+        return { window, rows: ranking.rows }
+      }).pipe(Effect.withSpan("Trends.rising"))
 
     return {
-      topics: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Topic> }> =>
+      /** Whether the window totals are there to rank from (`/ready` waits for them). */
+      counted: Effect.map(repo.dateTo, Option.isSome),
+
+      topics: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Topic> }, TrendsCounting> =>
         Effect.map(rising("phrase", body), ({ rows, window }) => ({
           window,
           data: rows.map((r) => ({ topic: r.term, count: r.count, previous_count: r.previous_count, growth: growthOf(r) }))
         })),
 
-      hooks: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Hook> }> =>
+      hooks: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Hook> }, TrendsCounting> =>
         Effect.map(rising("hook", body), ({ rows, window }) => ({
           window,
           data: rows.map((r) => ({ hook: r.term, count: r.count, previous_count: r.previous_count, growth: growthOf(r) }))
@@ -104,5 +102,5 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
         })
     }
   }),
-  dependencies: [TrendsRepo.Default, TrendCounts.Default, ShopSearch.Default]
+  dependencies: [TrendsRepo.Default, ShopSearch.Default]
 }) {}
