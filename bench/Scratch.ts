@@ -105,6 +105,7 @@ export const startServer = async (url: string, port: number, logFile: string, en
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return {
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
         child.once("exit", () => log.close().then(() => done()))
