@@ -170,3 +170,14 @@ export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppCon
     Effect.orDie,
     Effect.runPromise
   )
+
+/** A number setting of a benchmark (`BENCH_*`), or its default. */
+export const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+
+/** What one autocannon run measured. */
+export interface LoadFigures {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}

@@ -8,20 +8,15 @@
  */
 import autocannon from "autocannon"
 import * as path from "node:path"
-import { createAccounts, freePort, runBench, startServer, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, type LoadFigures, runBench, setting, startServer, withScratchDatabase } from "./Scratch.js"
 
-const accountsCount = Number(process.env["BENCH_ACCOUNTS"] ?? 1000)
-const seconds = Number(process.env["BENCH_SECONDS"] ?? 10)
+const accountsCount = setting("BENCH_ACCOUNTS", 1000)
+const seconds = setting("BENCH_SECONDS", 10)
 /** Rounds alternate the two routes; medians are reported, the machine being shared and noisy. */
-const rounds = Number(process.env["BENCH_ROUNDS"] ?? 3)
+const rounds = setting("BENCH_ROUNDS", 3)
 const connections = 10
 
-interface Figures {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
-}
+type Figures = LoadFigures
 
 /** The run with the median throughput (its own latencies go with it). */
 const median = (runs: Array<Figures>): Figures | undefined =>

@@ -12,22 +12,18 @@ import autocannon from "autocannon"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { type ScaleName, scales } from "../src/demo/World.js"
-import { createAccounts, freePort, loadWorld, runBench, startServer, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, type LoadFigures, loadWorld, runBench, setting, startServer, withBenchDatabase } from "./Scratch.js"
 
 const scale = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
 if (!(scale in scales)) throw new Error(`BENCH_SCALE must be one of ${Object.keys(scales).join(", ")}`)
-const minutes = Number(process.env["BENCH_MINUTES"] ?? 10)
-const interval = Number(process.env["BENCH_INTERVAL_SECONDS"] ?? 60)
-const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 10)
-const accountsCount = Number(process.env["BENCH_ACCOUNTS"] ?? 50)
+const minutes = setting("BENCH_MINUTES", 10)
+const interval = setting("BENCH_INTERVAL_SECONDS", 60)
+const connections = setting("BENCH_CONNECTIONS", 10)
+const accountsCount = setting("BENCH_ACCOUNTS", 50)
 /** A request that takes longer than this counts as a timeout (as a client's would). */
 const timeoutSeconds = 30
 
-interface Interval {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
+interface Interval extends LoadFigures {
   readonly errors: number
   readonly timeouts: number
   readonly rssMb: number
