@@ -42,7 +42,10 @@ const fillInbox = async (url: string, key: string) => {
     await client.query(
       `insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
        select k.account_id, 'brand_new_ads', 'Brand ' || n || ': 3 new ads', 'Brand ' || n || ' started 3 new ads.',
-              jsonb_build_object('count', 3, 'ads', '[]'::jsonb), now() - make_interval(mins => n), 'bench:' || n
+              jsonb_build_object('brand', jsonb_build_object('id', 'bench-' || n, 'name', 'Brand ' || n, 'domain', null),
+                                 'count', 3, 'ads', '[]'::jsonb, 'since', null,
+                                 'until', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+              now() - make_interval(mins => n), 'bench:' || n
          from api_keys k, generate_series(1, 500) as n
         where k.key_hash = sha256(convert_to($1, 'UTF8')) and k.revoked_at is null`,
       [key]

@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/shopSearch.ts`: the short-video shop's suggestions, search and
+ * `npm run bench:shop-search`: the short-video shop's suggestions, search and
  * trending at scale (BENCH_SCALE, default bench: 200,000 products, 5,000 shops, 20,000 creators,
  * 90 days of metrics). Loads the shop records through the ingestion path into an embedded
  * PostgreSQL (BENCH_DATA_DIR keeps it between runs, loaded once), then runs each route's
