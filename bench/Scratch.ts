@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtemp, open, rm } from "node:fs/promises"
@@ -140,10 +140,12 @@ export const percentile = (values: ReadonlyArray<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
 
-/** Loads (some entities of) a generated world into a benchmark database, migrating it first. */
-export const loadWorld = (url: string, options: DemoOptions) =>
+/** Imports (some entities of) a generated world into a benchmark database, migrating it first; what the import derives after is left to `settle`. */
+export const importWorld = (url: string, options: DemoOptions) =>
   onDatabase(url, Effect.flatMap(DemoData, (demo) => demo.load(options)).pipe(Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default)))))
-    .then(() => settle(url))
+
+/** Loads (some entities of) a generated world into a benchmark database, migrating it first, and settles it. */
+export const loadWorld = (url: string, options: DemoOptions) => importWorld(url, options).then(() => settle(url))
 
 /**
  * What an import derives after it (the ads' trend counts), done now if it is not: the server
@@ -181,3 +183,26 @@ export interface LoadFigures {
   readonly p99: number
   readonly non2xx: number
 }
+
+/**
+ * Storage as a figure (issue 29): each table's bytes (heap, indexes and TOAST) per ad, and what
+ * the trends' tables cost against the ads' own. Read after a load has settled; how many ads.
+ */
+export const storagePerAd = (url: string) =>
+  onDatabase(url, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`vacuum analyze`
+    const tables = ["ads", "trend_days", "trend_series", "trend_rankings", "trend_terms", "trend_cells", "trend_pending"]
+    const [{ ads }] = yield* sql<{ ads: number }>`select count(*)::int as ads from ads`
+    const sizes = yield* sql<{ name: string; bytes: string }>`
+      select c.relname as name, pg_total_relation_size(c.oid)::text as bytes
+        from pg_class c where c.relname = any(${tables}) and c.relkind = 'r'`
+    return { ads: ads ?? 0, sizes: new Map(sizes.map((s) => [s.name, Number(s.bytes)])), tables }
+  })).then(({ ads, sizes, tables }) => {
+    const per = (bytes: number) => (bytes / Math.max(1, ads)).toFixed(0).padStart(7)
+    console.log(`\nStorage, bytes per ad (${ads.toLocaleString("en")} ads; heap, indexes and TOAST):`)
+    for (const table of tables) console.log(`  ${table.padEnd(16)} ${per(sizes.get(table) ?? 0)}`)
+    const trends = tables.filter((t) => t.startsWith("trend_")).reduce((n, t) => n + (sizes.get(t) ?? 0), 0)
+    console.log(`  trends in all    ${per(trends)}   ${(trends / Math.max(1, sizes.get("ads") ?? 0) * 100).toFixed(1)} % of the ads' own (goal <= 10 %)`)
+    return ads
+  })

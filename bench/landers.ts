@@ -4,9 +4,9 @@
  * interleaved with the metered baseline (GET /api/v1/credits) so that the ratios compare
  * figures of one run on a shared, noisy machine. Goal: p95 under 100 ms at the `bench` scale.
  */
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
-import { shiftsBetween } from "../src/ads/trends/Windows.js"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { addDays } from "../src/kernel/UtcDay.js"
 import { onDatabase, percentile, type Timed } from "./Scratch.js"
 
@@ -63,18 +63,17 @@ export const landersAndTrends = async (request: Request, samples: number) => {
 }
 
 /**
- * What the trends' midnight costs: the window totals moved on a day (each window's entering,
- * moving and leaving days read from the daily counts into every cell) and back again, each in
- * its transaction, timed. Run with no server on the database.
+ * What the trends' midnight costs: the rankings built for the windows ending a day later (every
+ * filter cell's kept terms, from the packed daily counts) and back again, each in its
+ * transaction, timed. Run with no server on the database.
  */
 export const windowMove = (url: string) =>
   onDatabase(url, Effect.gen(function*() {
     const repo = yield* TrendsRepo
-    const from = Option.getOrThrow(yield* repo.dateTo)
-    const move = (a: string, b: string) =>
-      Effect.timed(repo.transaction(Effect.zipRight(repo.lockTotals, repo.shift(shiftsBetween(Option.some(a), b), b, "1970-01-01"))))
-    const [forward] = yield* move(from, addDays(from, 1))
-    const [back] = yield* move(addDays(from, 1), from)
+    const counts = yield* TrendCounts
+    const from = Option.getOrThrow((yield* repo.state).dateTo)
+    const [forward] = yield* Effect.timed(counts.rebuild(addDays(from, 1)))
+    const [back] = yield* Effect.timed(counts.rebuild(from))
     return { forward: Duration.toSeconds(forward), back: Duration.toSeconds(back) }
-  }).pipe(Effect.provide(TrendsRepo.Default))).then(({ back, forward }) =>
+  }).pipe(Effect.provide(Layer.merge(TrendsRepo.Default, TrendCounts.Default)))).then(({ back, forward }) =>
     console.log(`trends: the windows moved on a day in ${forward.toFixed(1)} s (and back in ${back.toFixed(1)} s)`))

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto"
-
 /**
  * What trends count (issue 20, INTERPRETATIONS L2): the phrases of an ad's copy (one to three
  * words, stop words of the ad's language out) and its hook (its opening line). Pure functions:
@@ -20,8 +18,9 @@ export const maxHookLength = 200
 
 /**
  * Stop words per language (the ad's first language): a phrase neither starts nor ends with
- * one (`bundle and save` stays, `the serum` is `serum`). A language without a list here keeps
- * every word; numbers alone are never a phrase.
+ * one (`bundle and save` stays, `the serum` is `serum`). An ad of a language without a list
+ * here, or of none, is read with the English list (issue 29: copy without a language tag left
+ * `save 15% with` a topic).
  */
 const stopLists: Record<string, string> = {
   en: "a about above after again against all also am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each even ever every few for from further get gets got had hadn't has hasn't have haven't having he her here hers herself him himself his how i i'm i've if in into is isn't it it's its itself just let's me more most much must my myself no nor not now of off on once one only or other our ours ourselves out over own really same she should shouldn't so some such than that that's the their theirs them themselves then there there's these they they're this those through to too under until up us very was wasn't we we're were weren't what what's when where which while who whom why will with won't would wouldn't you you'll you're you've your yours yourself yourselves",
@@ -33,8 +32,7 @@ const stopLists: Record<string, string> = {
   nl: "aan al als bij dan dat de der deze die dit doch door een en er had heb heeft het hij hoe haar ik in is je jij kan maar me met mij na naar niet nog nu of om ons onze ook op over te tot u uit van veel voor wat we wel werd wie wij zal ze zei zich zij zo zou"
 }
 const stopWords = new Map(Object.entries(stopLists).map(([language, words]) => [language, new Set(words.split(" "))]))
-const noStopWords: ReadonlySet<string> = new Set()
-export const stopWordsOf = (language: string): ReadonlySet<string> => stopWords.get(language) ?? noStopWords
+export const stopWordsOf = (language: string): ReadonlySet<string> => stopWords.get(language) ?? stopWords.get("en")!
 
 /** Where a phrase cannot run on: the end of a sentence (a stop before a space or the end), and punctuation that parts clauses. */
 const clauseBreak = /[.!?]+(?=\s|$)|[;:,()[\]{}"“”|…–—\n\r\t]|\s-\s/u
@@ -46,9 +44,15 @@ const lettered = /\p{L}/u
 export const wordsOf = (clause: string) => (clause.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []) as ReadonlyArray<string>
 
 /**
+ * Whether a word may start or end a phrase (issue 29): not a stop word, and a word of letters,
+ * so that no topic starts or ends with a bare number or a percentage (`save 15%`, `4.9/5 by`).
+ * Inside a phrase any word stays (`save 15% today`).
+ */
+const edgeWord = (word: string, stop: ReadonlySet<string>) => !stop.has(word) && lettered.test(word) && !word.endsWith("%")
+
+/**
  * The distinct phrases of some texts in `language`, in order of first use, at most `limit`:
- * every run of one to three words within a clause that starts and ends with no stop word and
- * holds a letter.
+ * every run of one to three words within a clause whose first and last words are edge words.
  */
 export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, language: string, limit = maxPhrasesPerAd): ReadonlyArray<string> => {
   const stop = stopWordsOf(language)
@@ -57,14 +61,14 @@ export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, langu
     if (!text) continue
     for (const clause of text.split(clauseBreak)) {
       const words = wordsOf(clause)
+      const edges = words.map((word) => edgeWord(word, stop))
       for (let start = 0; start < words.length; start++) {
-        if (stop.has(words[start]!)) continue
+        if (!edges[start]) continue
+        let phrase = words[start]!
         for (let n = 1; n <= maxPhraseWords && start + n <= words.length; n++) {
-          const last = words[start + n - 1]!
-          if (stop.has(last)) continue
-          const run = words.slice(start, start + n)
-          if (!run.some((w) => lettered.test(w))) continue
-          found.add(run.join(" "))
+          if (n > 1) phrase = `${phrase} ${words[start + n - 1]}`
+          if (!edges[start + n - 1]) continue
+          found.add(phrase)
           if (found.size >= limit) return [...found]
         }
       }
@@ -79,10 +83,6 @@ export const hookOf = (hook: string | null | undefined, body: string | null | un
   const line = source?.replace(/\s+/gu, " ").trim().toLowerCase().slice(0, maxHookLength)
   return line ? line : undefined
 }
-
-/** A term's key in the counts: the first 64 bits of SHA-256 over its kind and text, as a signed bigint's text. */
-export const termId = (kind: TermKind, term: string): string =>
-  createHash("sha256").update(`${kind}\u0000${term}`).digest().readBigInt64BE(0).toString()
 
 /** What of an ad its trend counts depend on. */
 export interface AdCopy {
@@ -121,7 +121,7 @@ export const copyOfAd = (ad: {
   hook: ad.ai_tags?.hook ?? null
 })
 
-/** Where an ad counts: its first-seen day and scope, under every country ('*' and each it targets), and its terms. */
+/** Where an ad counts: its first-seen day, library, niche, language and the countries it targets, and its terms. */
 export interface AdTerms {
   readonly day: string
   readonly library: string
@@ -141,7 +141,7 @@ export const termsOf = (ad: AdCopy): AdTerms => {
     library: ad.library,
     niche: ad.niche ?? "",
     language,
-    countries: ["*", ...new Set(ad.countries)],
+    countries: [...new Set(ad.countries)],
     terms
   }
 }

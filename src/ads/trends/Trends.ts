@@ -15,19 +15,24 @@ import {
   TrendsCounting,
   type TrendWindow
 } from "./Api.js"
-import { maxPhraseWords, type TermKind, termId, wordsOf } from "./Phrases.js"
-import { type Rising, type TrendScope, TrendsRepo } from "./TrendsRepo.js"
-import { windowOf } from "./Windows.js"
-
-const round4 = (n: number) => Math.round(n * 10_000) / 10_000
-const growthOf = (r: Rising) => round4((r.count - r.previous_count) / Math.max(r.previous_count, 1))
+import { maxPhraseWords, type TermKind, termKinds, wordsOf } from "./Phrases.js"
+import * as Packed from "./Packed.js"
+import { growthOf, listed, phraseFolding, type Tally } from "./Ranking.js"
+import { type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
+import { anyValue, type TrendScope, windowOf } from "./Windows.js"
 
 const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, niche: body.niche, country: body.country })
 
+/** Whether an ad's cell counts in `scope`: its library and niche when they are asked, its country ('*': any). */
+const inScope = (cell: NumberedCell, scope: TrendScope) =>
+  (scope.library === undefined || cell.library === scope.library) &&
+  (scope.niche === undefined || cell.niche === scope.niche) &&
+  cell.country === (scope.country ?? anyValue)
+
 /**
- * Trends (issue 20, INTERPRETATIONS L2): rising phrases and hooks of new ads, read from the
- * window totals the ad import keeps (`TrendCounts`), one phrase's history from its daily
- * counts, and the short-video shop's products by units growth through the shop's own service.
+ * Trends (issues 20 and 29, INTERPRETATIONS L2): rising phrases and hooks of new ads, read from
+ * the rankings the counting fiber keeps (`TrendCounts`), one phrase's history from its packed
+ * daily counts, and the short-video shop's products by units growth through the shop's own service.
  * Windows come from the clock.
  */
 export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
@@ -35,37 +40,57 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
     const repo = yield* TrendsRepo
     const shop = yield* ShopSearch
 
+    /** The cells of the counts, as far as read: they are only ever added. */
+    let cells = new Map<number, NumberedCell>()
+    const cellsOf = (ids: Iterable<number>) =>
+      Effect.gen(function*() {
+        for (const id of ids) {
+          if (cells.has(id)) continue
+          cells = new Map((yield* repo.cells).map((c) => [c.id, c]))
+          break
+        }
+        return cells
+      })
+
     /**
-     * The rising terms, read off the window totals as they are kept, with the day they were
-     * kept for (read in the same statement): the counting fiber moves them at midnight, and a
-     * ranking during that move (a minute and more at the bench scale) answers the windows
-     * before it, saying so in `window`, rather than wait. Totals not built (a first start, a
-     * backlog that dropped them) are the counting fiber's to build: a ranking never waits for
-     * that (issue 28), it says so (`TrendsCounting`, 503), and `/ready` answers 503 meanwhile.
+     * The rising terms of a ranking, read off the kept ranking of its filter cell as built for
+     * the windows ending the day it says (read in the same statement): the counting fiber builds
+     * them again at midnight and after counts in them change, and a ranking meanwhile answers
+     * those before, saying so in `window`, rather than wait. Rankings not built yet (a first
+     * start, a migration that counts every ad again) are the counting fiber's to build: a
+     * ranking never waits for that (issue 28), it says so (`TrendsCounting`, 503), and `/ready`
+     * answers 503 meanwhile.
      */
     const rising = (kind: TermKind, body: RisingBody) =>
       Effect.gen(function*() {
         const days = body.window_days ?? defaultWindowDays
-        const ranking = yield* repo.rising(kind, days, scopeOf(body), body.min_count ?? defaultMinCount, body.limit ?? defaultLimit)
+        const cell = { library: body.library ?? anyValue, niche: body.niche ?? anyValue, country: body.country ?? anyValue }
+        const ranking = yield* repo.ranking(termKinds[kind], days, cell)
         if (ranking.dateTo === null) return yield* Effect.fail(new TrendsCounting())
         const window: TrendWindow = { date_from: windowOf(days, ranking.dateTo).from, date_to: ranking.dateTo }
-        return { window, rows: ranking.rows }
+        const ranked: ReadonlyArray<Tally> = ranking.kept === null ? [] : Packed.unpackTallies(ranking.kept)
+        const minCount = body.min_count ?? defaultMinCount
+        const shown = listed(ranked, minCount, Number.MAX_SAFE_INTEGER, undefined)
+        const text = new Map((yield* repo.termsById(shown.map((t) => t.id))).map((t) => [t.id, t.term]))
+        const textOf = (id: number) => text.get(id) ?? ""
+        const rows = listed(ranked, minCount, body.limit ?? defaultLimit, kind === "phrase" ? phraseFolding(textOf) : undefined)
+        return { window, rows: rows.map((r) => ({ term: textOf(r.id), count: r.count, previous_count: r.previous, growth: growthOf(r.count, r.previous) })) }
       }).pipe(Effect.withSpan("Trends.rising"))
 
     return {
-      /** Whether the window totals are there to rank from (`/ready` waits for them). */
-      counted: Effect.map(repo.dateTo, Option.isSome),
+      /** Whether the rankings are built (`/ready` waits for them). */
+      counted: Effect.map(repo.state, (state) => Option.isSome(state.dateTo)),
 
       topics: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Topic> }, TrendsCounting> =>
         Effect.map(rising("phrase", body), ({ rows, window }) => ({
           window,
-          data: rows.map((r) => ({ topic: r.term, count: r.count, previous_count: r.previous_count, growth: growthOf(r) }))
+          data: rows.map(({ term, ...counts }) => ({ topic: term, ...counts }))
         })),
 
       hooks: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Hook> }, TrendsCounting> =>
         Effect.map(rising("hook", body), ({ rows, window }) => ({
           window,
-          data: rows.map((r) => ({ hook: r.term, count: r.count, previous_count: r.previous_count, growth: growthOf(r) }))
+          data: rows.map(({ term, ...counts }) => ({ hook: term, ...counts }))
         })),
 
       /** Every day of the last `historyDays` up to yesterday, zeros included. */
@@ -80,7 +105,22 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
           const to = addDays(yield* today, -1)
           const from = addDays(to, -(historyDays - 1))
           const days = Array.from({ length: historyDays }, (_, i) => addDays(from, i))
-          const counted = new Map((yield* repo.series(termId("phrase", topic), scopeOf(body), days)).map((d) => [d.day, d.count]))
+          const term = yield* repo.termId(termKinds.phrase, topic)
+          const counted = new Map<string, number>()
+          if (Option.isSome(term)) {
+            const months = yield* repo.series(term.value, `${from.slice(0, 8)}01`, `${to.slice(0, 8)}01`)
+            const scope = scopeOf(body)
+            const entries = months.flatMap((m) => {
+              const list: Array<{ day: string; cell: number; count: number }> = []
+              Packed.forEach(m.counts, 2, (inMonth, cell, count) => list.push({ day: addDays(m.month, inMonth), cell, count }))
+              return list
+            })
+            const known = yield* cellsOf(entries.map((e) => e.cell))
+            for (const { cell, count, day } of entries) {
+              const of = known.get(cell)
+              if (of !== undefined && inScope(of, scope)) counted.set(day, (counted.get(day) ?? 0) + count)
+            }
+          }
           const data = days.map((day) => ({ day, count: counted.get(day) ?? 0 }))
           return { topic, window: { date_from: from, date_to: to }, data }
         }),

@@ -1,48 +1,56 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { unboundedStatements } from "../../platform/db/Database.js"
-import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
-import { nichePattern } from "./Api.js"
-import { type TermKind, termKinds } from "./Phrases.js"
-import { anyValue, type Columns, type DayShift } from "./Windows.js"
+import { unboundedStatements } from "../../platform/db/Database.js"
 
-/** A change to a daily count: `ads` is added (negative: taken away). */
-export interface DailyDelta {
+/** A term of the dictionary. */
+export interface Term {
+  readonly id: number
   readonly kind: number
-  readonly country: string
-  readonly day: string
-  readonly library: string
-  readonly niche: string
-  readonly language: string
-  readonly termId: string
-  readonly ads: number
+  readonly term: string
 }
 
-/** A change to a window's totals in one cell (library, niche, country: a value or `anyValue`). */
-export interface TotalDelta {
+/** What an ad counts under: its library, its niche ('' when no filter can name it), a country it targets or '*'. */
+export interface Cell {
+  readonly library: string
+  readonly niche: string
+  readonly country: string
+}
+export interface NumberedCell extends Cell {
+  readonly id: number
+}
+
+/** A day's packed counts of one kind in one cell. */
+export interface DayCounts {
+  readonly kind: number
+  readonly day: string
+  readonly cell: number
+  readonly counts: Uint8Array
+}
+
+/** A term's packed counts of one month, by day of the month and cell. */
+export interface MonthCounts {
+  readonly term: number
+  readonly month: string
+  readonly counts: Uint8Array
+}
+
+/** A kept ranking (Ranking.ts `kept`), packed, for a kind, window and filter cell. */
+export interface KeptRanking {
   readonly kind: number
   readonly windowDays: number
   readonly library: string
   readonly niche: string
   readonly country: string
-  readonly termId: string
-  readonly count: number
-  readonly previous: number
+  readonly kept: Uint8Array
 }
 
-/** A term's text under its key. */
-export interface TermText {
-  readonly id: string
-  readonly kind: number
-  readonly term: string
-}
-
-/** Which ads a trend reads: every value optional (absent: any). */
-export interface TrendScope {
-  readonly library?: string | undefined
-  readonly niche?: string | undefined
-  readonly country?: string | undefined
-}
+const Bytes = Schema.Uint8ArrayFromSelf
+const TermRow = Schema.Struct({ id: Schema.Int, kind: Schema.Int, term: Schema.String })
+const CellRow = Schema.Struct({ id: Schema.Int, library: Schema.String, niche: Schema.String, country: Schema.String })
+const DayRow = Schema.Struct({ kind: Schema.Int, day: Schema.String, cell: Schema.Int, counts: Bytes })
+const MonthRow = Schema.Struct({ term: Schema.Int, month: Schema.String, counts: Bytes })
+const State = Schema.Struct({ date_to: Schema.NullOr(Schema.String), stale: Schema.Boolean })
+const RankingRow = Schema.Struct({ date_to: Schema.NullOr(Schema.String), kept: Schema.NullOr(Bytes) })
 
 const Text = Schema.NullOr(Schema.String)
 const UncountedAd = Schema.Struct({
@@ -59,50 +67,45 @@ const UncountedAd = Schema.Struct({
 })
 export type UncountedAd = typeof UncountedAd.Type
 
-const Rising = Schema.Struct({ term: Schema.String, count: Schema.Int, previous_count: Schema.Int })
-export type Rising = typeof Rising.Type
-/** A ranking, with the last day of the windows its totals were kept for (null: none yet). */
-const Ranking = Schema.Struct({ date_to: Schema.NullOr(Schema.String), rows: Schema.Array(Rising) })
-const DateTo = Schema.Struct({ date_to: Schema.NullOr(Schema.String) })
-
-const DayCount = Schema.Struct({ day: Schema.String, count: Schema.Int })
-export type DayCount = typeof DayCount.Type
+/** What the counts' state says: the day the rankings were built for (none: not yet), and whether counts in their windows changed since. */
+export interface CountsState {
+  readonly dateTo: Option.Option<string>
+  readonly stale: boolean
+}
 
 /**
- * The SQL of trends: the daily counts and window totals the ad import keeps (migrations 0051,
- * 0072) and what the trend routes read of them. Lock order for writers: the totals' state row
- * first (every write of counts and every move of the windows takes it, so they run one at a
- * time), then terms, then counts, each in key order.
+ * The SQL of trends (migrations 0071, 0077): the ads to count, the dictionaries of terms and
+ * cells, the packed daily counts by day (`trend_days`) and by term (`trend_series`), the kept
+ * rankings and their state. Writers of counts and builders of rankings take the state's lock
+ * first (`lock`): they run one at a time, in key order within their statements.
  */
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** A ranking's rows of totals: the cell of `scope`, terms that rose and are used enough. */
-    const ranked = (alias: string, kind: TermKind, windowDays: number, scope: TrendScope, minCount: number): Fragment => {
-      const t = sql(alias)
-      return sql.and([
-        sql`${t}.kind = ${termKinds[kind]}`,
-        sql`${t}.window_days = ${windowDays}`,
-        sql`${t}.library = ${scope.library ?? anyValue}`,
-        sql`${t}.niche = ${scope.niche ?? anyValue}`,
-        sql`${t}.country = ${scope.country ?? anyValue}`,
-        sql`${t}.count > ${t}.previous`,
-        sql`${t}.count >= ${minCount}`
-      ])
-    }
-
-    const dateToOf = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-      SqlSchema.single({ Request: Schema.Void, Result: DateTo, execute: () => statement })(undefined).pipe(
-        Effect.map(({ date_to }) => Option.fromNullable(date_to)),
+    const stateOf = (locked: boolean) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: State,
+        execute: () => sql`select date_to::text as date_to, stale from trend_state ${locked ? sql`for update` : sql``}`
+      })(undefined).pipe(
+        Effect.map(({ date_to, stale }): CountsState => ({ dateTo: Option.fromNullable(date_to), stale })),
         Effect.orDie
       )
 
+    const findTerms = SqlSchema.findAll({
+      Request: Schema.Struct({ kinds: Schema.Array(Schema.Int), terms: Schema.Array(Schema.String) }),
+      Result: TermRow,
+      execute: ({ kinds, terms }) => sql`
+        select t.id, t.kind, t.term from trend_terms t
+          join unnest(${kinds}::smallint[], ${terms}::text[]) as k(kind, term) on t.kind = k.kind and t.term = k.term`
+    })
+
     return {
       /**
-       * Ads whose copy is not counted yet (`trend_pending`, migration 0071), at most `limit`, in
-       * id order; locked with their pending rows (an import of one of them waits, then sees it
-       * counted), skipping those another transaction holds (an import, another replica).
+       * Ads whose copy is not counted yet (`trend_pending`), at most `limit`, in id order; locked
+       * with their pending rows (an import of one of them waits, then sees it counted), skipping
+       * those another transaction holds unless `wait`.
        */
       uncounted: (limit: number, wait: boolean): Effect.Effect<ReadonlyArray<UncountedAd>> =>
         SqlSchema.findAll({
@@ -119,15 +122,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
         sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
 
-      /** Whether at least `n` ads are not counted yet. */
-      pendingAtLeast: (n: number): Effect.Effect<boolean> =>
-        sql<{ found: boolean }>`select exists (select 1 from trend_pending offset ${n - 1}) as found`.pipe(
-          Effect.map(([row]) => row?.found === true),
-          Effect.orDie
-        ),
-
-      /** No window totals kept (in the caller's transaction, which holds `lockTotals`): the next move builds them. */
-      dropTotals: Effect.zipRight(sql`truncate trend_totals`, sql`update trend_state set date_to = null`).pipe(Effect.asVoid, Effect.orDie),
+      /** How many ads are not counted yet: for the progress of a long count. */
+      pendingCount: sql<{ n: number }>`select count(*)::int as n from trend_pending`.pipe(
+        Effect.map(([row]) => row?.n ?? 0),
+        Effect.orDie
+      ),
 
       /** Which of these ads (row ids) are not counted yet. */
       pendingOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
@@ -147,135 +146,177 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           on conflict (ad_id) do nothing`.pipe(Effect.asVoid, Effect.orDie),
 
       /**
-       * Runs `effect` in one transaction: the counting fiber's work (counts, window moves, builds),
-       * which may read the daily counts whole, so the statement timeout of requests is lifted.
+       * Runs `effect` in one transaction: the counting fiber's work (counts, builds of the
+       * rankings), which may read the counts whole, so the statement timeout of requests is lifted.
        */
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         sql.withTransaction(Effect.zipRight(unboundedStatements(sql), effect)).pipe(Effect.catchTag("SqlError", Effect.die)),
 
-      /** The last day of the windows the totals are kept for (none: not built yet). */
-      dateTo: dateToOf(sql`select date_to::text as date_to from trend_state`),
+      /** The counts' state as it is. */
+      state: stateOf(false),
 
-      /**
-       * The same, locked to the caller's transaction: counts written and windows moved after
-       * this wait for it to end. Every writer of counts takes it first.
-       */
-      lockTotals: dateToOf(sql`select date_to::text as date_to from trend_state for update`),
+      /** The counts' state, locked to the caller's transaction: every writer of counts and builder of rankings takes it first. */
+      lock: stateOf(true),
 
-      /** Adds the deltas to the daily counts and the window totals, in the caller's transaction (which holds `lockTotals`). */
-      apply: (terms: ReadonlyArray<TermText>, daily: Columns<DailyDelta> | undefined, totals: Columns<TotalDelta> | undefined): Effect.Effect<void> =>
-        Effect.gen(function*() {
-          if (terms.length > 0) {
-            yield* sql`insert into trend_terms (id, kind, term)
-              select id, kind, term
-                from unnest(${terms.map((t) => t.id)}::bigint[], ${terms.map((t) => t.kind)}::smallint[], ${terms.map((t) => t.term)}::text[]) as t(id, kind, term)
-               order by id
-              on conflict (id) do nothing`
-          }
-          // A batch's counts are sorted in memory, not spilled to disk (the default 4 MB is short of it).
-          if (daily !== undefined || totals !== undefined) yield* sql`set local work_mem = '64MB'`
-          if (daily !== undefined) {
-            yield* sql`insert into trend_daily (kind, country, day, library, niche, language, term_id, ads)
-              select kind, country, day, library, niche, language, term_id, ads
-                from unnest(${daily.kind}::smallint[], ${daily.country}::text[], ${daily.day}::date[], ${daily.library}::text[],
-                            ${daily.niche}::text[], ${daily.language}::text[], ${daily.termId}::bigint[], ${daily.ads}::integer[])
-                  as d(kind, country, day, library, niche, language, term_id, ads)
-               order by kind, country, day, term_id, library, niche, language
-              on conflict (kind, country, day, term_id, library, niche, language)
-              do update set ads = trend_daily.ads + excluded.ads`
-          }
-          if (totals !== undefined) {
-            yield* sql`insert into trend_totals (kind, window_days, library, niche, country, term_id, count, previous)
-              select kind, window_days, library, niche, country, term_id, count, previous
-                from unnest(${totals.kind}::smallint[], ${totals.windowDays}::smallint[], ${totals.library}::text[], ${totals.niche}::text[],
-                            ${totals.country}::text[], ${totals.termId}::bigint[], ${totals.count}::integer[], ${totals.previous}::integer[])
-                  as t(kind, window_days, library, niche, country, term_id, count, previous)
-               order by kind, window_days, library, niche, country, term_id
-              on conflict (kind, window_days, library, niche, country, term_id)
-              do update set count = trend_totals.count + excluded.count, previous = trend_totals.previous + excluded.previous`
-          }
+      /** Counts in the rankings' windows changed: they are to be built again. In the caller's transaction (which holds `lock`). */
+      markStale: sql`update trend_state set stale = true`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** The ids of these terms, those not in the dictionary added. In the caller's transaction (which holds `lock`). */
+      termIds: (terms: ReadonlyArray<{ readonly kind: number; readonly term: string }>): Effect.Effect<ReadonlyArray<Term>> =>
+        terms.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
+          const request = { kinds: terms.map((t) => t.kind), terms: terms.map((t) => t.term) }
+          yield* sql`insert into trend_terms (kind, term)
+            select kind, term from unnest(${request.kinds}::smallint[], ${request.terms}::text[]) as k(kind, term)
+             order by kind, term
+            on conflict (kind, term) do nothing`
+          return yield* findTerms(request)
         }).pipe(Effect.orDie),
 
-      /**
-       * Moves the totals to the windows ending `to`, in the caller's transaction (which holds
-       * `lockTotals`): the daily counts of each shifted day added to (or taken from) every cell
-       * they fall in, terms no window counts any more dropped, and `to` kept as the totals' day.
-       * Daily counts before `keepFrom` (no history reaches them) go.
-       */
-      shift: (shifts: ReadonlyArray<DayShift>, to: string, keepFrom: string): Effect.Effect<void> =>
-        Effect.gen(function*() {
-          if (shifts.length > 0) {
-            yield* sql`set local work_mem = '256MB'`
-            // Every cell of a daily row: its library and niche or any (the grouping sets), its country.
-            yield* sql`insert into trend_totals (kind, window_days, library, niche, country, term_id, count, previous)
-              select d.kind, s.window_days, coalesce(d.library, ${anyValue}), coalesce(d.niche, ${anyValue}), d.country, d.term_id,
-                     sum(d.ads * s.count)::int, sum(d.ads * s.previous)::int
-                from unnest(${shifts.map((s) => s.windowDays)}::smallint[], ${shifts.map((s) => s.day)}::date[],
-                            ${shifts.map((s) => s.count)}::integer[], ${shifts.map((s) => s.previous)}::integer[])
-                  as s(window_days, day, count, previous)
-                join trend_daily d on d.day = s.day
-               where d.day = any(${[...new Set(shifts.map((s) => s.day))]}::date[])
-               group by d.kind, s.window_days, d.country, d.term_id, grouping sets ((d.library, d.niche), (d.library), (d.niche), ())
-              having (grouping(d.niche) = 1 or d.niche ~ ${nichePattern.source})
-                 and (sum(d.ads * s.count) <> 0 or sum(d.ads * s.previous) <> 0)
-               order by 1, 2, 3, 4, 5, 6
-              on conflict (kind, window_days, library, niche, country, term_id)
-              do update set count = trend_totals.count + excluded.count, previous = trend_totals.previous + excluded.previous`
-            yield* sql`delete from trend_totals where count = 0 and previous = 0`
-          }
-          yield* sql`delete from trend_daily where day < ${keepFrom}::date`
-          yield* sql`update trend_state set date_to = ${to}::date`
+      /** A term's id, if any ad used it. */
+      termId: (kind: number, term: string): Effect.Effect<Option.Option<number>> =>
+        Effect.map(findTerms({ kinds: [kind], terms: [term] }), (rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id)).pipe(Effect.orDie),
+
+      /** The texts of these terms. */
+      termsById: (ids: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Term>> =>
+        ids.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
+          Request: Schema.Array(Schema.Int),
+          Result: TermRow,
+          execute: (ids) => sql`select id, kind, term from trend_terms where id = any(${ids}::int[])`
+        })(ids).pipe(Effect.orDie),
+
+      /** Every term of a kind: the build of the rankings orders ties by text. */
+      termsOfKind: (kind: number): Effect.Effect<ReadonlyArray<Term>> =>
+        SqlSchema.findAll({ Request: Schema.Int, Result: TermRow, execute: (kind) => sql`select id, kind, term from trend_terms where kind = ${kind}` })(kind)
+          .pipe(Effect.orDie),
+
+      /** The ids of these cells, those not known added. In the caller's transaction (which holds `lock`). */
+      cellIds: (cells: ReadonlyArray<Cell>): Effect.Effect<ReadonlyArray<NumberedCell>> =>
+        cells.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
+          const columns = [cells.map((c) => c.library), cells.map((c) => c.niche), cells.map((c) => c.country)] as const
+          yield* sql`insert into trend_cells (library, niche, country)
+            select * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[]) as c(library, niche, country)
+             order by 1, 2, 3
+            on conflict (library, niche, country) do nothing`
+          return yield* SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: CellRow,
+            execute: () => sql`select c.id, c.library, c.niche, c.country from trend_cells c
+              join unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[]) as k(library, niche, country)
+                on c.library = k.library and c.niche = k.niche and c.country = k.country`
+          })(undefined)
         }).pipe(Effect.orDie),
 
-      /**
-       * Terms of the cell used by at least `minCount` ads first seen in the window and by more
-       * than in the window before, the most grown first (growth = (count - previous) /
-       * max(previous, 1)), then the most used, then by text; with the day the totals were kept
-       * for, read in the same statement. The index yields them in order; the terms tied with
-       * the last row are read too, so that text orders the ties.
-       */
-      rising: (kind: TermKind, windowDays: number, scope: TrendScope, minCount: number, limit: number) =>
-        SqlSchema.single({
+      /** Every cell. */
+      cells: SqlSchema.findAll({ Request: Schema.Void, Result: CellRow, execute: () => sql`select id, library, niche, country from trend_cells` })(undefined)
+        .pipe(Effect.orDie),
+
+      /** The stored counts of these days and cells. */
+      daysOf: (keys: ReadonlyArray<{ readonly kind: number; readonly day: string; readonly cell: number }>): Effect.Effect<ReadonlyArray<DayCounts>> =>
+        keys.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Ranking,
+          Result: DayRow,
           execute: () => sql`
-            with ranked as (
-              select x.term_id, x.count, x.previous, x.growth from trend_totals x
-               where ${ranked("x", kind, windowDays, scope, minCount)}
-               order by x.growth desc, x.count desc limit ${limit}
-            ), edge as (
-              select growth, count from ranked order by growth, count limit 1
-            ), listed as (
-              select term_id, count, previous, growth from ranked
-              union
-              select y.term_id, y.count, y.previous, y.growth from trend_totals y join edge e on y.growth = e.growth and y.count = e.count
-               where ${ranked("y", kind, windowDays, scope, minCount)}
-            )
-            select (select date_to::text from trend_state) as date_to,
-                   coalesce((select json_agg(json_build_object('term', t.term, 'count', l.count, 'previous_count', l.previous)
-                                     order by l.growth desc, l.count desc, t.term collate "C")
-                               from listed l join trend_terms t on t.id = l.term_id), '[]') as rows`
-        })(undefined).pipe(Effect.map(({ date_to, rows }) => ({ dateTo: date_to, rows: rows.slice(0, limit) })), Effect.orDie),
+            select d.kind, d.day::text as day, d.cell, d.counts from trend_days d
+              join unnest(${keys.map((k) => k.kind)}::smallint[], ${keys.map((k) => k.day)}::date[], ${keys.map((k) => k.cell)}::int[]) as k(kind, day, cell)
+                on d.kind = k.kind and d.day = k.day and d.cell = k.cell`
+        })(undefined).pipe(Effect.orDie),
 
-      /** A phrase's count on each of `days` that has one (days without are left out): one key probe per day and country. */
-      series: (termId: string, scope: TrendScope, days: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<DayCount>> =>
+      /** Writes these days' counts (none: the row goes). In the caller's transaction (which holds `lock`). */
+      writeDays: (rows: ReadonlyArray<{ readonly kind: number; readonly day: string; readonly cell: number; readonly counts: Uint8Array | undefined }>) =>
+        Effect.gen(function*() {
+          const kept = rows.filter((r) => r.counts !== undefined).sort((a, b) => a.kind - b.kind || (a.day < b.day ? -1 : a.day > b.day ? 1 : a.cell - b.cell))
+          const gone = rows.filter((r) => r.counts === undefined)
+          if (kept.length > 0) {
+            yield* sql`insert into trend_days (kind, day, cell, counts)
+              select * from unnest(${kept.map((r) => r.kind)}::smallint[], ${kept.map((r) => r.day)}::date[], ${kept.map((r) => r.cell)}::int[],
+                                   ${kept.map((r) => Buffer.from(r.counts!))}::bytea[])
+              on conflict (kind, day, cell) do update set counts = excluded.counts`
+          }
+          if (gone.length > 0) {
+            yield* sql`delete from trend_days d
+              using unnest(${gone.map((r) => r.kind)}::smallint[], ${gone.map((r) => r.day)}::date[], ${gone.map((r) => r.cell)}::int[]) as k(kind, day, cell)
+              where d.kind = k.kind and d.day = k.day and d.cell = k.cell`
+          }
+        }).pipe(Effect.orDie),
+
+      /** A kind's counts of `from`..`to` in these cells: what the rankings are built from. */
+      daysIn: (kind: number, from: string, to: string, cells: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<DayCounts>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: DayCount,
+          Result: DayRow,
+          execute: () => sql`select kind, day::text as day, cell, counts from trend_days
+            where kind = ${kind} and day between ${from}::date and ${to}::date and cell = any(${cells}::int[])`
+        })(undefined).pipe(Effect.orDie),
+
+      /** The stored counts of these terms and months. */
+      monthsOf: (keys: ReadonlyArray<{ readonly term: number; readonly month: string }>): Effect.Effect<ReadonlyArray<MonthCounts>> =>
+        keys.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: MonthRow,
           execute: () => sql`
-            select day::text as day, sum(ads)::int as count
-              from trend_daily
-             where ${sql.and([
-               sql`kind = ${termKinds.phrase}`,
-               sql`country = ${scope.country ?? anyValue}`,
-               sql`day = any(${days}::date[])`,
-               sql`term_id = ${termId}::bigint`,
-               ...(scope.library === undefined ? [] : [sql`library = ${scope.library}`]),
-               ...(scope.niche === undefined ? [] : [sql`niche = ${scope.niche}`])
-             ])}
-             group by day
-             order by day`
-        })(undefined).pipe(Effect.orDie)
+            select s.term, s.month::text as month, s.counts from trend_series s
+              join unnest(${keys.map((k) => k.term)}::int[], ${keys.map((k) => k.month)}::date[]) as k(term, month)
+                on s.term = k.term and s.month = k.month`
+        })(undefined).pipe(Effect.orDie),
+
+      /** Writes these months' counts (none: the row goes). In the caller's transaction (which holds `lock`). */
+      writeMonths: (rows: ReadonlyArray<{ readonly term: number; readonly month: string; readonly counts: Uint8Array | undefined }>) =>
+        Effect.gen(function*() {
+          const kept = rows.filter((r) => r.counts !== undefined).sort((a, b) => a.term - b.term || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0))
+          const gone = rows.filter((r) => r.counts === undefined)
+          if (kept.length > 0) {
+            yield* sql`insert into trend_series (term, month, counts)
+              select * from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${kept.map((r) => Buffer.from(r.counts!))}::bytea[])
+              on conflict (term, month) do update set counts = excluded.counts`
+          }
+          if (gone.length > 0) {
+            yield* sql`delete from trend_series s
+              using unnest(${gone.map((r) => r.term)}::int[], ${gone.map((r) => r.month)}::date[]) as k(term, month)
+              where s.term = k.term and s.month = k.month`
+          }
+        }).pipe(Effect.orDie),
+
+      /** One term's counts of the months `from`..`to` (first days of months). */
+      series: (term: number, from: string, to: string): Effect.Effect<ReadonlyArray<MonthCounts>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: MonthRow,
+          execute: () => sql`select term, month::text as month, counts from trend_series
+            where term = ${term} and month between ${from}::date and ${to}::date order by month`
+        })(undefined).pipe(Effect.orDie),
+
+      /**
+       * The kept ranking of a kind, window and filter cell, with the day the rankings were built
+       * for, in one statement (a build commits both at once). No row: nothing rose there.
+       */
+      ranking: (kind: number, windowDays: number, cell: Cell) =>
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: RankingRow,
+          execute: () => sql`
+            select (select date_to::text from trend_state) as date_to,
+                   (select kept from trend_rankings
+                     where kind = ${kind} and window_days = ${windowDays} and library = ${cell.library}
+                       and niche = ${cell.niche} and country = ${cell.country}) as kept`
+        })(undefined).pipe(Effect.map(({ date_to, kept }) => ({ dateTo: date_to, kept })), Effect.orDie),
+
+      /**
+       * The rankings for the windows ending `dateTo`, in place of those before, and counts no
+       * window or history reaches any more dropped. In the caller's transaction (which holds `lock`).
+       */
+      replaceRankings: (rankings: ReadonlyArray<KeptRanking>, dateTo: string, daysFrom: string, monthsFrom: string) =>
+        Effect.gen(function*() {
+          yield* sql`delete from trend_rankings`
+          if (rankings.length > 0) {
+            yield* sql`insert into trend_rankings (kind, window_days, library, niche, country, kept)
+              select * from unnest(${rankings.map((r) => r.kind)}::smallint[], ${rankings.map((r) => r.windowDays)}::smallint[],
+                                   ${rankings.map((r) => r.library)}::text[], ${rankings.map((r) => r.niche)}::text[],
+                                   ${rankings.map((r) => r.country)}::text[], ${rankings.map((r) => Buffer.from(r.kept))}::bytea[])`
+          }
+          yield* sql`delete from trend_days where day < ${daysFrom}::date`
+          yield* sql`delete from trend_series where month < ${monthsFrom}::date`
+          yield* sql`update trend_state set date_to = ${dateTo}::date, stale = false`
+        }).pipe(Effect.orDie)
     }
   })
 }) {}

@@ -1,29 +1,20 @@
-import { Option } from "effect"
-import { addDays, daysIn, type UtcDay } from "../../kernel/UtcDay.js"
+import { addDays, type UtcDay } from "../../kernel/UtcDay.js"
 import { nichePattern, windowDays } from "./Api.js"
+import type { Cell } from "./TrendsRepo.js"
 
 /**
- * The windows trends rank over and what of an ad falls in them (issue 20, INTERPRETATIONS L2):
- * pure functions, shared by the import (which adds an ad's share to the totals of the windows
- * it falls in), the move of the windows when the day changes, and the rankings.
+ * The windows trends rank over, and the cells an ad counts in (issue 20, INTERPRETATIONS L2):
+ * pure functions, shared by the counting, the build of the rankings and the routes.
  */
 
-/** A cell's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
+/** A filter's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
 export const anyValue = "*"
+
+/** The niche cell of ads whose niche no filter can name (or none): they count under any niche only. */
+export const unnamedNiche = ""
 
 /** A niche the trend filters can ask for (others count only under any niche). */
 export const askableNiche = (niche: string) => nichePattern.test(niche)
-
-/** Rows of one shape, column by column (row i of each), as `unnest` takes them. */
-export type Columns<Row> = { readonly [K in keyof Row]: Array<Row[K]> }
-
-/** A day whose counts move into or out of a window's totals: +1 adds its counts, -1 takes them away. */
-export interface DayShift {
-  readonly windowDays: number
-  readonly day: string
-  readonly count: number
-  readonly previous: number
-}
 
 /** A window of `windowDays` days ending `to`, and the window of as many days before it (both ends included). */
 export interface TrendWindow {
@@ -38,80 +29,34 @@ export const windowOf = (days: number, to: UtcDay): TrendWindow => {
   return { windowDays: days, from, to, previousFrom: addDays(from, -days) }
 }
 
-/** Every window the totals keep, ending `to`. */
+/** Every window the rankings are kept for, ending `to`. */
 export const windowsEnding = (to: UtcDay): ReadonlyArray<TrendWindow> => windowDays.map((days) => windowOf(days, to))
 
-/** How a day's ads count in a window's totals: in `count` (+1, 0) or `previous` (0, +1). */
-export interface Role {
-  readonly windowDays: number
-  readonly counts: "count" | "previous"
+/** The days every ranking reads, ending `to`: the longest window and the one before it. */
+export const rankedDays = 2 * Math.max(...windowDays)
+
+/** How a day's ads count in a window: in `count`, in `previous`, or not at all. */
+export const roleOf = (window: TrendWindow, day: UtcDay): "count" | "previous" | undefined =>
+  day >= window.from && day <= window.to ? "count" : day >= window.previousFrom && day < window.from ? "previous" : undefined
+
+/** The cells an ad counts in: its library and niche (named or not), under any country ('*') and under each it targets. */
+export const cellsOfAd = (library: string, niche: string, countries: ReadonlyArray<string>): ReadonlyArray<Cell> => {
+  const named = askableNiche(niche) ? niche : unnamedNiche
+  return [anyValue, ...new Set(countries)].map((country) => ({ library, niche: named, country }))
 }
 
-/** The role of `day` in `window`: none when it falls in neither half. */
-export const roleOf = (window: TrendWindow, day: UtcDay): ReadonlyArray<Role> =>
-  day >= window.from && day <= window.to
-    ? [{ windowDays: window.windowDays, counts: "count" }]
-    : day >= window.previousFrom && day < window.from
-    ? [{ windowDays: window.windowDays, counts: "previous" }]
-    : []
-
-/**
- * The cells an ad counts in: its library or any, its niche or any (a niche no filter can name
- * counts under any only), and each of its countries ('*' first, then those it targets).
- */
-export const cellsOf = (library: string, niche: string, countries: ReadonlyArray<string>): ReadonlyArray<readonly [library: string, niche: string, country: string]> => {
-  const niches = askableNiche(niche) ? [niche, anyValue] : [anyValue]
-  return [library, anyValue].flatMap((l) => niches.flatMap((n) => countries.map((c) => [l, n, c] as const)))
+/** The filter cells an ad's cell counts in: its library or any, its niche (if named) or any, its country. */
+export const filtersOf = (cell: Cell): ReadonlyArray<Cell> => {
+  const niches = cell.niche === unnamedNiche ? [anyValue] : [cell.niche, anyValue]
+  return [cell.library, anyValue].flatMap((library) => niches.map((niche) => ({ library, niche, country: cell.country })))
 }
 
-/**
- * The days whose counts move when the totals go from the windows ending `from` (none: empty
- * totals) to those ending `to`: each with what it adds to `count` and `previous` (+1 enters,
- * -1 leaves). A day later than both is in no window.
- */
-export const shiftsBetween = (from: Option.Option<UtcDay>, to: UtcDay): ReadonlyArray<DayShift> =>
-  windowDays.flatMap((days) => {
-    const after = windowOf(days, to)
-    const before = Option.map(from, (day) => windowOf(days, day))
-    const weight = (window: TrendWindow, day: UtcDay) => {
-      const [role] = roleOf(window, day)
-      return { count: role?.counts === "count" ? 1 : 0, previous: role?.counts === "previous" ? 1 : 0 }
-    }
-    const first = Option.match(before, { onNone: () => after.previousFrom, onSome: (b) => (b.previousFrom < after.previousFrom ? b.previousFrom : after.previousFrom) })
-    const last = Option.match(before, { onNone: () => after.to, onSome: (b) => (b.to > after.to ? b.to : after.to) })
-    return Array.from({ length: daysIn(first, last) }, (_, i) => addDays(first, i)).flatMap((day) => {
-      const now = weight(after, day)
-      const was = Option.match(before, { onNone: () => ({ count: 0, previous: 0 }), onSome: (b) => weight(b, day) })
-      const shift = { windowDays: days, day, count: now.count - was.count, previous: now.previous - was.previous }
-      return shift.count === 0 && shift.previous === 0 ? [] : [shift]
-    })
-  })
+/** A filter cell as a key. */
+export const cellKey = (cell: Cell) => `${cell.library}\u0000${cell.niche}\u0000${cell.country}`
 
-/** Sums of rows by key, kept for writing column by column: rows whose sums are all zero are left out. */
-export class Tally<Row extends object, Sum extends keyof Row> {
-  private readonly entries = new Map<string, { readonly row: Omit<Row, Sum>; readonly sums: Map<Sum, number> }>()
-  constructor(private readonly sums: ReadonlyArray<Sum>) {}
-
-  /** Adds `by` to the `sum` of the row under `key` (made by `row` the first time). */
-  add(key: string, row: () => Omit<Row, Sum>, sum: Sum, by: number) {
-    let entry = this.entries.get(key)
-    if (entry === undefined) {
-      entry = { row: row(), sums: new Map(this.sums.map((s) => [s, 0])) }
-      this.entries.set(key, entry)
-    }
-    entry.sums.set(sum, (entry.sums.get(sum) ?? 0) + by)
-  }
-
-  /** The rows column by column; undefined when no row is kept. */
-  columns(): Columns<Row> | undefined {
-    const columns: Record<string, Array<unknown>> = {}
-    let kept = 0
-    for (const { row, sums } of this.entries.values()) {
-      if ([...sums.values()].every((n) => n === 0)) continue
-      kept++
-      for (const [name, value] of [...Object.entries(row), ...sums]) (columns[String(name)] ??= []).push(value)
-    }
-    // Built name by name from rows of `Row`: each name of the row and of its sums has its column.
-    return kept === 0 ? undefined : columns as Columns<Row>
-  }
+/** Which ads a trend reads: every value optional (absent: any). */
+export interface TrendScope {
+  readonly library?: string | undefined
+  readonly niche?: string | undefined
+  readonly country?: string | undefined
 }

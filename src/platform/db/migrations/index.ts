@@ -32,6 +32,7 @@ import m0073 from "./0073_lander_sorts.js"
 import m0074 from "./0074_store_media_known.js"
 import m0075 from "./0075_oauth_registration_address.js"
 import m0076 from "./0076_session_rate_window.js"
+import m0077 from "./0077_trend_packed_counts.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -65,7 +66,8 @@ export const migrations = {
   "0073_lander_sorts": m0073,
   "0074_store_media_known": m0074,
   "0075_oauth_registration_address": m0075,
-  "0076_session_rate_window": m0076
+  "0076_session_rate_window": m0076,
+  "0077_trend_packed_counts": m0077
 }
 
 /**

@@ -1,0 +1,212 @@
+/**
+ * Counts packed as bytes (issue 29): how trends store their daily counts. A list of counts is a
+ * list of entries sorted by a key of one or two small non-negative integers (a term's id; or a
+ * day of the month and a cell's id), each with a count of at least one. It is written as
+ * unsigned LEB128 varints: each key component as its difference from the entry before while the
+ * components before it are the same (else as it is), the last one doubled plus one when a count
+ * other than 1 follows it. Terms of a day's cell are a few hundred to a few thousand ids apart
+ * and mostly counted once, so an entry takes two to three bytes, against 40 to 70 for a row of
+ * its own (tuple header, key columns and index entry): the storage grows with the vocabulary,
+ * not with ads times filter cells.
+ *
+ * Pure functions over `Uint8Array`: the counting fiber merges deltas into stored lists, the
+ * rankings' build and the history read them.
+ */
+
+/** A decoded list: `length` entries, key component `c` of entry `i` at `keys[c][i]`, its count at `counts[i]`. */
+export interface CountList {
+  readonly width: 1 | 2
+  readonly length: number
+  readonly keys: ReadonlyArray<Int32Array>
+  readonly counts: Int32Array
+}
+
+const two32 = 4_294_967_296
+
+/** A growable byte buffer written varint by varint. */
+class Bytes {
+  private buffer: Uint8Array
+  length = 0
+  constructor(capacity: number) {
+    this.buffer = new Uint8Array(Math.max(16, capacity))
+  }
+
+  varint(value: number) {
+    if (this.length + 10 > this.buffer.length) {
+      const grown = new Uint8Array(this.buffer.length * 2)
+      grown.set(this.buffer.subarray(0, this.length))
+      this.buffer = grown
+    }
+    let n = value
+    // Arithmetic past 2^31 (a doubled key may pass it), bit operations below it.
+    while (n >= 0x80000000) {
+      this.buffer[this.length++] = (n % 128) | 0x80
+      n = Math.floor(n / 128)
+    }
+    while (n >= 0x80) {
+      this.buffer[this.length++] = (n & 0x7f) | 0x80
+      n >>>= 7
+    }
+    this.buffer[this.length++] = n
+  }
+
+  done(): Uint8Array {
+    return this.buffer.slice(0, this.length)
+  }
+}
+
+/** The packed form of `list` (its entries sorted by key, counts at least 1). */
+export const encode = (list: CountList): Uint8Array => {
+  const out = new Bytes(list.length * 3)
+  const [first, second] = list.keys
+  let previousFirst = 0
+  let previousSecond = 0
+  for (let i = 0; i < list.length; i++) {
+    const count = list.counts[i]!
+    if (count < 1) throw new RangeError(`a packed count must be at least 1, not ${count}`)
+    const flagged = (last: number) => last * 2 + (count === 1 ? 0 : 1)
+    const a = first![i]!
+    if (list.width === 1) {
+      out.varint(flagged(a - previousFirst))
+    } else {
+      const b = second![i]!
+      out.varint(a - previousFirst)
+      out.varint(flagged(a === previousFirst ? b - previousSecond : b))
+      previousSecond = b
+    }
+    previousFirst = a
+    if (count !== 1) out.varint(count - 2)
+  }
+  return out.done()
+}
+
+/** Reads the varints of `bytes` in order. */
+class Reader {
+  position = 0
+  constructor(private readonly bytes: Uint8Array) {}
+  get more() {
+    return this.position < this.bytes.length
+  }
+  varint(): number {
+    let result = 0
+    let scale = 1
+    for (;;) {
+      const byte = this.bytes[this.position++]
+      if (byte === undefined) throw new RangeError("packed counts end inside a number")
+      result += (byte & 0x7f) * scale
+      if (byte < 0x80) return result
+      scale *= 128
+    }
+  }
+}
+
+/** Calls `each` with every entry of a packed list in key order (`b` is 0 for lists of one component). */
+export const forEach = (bytes: Uint8Array, width: 1 | 2, each: (a: number, b: number, count: number) => void): void => {
+  const reader = new Reader(bytes)
+  let a = 0
+  let b = 0
+  while (reader.more) {
+    let last: number
+    if (width === 1) {
+      last = reader.varint()
+      a += Math.floor(last / 2)
+    } else {
+      const step = reader.varint()
+      last = reader.varint()
+      b = step === 0 ? b + Math.floor(last / 2) : Math.floor(last / 2)
+      a += step
+    }
+    each(a, b, last % 2 === 0 ? 1 : reader.varint() + 2)
+  }
+}
+
+/** A packed list decoded. */
+export const decode = (bytes: Uint8Array, width: 1 | 2): CountList => {
+  const keys = Array.from({ length: width }, () => new Array<number>())
+  const counts = new Array<number>()
+  forEach(bytes, width, (a, b, count) => {
+    keys[0]!.push(a)
+    if (width === 2) keys[1]!.push(b)
+    counts.push(count)
+  })
+  return { width, length: counts.length, keys: keys.map((k) => Int32Array.from(k)), counts: Int32Array.from(counts) }
+}
+
+/** The one-number key of an entry whose key has two components (the second below 2^32). */
+export const pairKey = (a: number, b: number) => a * two32 + b
+
+/**
+ * Changes to a list, by key (a term id, or `pairKey(day, cell)`): positive adds, negative takes
+ * away. Sorted into a list's order once all are in.
+ */
+export const sortedDeltas = (deltas: ReadonlyMap<number, number>, width: 1 | 2): CountList => {
+  const entries = [...deltas].filter(([, n]) => n !== 0).sort((x, y) => x[0] - y[0])
+  const first = new Int32Array(entries.length)
+  const second = new Int32Array(width === 2 ? entries.length : 0)
+  const counts = new Int32Array(entries.length)
+  entries.forEach(([key, n], i) => {
+    if (width === 1) first[i] = key
+    else {
+      first[i] = Math.floor(key / two32)
+      second[i] = key % two32
+    }
+    counts[i] = n
+  })
+  return { width, length: entries.length, keys: width === 1 ? [first] : [first, second], counts }
+}
+
+/** A count taken below zero: what was stored and what was taken do not match. */
+export class NegativeCount extends Error {}
+
+/**
+ * `stored` (packed, or none) plus `deltas` (sorted), packed; none when no count is left. A count
+ * that would fall below zero is a defect (`NegativeCount`): the counts took back more than
+ * they held.
+ */
+export const merge = (stored: Uint8Array | undefined, deltas: CountList): Uint8Array | undefined => {
+  const base = stored === undefined ? sortedDeltas(new Map(), deltas.width) : decode(stored, deltas.width)
+  const capacity = base.length + deltas.length
+  const keys = Array.from({ length: deltas.width }, () => new Int32Array(capacity))
+  const counts = new Int32Array(capacity)
+  let n = 0
+  let i = 0
+  let j = 0
+  const compare = (x: CountList, xi: number, y: CountList, yi: number) => {
+    for (let c = 0; c < deltas.width; c++) {
+      const d = x.keys[c]![xi]! - y.keys[c]![yi]!
+      if (d !== 0) return d
+    }
+    return 0
+  }
+  const push = (from: CountList, at: number, count: number) => {
+    if (count < 0) throw new NegativeCount(`a count fell to ${count}`)
+    if (count === 0) return
+    for (let c = 0; c < deltas.width; c++) keys[c]![n] = from.keys[c]![at]!
+    counts[n++] = count
+  }
+  while (i < base.length || j < deltas.length) {
+    const order = i === base.length ? 1 : j === deltas.length ? -1 : compare(base, i, deltas, j)
+    if (order < 0) push(base, i, base.counts[i++]!)
+    else if (order > 0) push(deltas, j, deltas.counts[j++]!)
+    else push(base, i, base.counts[i++]! + deltas.counts[j++]!)
+  }
+  return n === 0 ? undefined : encode({ width: deltas.width, length: n, keys: keys.map((k) => k.subarray(0, n)), counts: counts.subarray(0, n) })
+}
+
+/** A kept ranking's terms, in their order: id, count and previous count each. */
+export const packTallies = (tallies: ReadonlyArray<{ readonly id: number; readonly count: number; readonly previous: number }>): Uint8Array => {
+  const out = new Bytes(tallies.length * 4)
+  for (const { count, id, previous } of tallies) {
+    out.varint(id)
+    out.varint(count)
+    out.varint(previous)
+  }
+  return out.done()
+}
+
+export const unpackTallies = (bytes: Uint8Array): Array<{ readonly id: number; readonly count: number; readonly previous: number }> => {
+  const reader = new Reader(bytes)
+  const tallies: Array<{ id: number; count: number; previous: number }> = []
+  while (reader.more) tallies.push({ id: reader.varint(), count: reader.varint(), previous: reader.varint() })
+  return tallies
+}
