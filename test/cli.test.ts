@@ -75,6 +75,8 @@ describe("admin CLI (npm run admin)", () => {
         expect(imported.code).toBe(1)
         expect(JSON.parse(imported.stdout)).toEqual({ accepted: 1, rejected: 1, errors: [{ line: 2, error: "domain is missing" }] })
         expect(imported.stderr).toContain("error: 1 line(s) refused (listed above); the others are stored")
+        // Where it was read to, how fast and how long is left: in a log, the last state at the end (issue 29).
+        expect(imported.stderr).toMatch(/^import stores 100% [\d,]+ \/ [\d,]+ bytes, [\d,]+\/s, ETA 0:00 \(2 records, [\d,]+\/s: 1 accepted, 1 rejected\)$/m)
 
         const demo = yield* admin("demo", "--scale", "small", "--seed", "5")
         expect(demo.code).toBe(0)

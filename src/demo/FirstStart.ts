@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { Accounts } from "../access/accounts/Accounts.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { databaseUrl } from "../platform/db/Database.js"
+import { progressOf } from "../platform/Progress.js"
 import { Readiness } from "../system/Readiness.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { DemoData } from "./DemoData.js"
@@ -42,6 +43,7 @@ export const FirstStartLive = Layer.scopedDiscard(
     const task = "Loading demo data"
     yield* readiness.loading(task, 0)
     let reported = -10
+    const progress = yield* progressOf("records")
     const load = Effect.gen(function*() {
       yield* Effect.logInfo(`${task} (scale ${scale}): /ready answers 503 until it is done`)
       // A load cut off and resumed finds the account made the first time; its password was
@@ -56,8 +58,9 @@ export const FirstStartLive = Layer.scopedDiscard(
         seed,
         onProgress: ({ done, entity, total }) => {
           const percent = (100 * done) / Math.max(1, total)
+          // Every tenth of the way, with the rate and the time left (issue 29).
           const log = percent - reported >= 10
-            ? Effect.logInfo(`${task}: ${Math.floor(percent)}% (${entity})`).pipe(Effect.tap(() => (reported = percent)))
+            ? Effect.flatMap(progress.text(done, total), (text) => Effect.logInfo(`${task}: ${text} (${entity})`)).pipe(Effect.tap(() => (reported = percent)))
             : Effect.void
           return Effect.zipRight(readiness.loading(task, percent), log)
         }

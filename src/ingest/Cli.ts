@@ -1,7 +1,7 @@
 import { Args, Command } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { Console, Effect } from "effect"
-import { progressLine } from "../platform/Progress.js"
+import { Console, Effect, Stream } from "effect"
+import { progressLine, progressOf } from "../platform/Progress.js"
 import { Ingest } from "./Ingest.js"
 import { entityNames } from "./Records.js"
 
@@ -20,9 +20,14 @@ export const importCommand = Command.make(
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const ingest = yield* Ingest
-      const progress = yield* progressLine(`import ${entity}`)
-      const report = yield* ingest.lines(entity, fs.stream(file), ({ accepted, lines, rejected }) =>
-        progress.update(lines, undefined, `(${accepted} accepted, ${rejected} rejected)`))
+      // The share and the time left by bytes read of the file's size; records per second beside them (issue 29).
+      const size = Number((yield* fs.stat(file)).size)
+      const progress = yield* progressLine(`import ${entity}`, "bytes")
+      const records = yield* progressOf("records")
+      let read = 0
+      const bytes = fs.stream(file).pipe(Stream.tap((chunk) => Effect.sync(() => (read += chunk.length))))
+      const report = yield* ingest.lines(entity, bytes, ({ accepted, lines, rejected }) =>
+        Effect.flatMap(records.text(lines, undefined), (text) => progress.update(read, size, `(${text}: ${accepted} accepted, ${rejected} rejected)`)))
       const seconds = yield* progress.finish
       yield* Console.log(JSON.stringify(report, null, 2))
       yield* Console.error(
