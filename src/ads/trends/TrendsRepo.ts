@@ -27,7 +27,7 @@ export interface DayCounts {
   readonly counts: Uint8Array
 }
 
-/** A term's packed counts of one month, by day of the month and cell. */
+/** A term's packed counts of one month, by cell and day of the month. */
 export interface MonthCounts {
   readonly term: number
   readonly month: string
@@ -45,6 +45,9 @@ export interface KeptRanking {
 }
 
 const Bytes = Schema.Uint8ArrayFromSelf
+
+/** Bytes as the driver sends them (a Buffer is written as bytea), without a copy. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 const TermRow = Schema.Struct({ id: Schema.Int, kind: Schema.Int, term: Schema.String })
 const CellRow = Schema.Struct({ id: Schema.Int, library: Schema.String, niche: Schema.String, country: Schema.String })
 const DayRow = Schema.Struct({ kind: Schema.Int, day: Schema.String, cell: Schema.Int, counts: Bytes })
@@ -103,9 +106,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
 
     return {
       /**
-       * Ads whose copy is not counted yet (`trend_pending`), at most `limit`, in id order; locked
-       * with their pending rows (an import of one of them waits, then sees it counted), skipping
-       * those another transaction holds unless `wait`.
+       * Ads whose copy is not counted yet (`trend_pending`), at most `limit`, in order of their
+       * first-seen day (a batch touches few days' rows; migration 0078). Their pending rows are
+       * locked (an import that changes one of them locks its pending row first, so it waits,
+       * then sees it counted: `pendingOf`), not the ads: locking a million ads rewrote each
+       * ad's row. Rows another transaction holds are skipped unless `wait`.
        */
       uncounted: (limit: number, wait: boolean): Effect.Effect<ReadonlyArray<UncountedAd>> =>
         SqlSchema.findAll({
@@ -115,8 +120,8 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
             select a.id::text as id, a.library, to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
                    a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
               from trend_pending p join ads a on a.id = p.ad_id
-             order by p.ad_id limit ${limit}
-               for update of p, a ${wait ? sql`` : sql`skip locked`}`
+             order by p.day, p.ad_id limit ${limit}
+               for update of p ${wait ? sql`` : sql`skip locked`}`
         })(undefined).pipe(Effect.orDie),
 
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
@@ -128,10 +133,14 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         Effect.orDie
       ),
 
-      /** Which of these ads (row ids) are not counted yet. */
+      /**
+       * Which of these ads (row ids) are not counted yet, their pending rows locked to the
+       * caller's transaction: a counter holding one is waited for (its count committed, the row
+       * gone), and none takes them until the caller ends.
+       */
       pendingOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
         ids.length === 0 ? Effect.succeed(new Set<string>()) : sql<{ id: string }>`
-          select ad_id::text as id from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(
+          select ad_id::text as id from trend_pending where ad_id = any(${ids}::bigint[]) order by ad_id for update`.pipe(
           Effect.map((rows) => new Set(rows.map((r) => r.id))),
           Effect.orDie
         ),
@@ -139,11 +148,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
       /** These ads (by library and external id), just written, are to be counted: in the import's transaction. */
       markPending: (ads: ReadonlyArray<{ readonly library: string; readonly external_id: string }>): Effect.Effect<void> =>
         ads.length === 0 ? Effect.void : sql`
-          insert into trend_pending (ad_id)
-          select a.id from json_to_recordset(${JSON.stringify(ads)}::json) as r(library text, external_id text)
+          insert into trend_pending (ad_id, day)
+          select a.id, (a.first_seen at time zone 'UTC')::date from json_to_recordset(${JSON.stringify(ads)}::json) as r(library text, external_id text)
             join ads a on a.library = r.library and a.external_id = r.external_id
            order by a.id
-          on conflict (ad_id) do nothing`.pipe(Effect.asVoid, Effect.orDie),
+          on conflict (ad_id) do update set day = excluded.day`.pipe(Effect.asVoid, Effect.orDie),
 
       /**
        * Runs `effect` in one transaction: the counting fiber's work (counts, builds of the
@@ -229,7 +238,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           if (kept.length > 0) {
             yield* sql`insert into trend_days (kind, day, cell, counts)
               select * from unnest(${kept.map((r) => r.kind)}::smallint[], ${kept.map((r) => r.day)}::date[], ${kept.map((r) => r.cell)}::int[],
-                                   ${kept.map((r) => Buffer.from(r.counts!))}::bytea[])
+                                   ${kept.map((r) => asBuffer(r.counts!))}::bytea[])
               on conflict (kind, day, cell) do update set counts = excluded.counts`
           }
           if (gone.length > 0) {
@@ -266,7 +275,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           const gone = rows.filter((r) => r.counts === undefined)
           if (kept.length > 0) {
             yield* sql`insert into trend_series (term, month, counts)
-              select * from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${kept.map((r) => Buffer.from(r.counts!))}::bytea[])
+              select * from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${kept.map((r) => asBuffer(r.counts!))}::bytea[])
               on conflict (term, month) do update set counts = excluded.counts`
           }
           if (gone.length > 0) {
@@ -311,7 +320,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
             yield* sql`insert into trend_rankings (kind, window_days, library, niche, country, kept)
               select * from unnest(${rankings.map((r) => r.kind)}::smallint[], ${rankings.map((r) => r.windowDays)}::smallint[],
                                    ${rankings.map((r) => r.library)}::text[], ${rankings.map((r) => r.niche)}::text[],
-                                   ${rankings.map((r) => r.country)}::text[], ${rankings.map((r) => Buffer.from(r.kept))}::bytea[])`
+                                   ${rankings.map((r) => r.country)}::text[], ${rankings.map((r) => asBuffer(r.kept))}::bytea[])`
           }
           yield* sql`delete from trend_days where day < ${daysFrom}::date`
           yield* sql`delete from trend_series where month < ${monthsFrom}::date`

@@ -12,7 +12,7 @@ import { Effect } from "effect"
  *   country ('*'): its library, its niche ('' for one no filter can name, or none).
  * - `trend_days`: per kind, day and cell, how many new ads use each term, packed (Packed.ts:
  *   two to three bytes a term). Kept for the 180 days the rankings read.
- * - `trend_series`: the same counts per term and month, packed by day and cell: one term's
+ * - `trend_series`: the same counts per term and month, packed by cell and day: one term's
  *   history reads a row a month. Kept for the 365 days of a history.
  * - `trend_rankings`: per kind, window and filter cell (each filter a value or '*'), the terms
  *   some ranking can list, in ranking order (Ranking.ts `kept`), built from `trend_days` for the
