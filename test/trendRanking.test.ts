@@ -25,7 +25,7 @@ describe("packed counts", () => {
         for (let step = 0; step < 4; step++) {
           const deltas = new Map<number, number>()
           for (let i = 0; i < 1 + Math.floor(next() * 300); i++) {
-            const key = width === 1 ? Math.floor(next() * 200_000) : Packed.pairKey(Math.floor(next() * 31), Math.floor(next() * 5_000))
+            const key = width === 1 ? Math.floor(next() * 200_000) : Packed.pairKey(Math.floor(next() * 5_000), Math.floor(next() * 31))
             const have = (oracle.get(key) ?? 0) + (deltas.get(key) ?? 0)
             // Take back at most what is there; add up to a thousand.
             const by = next() < 0.3 && have > 0 ? -Math.ceil(next() * have) : Math.ceil(next() * (next() < 0.9 ? 1 : 1_000))

@@ -38,7 +38,8 @@ const risingOf = (ads: ReadonlyArray<WorldRecord>, kind: "phrase" | "hook", scop
     const day = dayOf(ad.first_seen)
     const into = day >= from && day <= to ? current : day >= previousFrom && day < from ? previous : undefined
     if (into === undefined) continue
-    const terms = new Set(termsOf(copyOfAd(ad as Parameters<typeof copyOfAd>[0])).terms.filter(([k]) => k === kind).map(([, term]) => term))
+    const copy = termsOf(copyOfAd(ad as Parameters<typeof copyOfAd>[0]))
+    const terms = new Set(kind === "phrase" ? copy.phrases : copy.hook === undefined ? [] : [copy.hook])
     for (const term of terms) into.set(term, (into.get(term) ?? 0) + 1)
   }
   // Smoothed growth (c + 10) / (p + 10), compared exactly; the 200 best are the candidates, and a
@@ -255,7 +256,7 @@ describe("trends", () => {
           sql`delete from trend_series`,
           sql`delete from trend_rankings`,
           sql`update trend_state set date_to = null, stale = true`,
-          sql`insert into trend_pending (ad_id) select id from ads on conflict do nothing`
+          sql`insert into trend_pending (ad_id, day) select id, (first_seen at time zone 'UTC')::date from ads on conflict do nothing`
         ]))
         yield* uncount
         // No rankings to read: a ranking says so at once rather than build them (issue 28), its

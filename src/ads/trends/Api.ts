@@ -81,7 +81,7 @@ export type TrendWindow = typeof TrendWindow.Type
 const counts = {
   count: Schema.Int.annotations({ description: "New ads (first seen in the window) using it" }),
   previous_count: Schema.Int.annotations({ description: "New ads using it in the window of the same length before" }),
-  growth: Schema.Number.annotations({ description: "(count - previous_count) / max(previous_count, 1), to 4 decimals" })
+  growth: Schema.Number.annotations({ description: "Smoothed growth: (count + 10) / (previous_count + 10) - 1, to 4 decimals" })
 }
 
 export const Topic = Schema.Struct({ topic: Schema.String.annotations({ description: "A phrase of one to three words, lowercased" }), ...counts })
@@ -114,8 +114,8 @@ export const History = Schema.Struct({
 })
 
 /**
- * The window totals are being built (a first start, or a backlog of 10,000 ads or more that had
- * them dropped): a ranking does not wait for the build (issue 28). A 5xx: the credit is given back.
+ * The rankings are not built yet (a first start, or a database migrated to count every ad
+ * again): a ranking does not wait for the build (issue 28). A 5xx: the credit is given back.
  */
 export class TrendsCounting extends Schema.TaggedError<TrendsCounting>()("TrendsCounting", {
   error: fixed("Trends are being counted; try again in a minute.")
@@ -123,7 +123,7 @@ export class TrendsCounting extends Schema.TaggedError<TrendsCounting>()("Trends
 export const TrendsCountingBody = envelope(TrendsCounting, 503)
 
 const risingNote =
-  "Counts are of ads first seen in the window whose copy (headline, body, description) uses the phrase, one to three words with the stop words of the ad's language trimmed off its ends, read from daily counts the ad import keeps. Only terms of at least `min_count` new ads that rose (count > previous_count) are listed."
+  "Counts are of ads first seen in the window whose copy (headline, body, description) uses the phrase: one to three words, neither starting nor ending with a stop word of the ad's language, a number or a percentage. Only terms of at least `min_count` new ads that rose (count > previous_count) are listed; a phrase within a longer listed one used by at least 90 % as many ads is folded into it."
 
 export class TrendsApi extends metered(
   HttpApiGroup.make("trends").annotateContext(inProduct("Trends"))

@@ -1,7 +1,7 @@
 /**
  * Counts packed as bytes (issue 29): how trends store their daily counts. A list of counts is a
  * list of entries sorted by a key of one or two small non-negative integers (a term's id; or a
- * day of the month and a cell's id), each with a count of at least one. It is written as
+ * cell's id and a day of the month), each with a count of at least one. It is written as
  * unsigned LEB128 varints: each key component as its difference from the entry before while the
  * components before it are the same (else as it is), the last one doubled plus one when a count
  * other than 1 follows it. Terms of a day's cell are a few hundred to a few thousand ids apart
@@ -20,8 +20,6 @@ export interface CountList {
   readonly keys: ReadonlyArray<Int32Array>
   readonly counts: Int32Array
 }
-
-const two32 = 4_294_967_296
 
 /** A growable byte buffer written varint by varint. */
 class Bytes {
@@ -58,23 +56,26 @@ class Bytes {
 /** The packed form of `list` (its entries sorted by key, counts at least 1). */
 export const encode = (list: CountList): Uint8Array => {
   const out = new Bytes(list.length * 3)
-  const [first, second] = list.keys
+  const first = list.keys[0]!
+  const second = list.width === 2 ? list.keys[1]! : undefined
   let previousFirst = 0
   let previousSecond = 0
   for (let i = 0; i < list.length; i++) {
     const count = list.counts[i]!
     if (count < 1) throw new RangeError(`a packed count must be at least 1, not ${count}`)
-    const flagged = (last: number) => last * 2 + (count === 1 ? 0 : 1)
-    const a = first![i]!
-    if (list.width === 1) {
-      out.varint(flagged(a - previousFirst))
+    const a = first[i]!
+    let last: number
+    if (second === undefined) {
+      last = a - previousFirst
     } else {
-      const b = second![i]!
+      const b = second[i]!
       out.varint(a - previousFirst)
-      out.varint(flagged(a === previousFirst ? b - previousSecond : b))
+      last = a === previousFirst ? b - previousSecond : b
       previousSecond = b
     }
     previousFirst = a
+    // The last key component doubled, plus one when a count other than 1 follows.
+    out.varint(last * 2 + (count === 1 ? 0 : 1))
     if (count !== 1) out.varint(count - 2)
   }
   return out.done()
@@ -122,37 +123,46 @@ export const forEach = (bytes: Uint8Array, width: 1 | 2, each: (a: number, b: nu
 
 /** A packed list decoded. */
 export const decode = (bytes: Uint8Array, width: 1 | 2): CountList => {
-  const keys = Array.from({ length: width }, () => new Array<number>())
-  const counts = new Array<number>()
+  // An entry takes a byte at least per key component.
+  const first = new Int32Array(Math.ceil(bytes.length / width))
+  const second = new Int32Array(width === 2 ? first.length : 0)
+  const counts = new Int32Array(first.length)
+  let n = 0
   forEach(bytes, width, (a, b, count) => {
-    keys[0]!.push(a)
-    if (width === 2) keys[1]!.push(b)
-    counts.push(count)
+    first[n] = a
+    if (width === 2) second[n] = b
+    counts[n++] = count
   })
-  return { width, length: counts.length, keys: keys.map((k) => Int32Array.from(k)), counts: Int32Array.from(counts) }
+  return { width, length: n, keys: width === 1 ? [first.subarray(0, n)] : [first.subarray(0, n), second.subarray(0, n)], counts: counts.subarray(0, n) }
 }
 
-/** The one-number key of an entry whose key has two components (the second below 2^32). */
-export const pairKey = (a: number, b: number) => a * two32 + b
+/** The second key component of a two-component list is below this (a day of the month): a key is one small integer. */
+export const pairStride = 32
+
+/** The one-number key of an entry whose key has two components. */
+export const pairKey = (a: number, b: number) => a * pairStride + b
 
 /**
- * Changes to a list, by key (a term id, or `pairKey(day, cell)`): positive adds, negative takes
- * away. Sorted into a list's order once all are in.
+ * Changes to a list, by key (a term id, or `pairKey(cell, day of the month)`): positive adds,
+ * negative takes away. Sorted into a list's order once all are in.
  */
 export const sortedDeltas = (deltas: ReadonlyMap<number, number>, width: 1 | 2): CountList => {
-  const entries = [...deltas].filter(([, n]) => n !== 0).sort((x, y) => x[0] - y[0])
-  const first = new Int32Array(entries.length)
-  const second = new Int32Array(width === 2 ? entries.length : 0)
-  const counts = new Int32Array(entries.length)
-  entries.forEach(([key, n], i) => {
-    if (width === 1) first[i] = key
+  const keys = Array.from(deltas.keys()).sort((a, b) => a - b)
+  const first = new Int32Array(keys.length)
+  const second = new Int32Array(width === 2 ? keys.length : 0)
+  const counts = new Int32Array(keys.length)
+  let n = 0
+  for (const key of keys) {
+    const by = deltas.get(key)!
+    if (by === 0) continue
+    if (width === 1) first[n] = key
     else {
-      first[i] = Math.floor(key / two32)
-      second[i] = key % two32
+      first[n] = Math.floor(key / pairStride)
+      second[n] = key % pairStride
     }
-    counts[i] = n
-  })
-  return { width, length: entries.length, keys: width === 1 ? [first] : [first, second], counts }
+    counts[n++] = by
+  }
+  return { width, length: n, keys: width === 1 ? [first.subarray(0, n)] : [first.subarray(0, n), second.subarray(0, n)], counts: counts.subarray(0, n) }
 }
 
 /** A count taken below zero: what was stored and what was taken do not match. */
@@ -164,33 +174,48 @@ export class NegativeCount extends Error {}
  * they held.
  */
 export const merge = (stored: Uint8Array | undefined, deltas: CountList): Uint8Array | undefined => {
-  const base = stored === undefined ? sortedDeltas(new Map(), deltas.width) : decode(stored, deltas.width)
-  const capacity = base.length + deltas.length
-  const keys = Array.from({ length: deltas.width }, () => new Int32Array(capacity))
+  const width = deltas.width
+  if (stored === undefined) {
+    // Nothing stored: the deltas are the list (a new row, as most are in a bulk load).
+    for (let i = 0; i < deltas.length; i++) {
+      if (deltas.counts[i]! < 0) throw new NegativeCount(`a count fell to ${deltas.counts[i]}`)
+    }
+    return deltas.length === 0 ? undefined : encode(deltas)
+  }
+  const base = decode(stored, width)
+  const baseLength = base.length
+  const capacity = baseLength + deltas.length
+  const first = new Int32Array(capacity)
+  const second = new Int32Array(width === 2 ? capacity : 0)
   const counts = new Int32Array(capacity)
+  const [baseFirst, baseSecond] = base.keys
+  const [deltaFirst, deltaSecond] = deltas.keys
   let n = 0
   let i = 0
   let j = 0
-  const compare = (x: CountList, xi: number, y: CountList, yi: number) => {
-    for (let c = 0; c < deltas.width; c++) {
-      const d = x.keys[c]![xi]! - y.keys[c]![yi]!
-      if (d !== 0) return d
+  while (i < baseLength || j < deltas.length) {
+    let order: number
+    if (i === baseLength) order = 1
+    else if (j === deltas.length) order = -1
+    else {
+      order = baseFirst![i]! - deltaFirst![j]!
+      if (order === 0 && width === 2) order = baseSecond![i]! - deltaSecond![j]!
     }
-    return 0
-  }
-  const push = (from: CountList, at: number, count: number) => {
+    let count: number
+    if (order <= 0) {
+      first[n] = baseFirst![i]!
+      if (width === 2) second[n] = baseSecond![i]!
+      count = base.counts[i++]! + (order === 0 ? deltas.counts[j++]! : 0)
+    } else {
+      first[n] = deltaFirst![j]!
+      if (width === 2) second[n] = deltaSecond![j]!
+      count = deltas.counts[j++]!
+    }
     if (count < 0) throw new NegativeCount(`a count fell to ${count}`)
-    if (count === 0) return
-    for (let c = 0; c < deltas.width; c++) keys[c]![n] = from.keys[c]![at]!
-    counts[n++] = count
+    if (count > 0) counts[n++] = count
   }
-  while (i < base.length || j < deltas.length) {
-    const order = i === base.length ? 1 : j === deltas.length ? -1 : compare(base, i, deltas, j)
-    if (order < 0) push(base, i, base.counts[i++]!)
-    else if (order > 0) push(deltas, j, deltas.counts[j++]!)
-    else push(base, i, base.counts[i++]! + deltas.counts[j++]!)
-  }
-  return n === 0 ? undefined : encode({ width: deltas.width, length: n, keys: keys.map((k) => k.subarray(0, n)), counts: counts.subarray(0, n) })
+  if (n === 0) return undefined
+  return encode({ width, length: n, keys: width === 1 ? [first] : [first, second], counts })
 }
 
 /** A kept ranking's terms, in their order: id, count and previous count each. */

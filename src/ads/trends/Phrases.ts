@@ -121,27 +121,26 @@ export const copyOfAd = (ad: {
   hook: ad.ai_tags?.hook ?? null
 })
 
-/** Where an ad counts: its first-seen day, library, niche, language and the countries it targets, and its terms. */
+/** Where an ad counts: its first-seen day, library, niche, language and the countries it targets, and its terms of each kind. */
 export interface AdTerms {
   readonly day: string
   readonly library: string
   readonly niche: string
   readonly language: string
   readonly countries: ReadonlyArray<string>
-  readonly terms: ReadonlyArray<readonly [TermKind, string]>
+  readonly phrases: ReadonlyArray<string>
+  readonly hook: string | undefined
 }
 
 export const termsOf = (ad: AdCopy): AdTerms => {
   const language = ad.languages[0] ?? ""
-  const terms: Array<readonly [TermKind, string]> = phrasesOf([ad.headline, ad.body, ad.description], language).map((p) => ["phrase", p] as const)
-  const hook = hookOf(ad.hook, ad.body)
-  if (hook !== undefined) terms.push(["hook", hook])
   return {
     day: new Date(ad.first_seen).toISOString().slice(0, 10),
     library: ad.library,
     niche: ad.niche ?? "",
     language,
     countries: [...new Set(ad.countries)],
-    terms
+    phrases: phrasesOf([ad.headline, ad.body, ad.description], language),
+    hook: hookOf(ad.hook, ad.body)
   }
 }

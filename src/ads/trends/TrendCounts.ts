@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Option, Queue, Schedule, SubscriptionRef } from "effect"
 import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
+import { progressOf } from "../../platform/Progress.js"
 import { historyDays } from "./Api.js"
 import * as Packed from "./Packed.js"
 import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
@@ -16,7 +17,7 @@ export interface AdChange {
 
 /** A backlog at least this long is counted in batches of `bulkBatch` ads: each batch rewrites the packed rows it touches once. */
 export const bulkBacklog = 10_000
-const bulkBatch = 10_000
+const bulkBatch = 50_000
 const batch = 1_000
 
 /** Keys of a statement's arrays at most: a batch's rows are read and written this many at a time. */
@@ -28,6 +29,17 @@ const maxRemembered = 2_000_000
 /** The first day of `day`'s month, and the day's index in it (0 for the first). */
 const monthOf = (day: UtcDay) => `${day.slice(0, 8)}01`
 const dayInMonth = (day: UtcDay) => Number(day.slice(8, 10)) - 1
+
+// Days, months and cells as numbers, for the keys of a batch's sums: days from 1800-01-01
+// (2^17 of them, to 2158), months from year 0, cells below 2^32.
+const daysKept = 2 ** 17
+const firstDay = Date.UTC(1800, 0, 1)
+const monthsKept = 12 * 10_000
+const cellsKept = 2 ** 32
+const dayNumber = (day: UtcDay) => Math.round((startOf(day) - firstDay) / 86_400_000)
+const dayOfNumber = (n: number): UtcDay => new Date(firstDay + n * 86_400_000).toISOString().slice(0, 10)
+const monthNumber = (day: UtcDay) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1
+const monthOfNumber = (n: number): UtcDay => `${String(Math.floor(n / 12)).padStart(4, "0")}-${String((n % 12) + 1).padStart(2, "0")}-01`
 
 /** Runs `effect` outside the caller's transaction, on a connection of its own, committed at once. */
 const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -53,119 +65,182 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
 
-    // The dictionaries as far as this replica has met them: an id never changes once given. Ids
-    // are given by statements of their own (committed at once), so none remembered can be
-    // rolled back with a failed import.
-    const termIds = new Map<string, number>()
-    const cellIds = new Map<string, number>()
-    const remember = (memory: Map<string, number>, key: string, id: number) => {
-      if (memory.size >= maxRemembered) memory.clear()
-      memory.set(key, id)
+    // The dictionaries as far as this replica has met them, terms by kind: an id never changes
+    // once given. Ids are given by statements of their own (committed at once), so none
+    // remembered can be rolled back with a failed import. Past `maxRemembered` a dictionary
+    // starts again as a new map: a batch keeps the maps it started with.
+    let termIds = [new Map<string, number>(), new Map<string, number>()] as const
+    let cellIds = new Map<string, number>()
+    const forgetPast = () => {
+      if (termIds[0].size + termIds[1].size >= maxRemembered) termIds = [new Map(), new Map()]
+      if (cellIds.size >= maxRemembered) cellIds = new Map()
     }
 
-    const idsOfTerms = (wanted: ReadonlyMap<string, { readonly kind: number; readonly term: string }>) =>
+    /** The ids of these terms (by kind) in `into`, those it does not hold asked for. */
+    const idsOfTerms = (wanted: ReadonlyArray<ReadonlySet<string>>, into: typeof termIds) =>
       Effect.gen(function*() {
-        const unknown = [...wanted].filter(([key]) => !termIds.has(key)).map(([, t]) => t)
+        const unknown = wanted.flatMap((terms, kind) => [...terms].filter((term) => !into[kind]!.has(term)).map((term) => ({ kind, term })))
         for (const part of chunks(unknown, rowsPerStatement)) {
-          for (const t of yield* ownTransaction(repo.termIds(part))) remember(termIds, `${t.kind}\u0000${t.term}`, t.id)
+          for (const t of yield* ownTransaction(repo.termIds(part))) into[t.kind as 0 | 1].set(t.term, t.id)
         }
       })
 
-    const idsOfCells = (wanted: ReadonlyMap<string, Cell>) =>
+    const idsOfCells = (wanted: ReadonlyMap<string, Cell>, into: Map<string, number>) =>
       Effect.gen(function*() {
-        const unknown = [...wanted].filter(([key]) => !cellIds.has(key)).map(([, c]) => c)
-        if (unknown.length > 0) for (const c of yield* ownTransaction(repo.cellIds(unknown))) remember(cellIds, cellKey(c), c.id)
+        const unknown = [...wanted].filter(([key]) => !into.has(key)).map(([, c]) => c)
+        if (unknown.length > 0) for (const c of yield* ownTransaction(repo.cellIds(unknown))) into.set(cellKey(c), c.id)
       })
 
     /**
-     * Adds `changes` to the packed counts, in the caller's transaction (which takes the counts'
-     * lock): a batch's counts summed in memory by day, cell and term, each touched row read,
-     * merged and written once. Counts within the rankings' windows mark them stale.
+     * Counting lanes read their batches one at a time, so that each takes the next few days
+     * (imports never take it).
      */
-    const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
+    const reading = yield* Effect.makeSemaphore(1)
+
+    /**
+     * A batch's counts summed in memory by row of trend_days (its kind, day and cell, one
+     * number), then term: each row looked up once per ad, inner keys small integers. Asks the
+     * dictionaries for ids they do not hold; takes no lock.
+     */
+    const sum = (changes: ReadonlyArray<AdChange>) =>
       Effect.gen(function*() {
-        if (changes.length === 0) return
-        const state = yield* repo.lock
+        forgetPast()
+        const [phraseIds, hookIds] = termIds
+        const cellIdsNow = cellIds
         const signed = changes.flatMap(({ after, before }) => [
-          ...(before === null ? [] : [{ terms: termsOf(before), sign: -1 }]),
-          ...(after === null ? [] : [{ terms: termsOf(after), sign: 1 }])
+          ...(before === null ? [] : [{ ad: termsOf(before), sign: -1 }]),
+          ...(after === null ? [] : [{ ad: termsOf(after), sign: 1 }])
         ])
-        const terms = new Map<string, { kind: number; term: string }>()
+        const terms = [new Set<string>(), new Set<string>()] as const
         const cells = new Map<string, Cell>()
-        for (const { terms: ad } of signed) {
-          for (const [kind, term] of ad.terms) terms.set(`${termKinds[kind]}\u0000${term}`, { kind: termKinds[kind], term })
+        for (const { ad } of signed) {
+          const [phrases, hooks] = terms
+          for (const phrase of ad.phrases) if (!phraseIds.has(phrase)) phrases.add(phrase)
+          if (ad.hook !== undefined && !hookIds.has(ad.hook)) hooks.add(ad.hook)
           for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) cells.set(cellKey(cell), cell)
         }
-        yield* idsOfTerms(terms)
-        yield* idsOfCells(cells)
+        yield* idsOfTerms(terms, [phraseIds, hookIds])
+        yield* idsOfCells(cells, cellIdsNow)
 
-        const days = new Map<string, Map<number, number>>()
-        const months = new Map<string, Map<number, number>>()
-        const add = (into: Map<string, Map<number, number>>, key: string, entry: number, by: number) => {
-          let counts = into.get(key)
-          if (counts === undefined) into.set(key, counts = new Map())
-          counts.set(entry, (counts.get(entry) ?? 0) + by)
+        const days = new Map<number, Map<number, number>>()
+        const counted = new Set<UtcDay>()
+        const rowOf = (key: number) => {
+          let row = days.get(key)
+          if (row === undefined) days.set(key, row = new Map())
+          return row
         }
-        let touchesWindows = false
-        const span = Option.map(state.dateTo, (to) => [addDays(to, -(rankedDays - 1)), to] as const)
-        for (const { sign, terms: ad } of signed) {
-          const adCells = cellsOfAd(ad.library, ad.niche, ad.countries).map((cell) => cellIds.get(cellKey(cell))!)
-          const month = monthOf(ad.day)
-          const inMonth = dayInMonth(ad.day)
-          touchesWindows ||= Option.exists(span, ([from, to]) => ad.day >= from && ad.day <= to)
-          const dayKeys = [0, 1].map((kind) => adCells.map((cell) => `${kind}\u0000${ad.day}\u0000${cell}`))
-          for (const [kind, term] of ad.terms) {
-            const k = termKinds[kind]
-            const id = termIds.get(`${k}\u0000${term}`)!
-            const monthKey = `${id}\u0000${month}`
-            adCells.forEach((cell, i) => {
-              add(days, dayKeys[k]![i]!, id, sign)
-              add(months, monthKey, Packed.pairKey(inMonth, cell), sign)
-            })
+        for (const { ad, sign } of signed) {
+          const day = dayNumber(ad.day)
+          // A day no window or history will reach (before 1800, after 2158) is not counted.
+          if (day < 0 || day >= daysKept) continue
+          counted.add(ad.day)
+          const hook = ad.hook === undefined ? undefined : hookIds.get(ad.hook)!
+          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
+            const id = cellIdsNow.get(cellKey(cell))!
+            if (ad.phrases.length > 0) {
+              const row = rowOf((termKinds.phrase * daysKept + day) * cellsKept + id)
+              for (const phrase of ad.phrases) {
+                const term = phraseIds.get(phrase)!
+                row.set(term, (row.get(term) ?? 0) + sign)
+              }
+            }
+            if (hook !== undefined) {
+              const row = rowOf((termKinds.hook * daysKept + day) * cellsKept + id)
+              row.set(hook, (row.get(hook) ?? 0) + sign)
+            }
           }
         }
+        return { days, counted }
+      })
 
+    /**
+     * Adds summed counts to the packed rows, in the caller's transaction, under the counts'
+     * lock: each touched row read, merged and written once, and the per-term rows summed from
+     * the per-day sums (not ad by ad). Counts within the rankings' windows mark them stale.
+     */
+    const apply = ({ counted, days }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
+      Effect.gen(function*() {
+        const state = yield* repo.lock
+        const months = new Map<number, Map<number, number>>()
         const dayRows = [...days].map(([key, deltas]) => {
-          const [kind, day, cell] = key.split("\u0000")
-          return { key, kind: Number(kind), day: day!, cell: Number(cell), deltas }
+          const cell = key % cellsKept
+          const kindDay = Math.floor(key / cellsKept)
+          const day = dayOfNumber(kindDay % daysKept)
+          const month = monthNumber(day)
+          const entry = Packed.pairKey(cell, dayInMonth(day))
+          for (const [term, n] of deltas) {
+            if (n === 0) continue
+            const monthKey = term * monthsKept + month
+            let row = months.get(monthKey)
+            if (row === undefined) months.set(monthKey, row = new Map())
+            row.set(entry, (row.get(entry) ?? 0) + n)
+          }
+          return { key, kind: Math.floor(kindDay / daysKept), day, cell, deltas }
         })
         for (const part of chunks(dayRows, rowsPerStatement)) {
-          const stored = new Map((yield* repo.daysOf(part)).map((r) => [`${r.kind}\u0000${r.day}\u0000${r.cell}`, r.counts]))
+          const stored = new Map((yield* repo.daysOf(part)).map((r) => [(r.kind * daysKept + dayNumber(r.day)) * cellsKept + r.cell, r.counts]))
           yield* repo.writeDays(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 1)) })))
         }
-        const monthRows = [...months].map(([key, deltas]) => {
-          const [term, month] = key.split("\u0000")
-          return { key, term: Number(term), month: month!, deltas }
-        })
+        const monthRows = [...months].map(([key, deltas]) => ({ key, term: Math.floor(key / monthsKept), month: monthOfNumber(key % monthsKept), deltas }))
         for (const part of chunks(monthRows, rowsPerStatement)) {
-          const stored = new Map((yield* repo.monthsOf(part)).map((r) => [`${r.term}\u0000${r.month}`, r.counts]))
+          const stored = new Map((yield* repo.monthsOf(part)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
           yield* repo.writeMonths(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 2)) })))
         }
+        const touchesWindows = Option.exists(state.dateTo, (to) => {
+          const from = addDays(to, -(rankedDays - 1))
+          return [...counted].some((day) => day >= from && day <= to)
+        })
         if (touchesWindows && !state.stale) yield* repo.markStale
-      }).pipe(Effect.withSpan("TrendCounts.record", { attributes: { changes: changes.length } }))
+      })
+
+    /** Adds `changes` to the packed counts, in the caller's transaction (which takes the counts' lock). */
+    const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
+      changes.length === 0 ? Effect.void : sum(changes).pipe(
+        Effect.flatMap(apply),
+        Effect.withSpan("TrendCounts.record", { attributes: { changes: changes.length } })
+      )
 
     /**
      * One batch of uncounted ads counted and marked, in one transaction; how many. `wait`: take
      * the ads another transaction is counting too, once it is done (`flush`); else skip them.
+     * The ads are locked first, the counts' lock taken after (in `apply`), as an import takes them.
      */
     const countBatch = (size: number, wait: boolean) =>
       repo.transaction(Effect.gen(function*() {
-        // The ads first, the counts' lock after (in `record`), as an import takes them.
-        const ads = yield* repo.uncounted(size, wait)
-        yield* record(ads.map((ad) => ({ before: null, after: ad })))
+        const [ads, sums] = yield* reading.withPermits(1)(Effect.gen(function*() {
+          const ads = yield* repo.uncounted(size, wait)
+          return [ads, yield* sum(ads.map((ad) => ({ before: null, after: ad })))] as const
+        }))
+        if (ads.length > 0) yield* apply(sums)
         yield* repo.markCounted(ads.map((ad) => ad.id))
         return ads.length
-      }))
+      }).pipe(Effect.withSpan("TrendCounts.countBatch", { attributes: { size } })))
 
-    /** Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is counted in larger batches. */
+    /**
+     * Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is
+     * counted in larger batches. Unless it waits for ads others hold, two batches run at once:
+     * one is read and its phrases summed here while the other is written by PostgreSQL (the
+     * counts' lock orders their writes).
+     */
     const countAll = (batchSize: number | undefined, wait: boolean): Effect.Effect<number> =>
       Effect.gen(function*() {
-        const size = batchSize ?? ((yield* repo.pendingCount) >= bulkBacklog ? bulkBatch : batch)
-        const { total } = yield* Effect.iterate({ total: 0, last: -1 }, {
+        const backlog = yield* repo.pendingCount
+        const bulk = backlog >= bulkBacklog
+        const size = batchSize ?? (bulk ? bulkBatch : batch)
+        // A long count says how far it is, with its rate and the time left (issue 29).
+        const progress = yield* progressOf("ads")
+        let done = 0
+        const counted = (n: number) =>
+          Effect.suspend(() => {
+            done += n
+            return bulk && n > 0 ? Effect.flatMap(progress.text(done, Math.max(backlog, done)), (text) => Effect.logInfo(`Trends: counted ${text}`)) : Effect.void
+          })
+        const lane = Effect.iterate({ total: 0, last: -1 }, {
           while: ({ last }) => last !== 0,
-          body: ({ total }) => Effect.map(countBatch(size, wait), (n) => ({ total: total + n, last: n }))
+          body: ({ total }) => Effect.flatMap(countBatch(size, wait), (n) => Effect.as(counted(n), { total: total + n, last: n }))
         })
-        return total
+        const totals = yield* Effect.all(wait ? [lane] : [lane, lane], { concurrency: "unbounded" })
+        return totals.reduce((n, { total }) => n + total, 0)
       }).pipe(Effect.withSpan("TrendCounts.countAll"))
 
     /**
@@ -205,7 +280,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
             }
             for (const { cell, rows: filterRows } of filters.values()) {
               const touched: Array<number> = []
-              for (const row of filterRows) {
+              for (const [r, row] of filterRows.entries()) {
                 const at = windows.flatMap((w, i) => {
                   const role = roleOf(w, row.day)
                   return role === undefined ? [] : [i * 2 + (role === "count" ? 0 : 1)]
@@ -217,7 +292,8 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
                   }
                   for (const slot of at) sums[id * slots + slot]! += count
                 })
-                yield* Effect.yieldNow()
+                // Requests go on meanwhile: a long build yields every few rows.
+                if (r % 64 === 63) yield* Effect.yieldNow()
               }
               windows.forEach((w, i) => {
                 const rising: Array<Tally> = []
@@ -294,10 +370,10 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     return {
       record,
       /**
-       * Of these ads (row ids), the ones whose copy the counts hold. Read by a statement of its
-       * own once the caller has locked the ads: a counter holding one of them (it locks the ads
-       * it counts) has committed by then, and a statement that waited for a lock would still
-       * see what its own start saw of trend_pending.
+       * Of these ads (row ids), the ones whose copy the counts hold, in the caller's transaction,
+       * which has written their new copies: their pending rows are locked first, so a counter
+       * holding one of them (it counted the old copy) has committed by then, and none counts
+       * them until the caller ends.
        */
       countedOf: (ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id)))),
       /** Ads an import wrote (new, or changed): the counting fiber counts them after it. In the import's transaction. */

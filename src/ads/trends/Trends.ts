@@ -112,7 +112,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
             const scope = scopeOf(body)
             const entries = months.flatMap((m) => {
               const list: Array<{ day: string; cell: number; count: number }> = []
-              Packed.forEach(m.counts, 2, (inMonth, cell, count) => list.push({ day: addDays(m.month, inMonth), cell, count }))
+              Packed.forEach(m.counts, 2, (cell, inMonth, count) => list.push({ day: addDays(m.month, inMonth), cell, count }))
               return list
             })
             const known = yield* cellsOf(entries.map((e) => e.cell))
