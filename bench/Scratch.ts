@@ -12,6 +12,7 @@ import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { ShopRollups } from "../src/shop/search/ShopRollups.js"
+import { progressLine } from "../src/platform/Progress.js"
 
 /** What every benchmark server and its accounts share. */
 export const secret = "bench-key-encryption-secret-0123456789"
@@ -142,7 +143,13 @@ export const percentile = (values: ReadonlyArray<number>, p: number) => {
 
 /** Imports (some entities of) a generated world into a benchmark database, migrating it first; what the import derives after is left to `settle`. */
 export const importWorld = (url: string, options: DemoOptions) =>
-  onDatabase(url, Effect.flatMap(DemoData, (demo) => demo.load(options)).pipe(Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default)))))
+  onDatabase(url, Effect.gen(function*() {
+    const demo = yield* DemoData
+    // A line with records per second and the time left, redrawn on a terminal, every 5 s in a log (issue 29).
+    const progress = yield* progressLine("  load", "records", 5_000)
+    yield* demo.load({ ...options, onProgress: ({ done, entity, total }) => progress.update(done, total, entity) })
+    yield* progress.finish
+  }).pipe(Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default)))))
 
 /** Loads (some entities of) a generated world into a benchmark database, migrating it first, and settles it. */
 export const loadWorld = (url: string, options: DemoOptions) => importWorld(url, options).then(() => settle(url))

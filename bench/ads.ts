@@ -10,7 +10,6 @@
  * Prints p50/p95 of each, and ratios against the baseline and page 200 against page 1: the
  * machine is shared and noisy, so only figures from one run compare.
  */
-import { Effect } from "effect"
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
@@ -27,16 +26,7 @@ const walks = Number(process.env["BENCH_WALKS"] ?? 6)
 const walkPages = Number(process.env["BENCH_WALK_PAGES"] ?? 200)
 const seed = 1
 
-const importAds = (url: string) =>
-  importWorld(url, {
-    scale: scaleName,
-    seed,
-    only: ["stores", "landers", "advertisers", "ads"],
-    onProgress: ({ done, total }) =>
-      Effect.sync(() => {
-        if (done % 100_000 < 1_000) process.stdout.write(`\r  ${done.toLocaleString("en")} / ${total.toLocaleString("en")} records`)
-      })
-  })
+const importAds = (url: string) => importWorld(url, { scale: scaleName, seed, only: ["stores", "landers", "advertisers", "ads"] })
 
 
 /** A few words of an ad's copy: what a user would type. */
@@ -54,7 +44,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       const started = performance.now()
       await importAds(url)
       imported = (performance.now() - started) / 1000
-      console.log(`\n  imported in ${imported.toFixed(1)} s`)
+      console.log(`  imported in ${imported.toFixed(1)} s`)
     }
     const [key] = await createAccounts(url, 1)
     const port = await freePort()
