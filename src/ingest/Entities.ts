@@ -123,19 +123,23 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
   Effect.gen(function*() {
     const rows = batch.map(withLine(adRow))
     const before = yield* repo.adsBefore(rows)
-    const { errors, written } = yield* repo.upsert(tables.ads, rows)
-    const changed = written.filter((row) => before.get(`${row["library"]}/${row["external_id"]}`)?.content_hash !== row.content_hash)
-    const stored = changed.flatMap((row) => {
-      const old = before.get(`${row["library"]}/${row["external_id"]}`)
+    // Only the ads whose record changed are written again, and returned.
+    const { changed, errors } = yield* repo.upsertAds(rows)
+    const byId = new Map(Array.from(before.values(), (old) => [old.id, old]))
+    const stored = changed.flatMap((ad) => {
+      const old = byId.get(ad.id)
       return old === undefined ? [] : [old]
     })
-    yield* repo.moveLanderCounts(stored.flatMap((old) => (old.lander_id === null ? [] : [old.lander_id])), changed)
+    yield* repo.moveLanderCounts(
+      stored.flatMap((old) => (old.lander_id === null ? [] : [old.lander_id])),
+      changed.flatMap((ad) => (ad.lander_id === null ? [] : [ad.lander_id]))
+    )
     // A changed ad is stored as not counted (TrendCounts.run counts it after the import); what
     // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
     const trends = yield* TrendCounts
     const counted = yield* trends.countedOf(stored.map((old) => old.id))
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
-    yield* trends.pending(changed.map((row) => ({ library: String(row["library"]), external_id: String(row["external_id"]) })))
+    yield* trends.pending(changed)
     return { errors }
   })
 

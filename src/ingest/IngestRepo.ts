@@ -46,6 +46,8 @@ export interface TableSpec {
   readonly computed: ReadonlyArray<readonly [column: string, expression: string]>
   /** Recordset fields only read by refs or computed columns. */
   readonly inputs: ReadonlyArray<Column>
+  /** What the statement returns of each row it inserted or changed (unchanged rows are not written). */
+  readonly returning?: string
 }
 
 const col = (name: string, type: string, absent?: string): Column => (absent === undefined ? { name, type } : { name, type, absent })
@@ -152,7 +154,9 @@ export const tables = {
       { column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }
     ],
     computed: [["search_vector", adSearchVector("r.headline", "ref0.name", "r.description", "r.body")]],
-    inputs: [col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text")]
+    inputs: [col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text")],
+    // What the counts derived from ads need of the ads a batch wrote (`WrittenAd`).
+    returning: `id::text as id, lander_id::text as lander_id, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD') as day`
   },
   shopCategories: {
     table: "shop_categories",
@@ -257,7 +261,8 @@ const upsertStatement = (spec: TableSpec) => {
       from json_to_recordset($1::json) as r(${recordset([...spec.columns, ...spec.inputs])})
       ${joins.join("\n      ")}
     on conflict (${spec.key.join(", ")}) do update set ${updates.join(", ")}
-    where ${spec.table}.content_hash is distinct from excluded.content_hash`
+    where ${spec.table}.content_hash is distinct from excluded.content_hash
+    ${spec.returning === undefined ? "" : `returning ${spec.returning}`}`
 }
 
 const missingStatement = (ref: Ref) =>
@@ -281,6 +286,10 @@ const StoredAdRow = Schema.Struct({
   description: Nullable,
   hook: Nullable
 })
+
+/** An ad a batch inserted or changed, as the ads' upsert returns it (`tables.ads.returning`). */
+const WrittenAd = Schema.Struct({ id: Schema.String, lander_id: Nullable, day: Schema.String })
+export type WrittenAd = typeof WrittenAd.Type
 
 /** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
 export interface StoredAd extends AdCopy {
@@ -338,12 +347,17 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       Effect.gen(function*() {
         const errors = yield* missingRefs(spec, rows)
         const valid = errors.size === 0 ? rows : rows.filter((row) => !errors.has(row.line))
-        if (valid.length > 0) yield* run(statements.get(spec.table)!, [JSON.stringify(valid)])
+        const changed = valid.length === 0 ? [] : yield* run(statements.get(spec.table)!, [JSON.stringify(valid)])
         // Names and popularity changed: the suggestions' strings (migration 0016) no longer hold;
         // until they are computed again, suggestions read the catalog. In the batch's transaction.
         if (valid.length > 0 && suggestionSources.has(spec.table)) yield* run(`delete from shop_rollup_state where entity = 'suggestions'`, [])
-        return { written: valid, errors: Array.from(errors, ([line, error]): LineError => ({ line, error })) }
+        return { written: valid, changed, errors: Array.from(errors, ([line, error]): LineError => ({ line, error })) }
       })
+
+    /** Upserts ads: `upsert`, and the ads it inserted or changed. */
+    const upsertAds = (rows: ReadonlyArray<Row>) =>
+      Effect.flatMap(upsert(tables.ads, rows), ({ changed, errors }) =>
+        Effect.map(Effect.orDie(Schema.decodeUnknown(Schema.Array(WrittenAd))(changed)), (ads) => ({ changed: ads, errors })))
 
     /** Names of advertisers about to change: their ads' full-text documents must follow. */
     const renamedAdvertisers = (rows: ReadonlyArray<Row>) =>
@@ -501,27 +515,22 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       )
 
     /**
-     * Landers' ad counts after a batch changed these ads (issue 20): each lander an ad left
-     * loses one, each it links to now gains one. Landers are locked in id order first, so two
-     * import lanes moving the same counts wait for each other instead of deadlocking; the lock
-     * is the one an update takes (no key update), which the ads' foreign keys (key share) of
-     * the other lane do not block.
+     * Landers' ad counts after a batch changed ads (issue 20): each lander an ad left (`left`)
+     * loses one, each one it links to now (`joined`) gains one (`lander_ad_counts`, migration
+     * 0079). The counts are locked in id order first, so two import lanes moving the same counts
+     * wait for each other instead of deadlocking. The deltas are summed here: reading them back
+     * from the ads cost more than the ads' own upsert.
      */
-    const moveLanderCounts = (left: ReadonlyArray<string>, changed: ReadonlyArray<Row>) => {
-      if (changed.length === 0) return Effect.void
-      const params = [JSON.stringify(changed.map((r) => ({ library: r["library"], external_id: r["external_id"] }))), left]
-      const deltas = `
-        select lander_id, sum(d)::int as d from (
-          select a.lander_id, 1 as d
-            from json_to_recordset($1::json) as r(library text, external_id text)
-            join ads a on a.library = r.library and a.external_id = r.external_id
-           where a.lander_id is not null
-          union all
-          select unnest($2::bigint[]), -1
-        ) moved group by lander_id having sum(d) <> 0`
+    const moveLanderCounts = (left: ReadonlyArray<string>, joined: ReadonlyArray<string>) => {
+      const deltas = new Map<string, number>()
+      for (const id of left) deltas.set(id, (deltas.get(id) ?? 0) - 1)
+      for (const id of joined) deltas.set(id, (deltas.get(id) ?? 0) + 1)
+      const moved = Array.from(deltas).filter(([, d]) => d !== 0).sort(([a], [b]) => Number(a) - Number(b))
+      if (moved.length === 0) return Effect.void
+      const params = [moved.map(([id]) => id), moved.map(([, d]) => d)]
       return Effect.zipRight(
-        run(`select l.id from landers l where l.id in (select lander_id from (${deltas}) d) order by l.id for no key update`, params),
-        run(`update landers l set ads_count = l.ads_count + d.d from (${deltas}) d where l.id = d.lander_id`, params)
+        run(`select c.lander_id from lander_ad_counts c where c.lander_id = any($1::bigint[]) order by c.lander_id for update`, [params[0]]),
+        run(`update lander_ad_counts c set ads_count = c.ads_count + d.d from unnest($1::bigint[], $2::int[]) as d(id, d) where c.lander_id = d.id`, params)
       ).pipe(Effect.asVoid)
     }
 
@@ -530,6 +539,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
 
     return {
       upsert,
+      upsertAds,
       analyze,
       adsBefore,
       moveLanderCounts,

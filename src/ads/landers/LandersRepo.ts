@@ -39,7 +39,10 @@ const toLander = ({ ad_ids, ads_count, ...row }: LanderRow): Lander => ({ ...row
 /** An instant as every view shows it. */
 const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 
-/** The view's columns over `landers l`. */
+/** Landers with their ad counts (migration 0079: every lander has its row). */
+const landersWithCounts = `landers l join lander_ad_counts c on c.lander_id = l.id`
+
+/** The view's columns over `landers l` and `lander_ad_counts c`. */
 const viewColumns = `
   l.external_id as id, l.url, coalesce(l.final_url, l.url) as final_url, l.domain, l.page_type as type,
   l.title, l.headline, l.niche, l.platform, l.countries, l.languages,
@@ -47,7 +50,7 @@ const viewColumns = `
   (select s.external_id from stores s where s.id = l.store_id) as store_id,
   ${isoUtc("l.first_seen")} as first_seen, ${isoUtc("l.last_seen")} as last_seen,
   floor(extract(epoch from (l.last_seen - l.first_seen)) / 86400)::int as days_running,
-  l.ads_count,
+  c.ads_count,
   array(select a.external_id from ads a where a.lander_id = l.id order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids`
 
 /** What an add did; `present` and `full` (at the cap) wrote nothing. */
@@ -62,7 +65,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
     const query = (q: string) => sql`websearch_to_tsquery('english', ${q})`
 
-    /** The filters over `landers l`; every value parameterised. */
+    /** The filters over `landersWithCounts`; every value parameterised. */
     const where = (f: ExploreBody): Fragment => {
       const clauses: ReadonlyArray<Fragment | undefined> = [
         f.q === undefined ? undefined : sql`l.search_vector @@ ${query(f.q)}`,
@@ -76,8 +79,8 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
         f.first_seen_to === undefined ? undefined : sql`l.first_seen < ${endOf(f.first_seen_to)}`,
         f.last_seen_from === undefined ? undefined : sql`l.last_seen >= ${startOf(f.last_seen_from)}`,
         f.last_seen_to === undefined ? undefined : sql`l.last_seen < ${endOf(f.last_seen_to)}`,
-        f.min_ads === undefined ? undefined : sql`l.ads_count >= ${f.min_ads}`,
-        f.max_ads === undefined ? undefined : sql`l.ads_count <= ${f.max_ads}`,
+        f.min_ads === undefined ? undefined : sql`c.ads_count >= ${f.min_ads}`,
+        f.max_ads === undefined ? undefined : sql`c.ads_count <= ${f.max_ads}`,
         f.min_price === undefined ? undefined : sql`l.offer_price >= ${f.min_price}`,
         f.max_price === undefined ? undefined : sql`l.offer_price <= ${f.max_price}`,
         f.currency === undefined ? undefined : sql`l.currency = ${f.currency}`
@@ -94,7 +97,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
         case "newest":
           return sql`l.first_seen desc nulls last, l.external_id`
         case "most_ads":
-          return sql`l.ads_count desc, l.external_id`
+          return sql`c.ads_count desc, c.external_id`
         case "longest_running":
           return sql`(l.last_seen - l.first_seen) desc nulls last, l.external_id`
       }
@@ -118,12 +121,12 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Request: Schema.Void,
             Result: LanderRow,
             execute: () => sql`
-              select ${sql.literal(viewColumns)} from landers l
+              select ${sql.literal(viewColumns)} from ${sql.literal(landersWithCounts)}
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
-          total: count(sql`landers l`, where(filters))
+          total: count(sql.literal(landersWithCounts), where(filters))
         }, { concurrency: 2 }).pipe(Effect.orDie),
 
       /** A lander's row by its imported id. */
@@ -162,7 +165,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Result: FavoriteRow,
             execute: () => sql`
               select ${sql.literal(viewColumns)}, f.created_at as favorited_at
-                from lander_favorites f join landers l on l.id = f.lander_id
+                from lander_favorites f join ${sql.literal(landersWithCounts)} on l.id = f.lander_id
                where f.account_id = ${account}::uuid
                order by f.created_at desc, f.seq desc
                limit ${window.limit} offset ${window.offset}`

@@ -145,13 +145,12 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           Effect.orDie
         ),
 
-      /** These ads (by library and external id), just written, are to be counted: in the import's transaction. */
-      markPending: (ads: ReadonlyArray<{ readonly library: string; readonly external_id: string }>): Effect.Effect<void> =>
+      /** These ads (row ids, and first-seen days), just written, are to be counted: in the import's transaction. */
+      markPending: (ads: ReadonlyArray<{ readonly id: string; readonly day: string }>): Effect.Effect<void> =>
         ads.length === 0 ? Effect.void : sql`
           insert into trend_pending (ad_id, day)
-          select a.id, (a.first_seen at time zone 'UTC')::date from json_to_recordset(${JSON.stringify(ads)}::json) as r(library text, external_id text)
-            join ads a on a.library = r.library and a.external_id = r.external_id
-           order by a.id
+          select p.id, p.day from unnest(${ads.map((a) => a.id)}::bigint[], ${ads.map((a) => a.day)}::date[]) as p(id, day)
+           order by p.id
           on conflict (ad_id) do update set day = excluded.day`.pipe(Effect.asVoid, Effect.orDie),
 
       /**

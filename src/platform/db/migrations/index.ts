@@ -34,6 +34,7 @@ import m0075 from "./0075_oauth_registration_address.js"
 import m0076 from "./0076_session_rate_window.js"
 import m0077 from "./0077_trend_packed_counts.js"
 import m0078 from "./0078_trend_pending_day.js"
+import m0079 from "./0079_lander_ad_counts.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -69,7 +70,8 @@ export const migrations = {
   "0075_oauth_registration_address": m0075,
   "0076_session_rate_window": m0076,
   "0077_trend_packed_counts": m0077,
-  "0078_trend_pending_day": m0078
+  "0078_trend_pending_day": m0078,
+  "0079_lander_ad_counts": m0079
 }
 
 /**
