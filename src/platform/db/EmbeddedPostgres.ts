@@ -57,6 +57,9 @@ const user = "postgres"
 /** Where root keeps a cluster whose data directory the database's user cannot reach (kept across reboots, unlike /tmp). */
 const rootFallbackBase = "/var/lib/adintel"
 
+/** Checkpoint spacing for bulk loads; docker-compose.yml passes the same to its `db` service. */
+export const walSettings = ["max_wal_size=4GB", "checkpoint_timeout=15min"] as const
+
 const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os.totalmem() / 4 / 1024 / 1024)))}MB`
 
 /** What an operator can do when the user PostgreSQL runs as cannot reach its files. */
@@ -117,7 +120,12 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       "-c", "unix_socket_permissions=0700",
       "-c", "TimeZone=UTC",
       "-c", "lc_messages=C",
-      "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers()}`
+      "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers()}`,
+      // Bulk imports (issue 29): a checkpoint makes the next change of each page write the whole
+      // page to the WAL again (data checksums are on). At the default 1 GB a million-ad import
+      // checkpointed every few seconds and most of its WAL was these copies; the WAL is recycled,
+      // so the cost is disk held between checkpoints, not growth.
+      ...walSettings.flatMap((setting) => ["-c", setting])
     ], how())
     const where = [
       `data in ${clusterDir}`,
