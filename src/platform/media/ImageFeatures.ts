@@ -177,27 +177,35 @@ export const syntheticCreative = (seed: number, variant: { readonly noise?: numb
   const random = mulberry32(seed)
   const shift = variant.shift ?? 0
   const canvas = new Float64Array(side * side)
-  const paint = (inside: (x: number, y: number) => boolean, level: (x: number, y: number) => number) => {
-    for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) if (inside(x, y)) canvas[y * side + x] = level(x, y)
-  }
+  // The demo world draws a creative per ad (a million at the bench scale): plain loops, and a
+  // shape visits only its box (clipped to the canvas).
+  const first = (from: number) => Math.max(0, Math.ceil(from))
+  const last = (to: number) => Math.min(side - 1, Math.floor(to))
   // Slopes stay clear of zero so no large area is flat (flat areas make dHash bits coin flips).
   const slope = () => (random() < 0.5 ? -1 : 1) * (0.3 + random() * 0.4)
   const from = random() * 255
   const [gx, gy] = [slope() * 6, slope() * 6]
-  paint(() => true, (x, y) => from + gx * (x - 15.5) + gy * (y - 15.5))
+  for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) canvas[y * side + x] = from + gx * (x - 15.5) + gy * (y - 15.5)
   const shapes = 3 + Math.floor(random() * 3)
   for (let i = 0; i < shapes; i++) {
     const [cx, cy] = [4 + random() * 24 + shift, 4 + random() * 24 + shift]
     const [w, h] = [3 + random() * 10, 3 + random() * 10]
     const [level, sx, sy] = [random() * 255, slope() * 2, slope() * 2]
-    const shade = (x: number, y: number) => level + sx * (x - cx) + sy * (y - cy)
-    if (random() < 0.5) paint((x, y) => Math.abs(x - cx) <= w && Math.abs(y - cy) <= h, shade)
-    else paint((x, y) => (x - cx) ** 2 + (y - cy) ** 2 <= w * w, shade)
+    const rectangle = random() < 0.5
+    const half = rectangle ? h : w
+    for (let y = first(cy - half); y <= last(cy + half); y++) {
+      for (let x = first(cx - w); x <= last(cx + w); x++) {
+        const inside = rectangle ? Math.abs(x - cx) <= w && Math.abs(y - cy) <= h : (x - cx) ** 2 + (y - cy) ** 2 <= w * w
+        if (inside) canvas[y * side + x] = level + sx * (x - cx) + sy * (y - cy)
+      }
+    }
   }
   // Noise from its own generator, so it never changes the layout.
   const jitter = mulberry32(seed ^ 0x5bd1e995)
   const noise = variant.noise ?? 0
-  return Uint8Array.from(canvas, (value) => Math.min(255, Math.max(0, Math.round(value + (jitter() * 2 - 1) * noise))))
+  const pixels = new Uint8Array(side * side)
+  for (let i = 0; i < pixels.length; i++) pixels[i] = Math.min(255, Math.max(0, Math.round(canvas[i]! + (jitter() * 2 - 1) * noise)))
+  return pixels
 }
 
 /** A synthetic creative as a `size`x`size` PNG: real image bytes for tests and demo data. */
