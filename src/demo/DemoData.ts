@@ -10,7 +10,8 @@ import { ProductImages } from "../stores/visual/ProductImages.js"
 import { type ScaleName, scales, world } from "./World.js"
 
 export interface DemoProgress {
-  readonly entity: EntityName
+  /** What is being loaded: an entity, or the ads' creatives (drawn and hashed, one per ad with media). */
+  readonly entity: EntityName | "creatives"
   /** Records written so far, over all entities, and how many there will be. */
   readonly done: number
   readonly total: number
@@ -44,7 +45,8 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
           const today = now.toISOString().slice(0, 10)
           const generated = world({ scale: scales[scale], seed, today })
           const chosen = entityNames.filter((name) => only.includes(name))
-          const total = chosen.reduce((n, name) => n + generated.counts[name], 0)
+          // The creatives count as one per ad: the ads without media are passed over unseen.
+          const total = chosen.reduce((n, name) => n + generated.counts[name], 0) + (chosen.includes("ads") ? generated.counts.ads : 0)
           let before = 0
           const reports: Partial<Record<EntityName, IngestReport>> = {}
           for (const entity of chosen) {
@@ -67,11 +69,15 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
               }
             }),
             Stream.grouped(2_000),
-            Stream.runForEach((batch) => creatives.record(Chunk.toReadonlyArray(batch), now))
+            Stream.runForEach((batch) =>
+              creatives.record(Chunk.toReadonlyArray(batch), now).pipe(Effect.zipRight(Effect.suspend(() => {
+                before += Chunk.size(batch)
+                return onProgress({ entity: "creatives", done: before, total })
+              }))))
           )
           if (chosen.includes("ads")) yield* transcripts.seed([...generated.transcripts()], now)
-          // Hosted stores' product images are drawn and indexed for visual search (not at the bench scale: its benchmark indexes its own).
-          if (chosen.includes("store-products") && scale !== "bench") yield* productImages.index(generated.storeImages())
+          // Hosted stores' product images are drawn and indexed for visual search (not at the bench scales: its benchmark indexes its own).
+          if (chosen.includes("store-products") && (scale === "small" || scale === "demo")) yield* productImages.index(generated.storeImages())
           // Explore's standard periods, summed ahead once the series are in.
           if (chosen.includes("shop-metrics")) yield* rollups.refreshStale
           yield* onProgress({ entity: "shop-metrics", done: total, total })
