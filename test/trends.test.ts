@@ -1,7 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { type Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Deferred, type Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
@@ -199,6 +200,33 @@ describe("trends", () => {
         yield* ingestAll("ads", [{ ...copies[2]!, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" }])
         expect(yield* topics()).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 7, 1, 100) })
       }))
+
+    it.effect("an emptied pending table gives its space back, never while it has rows or another transaction holds it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const repo = yield* TrendsRepo
+        const indexBytes = Effect.map(sql<{ bytes: number }>`select pg_relation_size('trend_pending_pkey')::int as bytes`, ([row]) => row!.bytes)
+        expect(yield* indexBytes).toBeGreaterThan(8192)
+        // A row pending (uncommitted, so no counter sees it): kept, and so is the table.
+        const withRow = sql.withTransaction(Effect.gen(function*() {
+          yield* sql`insert into trend_pending (ad_id, day) select id, '1969-12-31' from ads order by id limit 1`
+          const compacted = yield* repo.compactPending
+          const [{ n }] = yield* sql<{ n: number }>`select count(*)::int as n from trend_pending`
+          return yield* Effect.fail({ compacted, n })
+        })).pipe(Effect.flip)
+        expect(yield* withRow).toEqual({ compacted: false, n: 1 })
+        // Another transaction holding the table: not waited for.
+        const locked = yield* Deferred.make<void>()
+        const holder = yield* sql.withTransaction(
+          sql`lock table trend_pending in row exclusive mode`.pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Effect.never))
+        ).pipe(Effect.fork)
+        yield* Deferred.await(locked)
+        expect(yield* repo.compactPending).toBe(false)
+        yield* Fiber.interrupt(holder)
+        // Empty and free: truncated, the index back to its first page.
+        expect(yield* repo.compactPending).toBe(true)
+        expect(yield* indexBytes).toBe(8192)
+      }).pipe(Effect.provide(TrendsRepo.Default)))
 
     it.effect("any limit is a prefix; a niche no filter can name counts under any niche only", () =>
       Effect.gen(function*() {

@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option, Schema } from "effect"
 import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
+import { sqlStateOf } from "../platform/db/Database.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
 /**
@@ -305,10 +306,9 @@ export class DataRefused extends Data.TaggedError("DataRefused")<{ readonly reas
 
 /** PostgreSQL's reason, when a defect is its refusal of the data rather than a failure of its own. */
 const dataException = (defect: unknown): Option.Option<string> => {
-  if (!(defect instanceof SqlError)) return Option.none()
+  const code = sqlStateOf(defect)
+  if (code === undefined || !/^2[23]/.test(code) || !(defect instanceof SqlError)) return Option.none()
   const cause: unknown = defect.cause
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
-  if (!/^2[23]/.test(code)) return Option.none()
   return Option.some(oneLine(cause instanceof Error ? cause.message : code, 160))
 }
 

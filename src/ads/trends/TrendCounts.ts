@@ -240,6 +240,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           body: ({ total }) => Effect.flatMap(countBatch(size, wait), (n) => Effect.as(counted(n), { total: total + n, last: n }))
         })
         const totals = yield* Effect.all(wait ? [lane] : [lane, lane], { concurrency: "unbounded" })
+        if (bulk) yield* repo.compactPending
         return totals.reduce((n, { total }) => n + total, 0)
       }).pipe(Effect.withSpan("TrendCounts.countAll"))
 

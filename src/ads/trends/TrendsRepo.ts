@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { unboundedStatements } from "../../platform/db/Database.js"
+import { sqlStateOf, unboundedStatements } from "../../platform/db/Database.js"
 
 /** A term of the dictionary. */
 export interface Term {
@@ -144,6 +144,28 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           Effect.map((rows) => new Set(rows.map((r) => r.id))),
           Effect.orDie
         ),
+
+      /**
+       * Gives the pending table's space back once a bulk count emptied it: a million deleted
+       * rows leave a 60 MB index that vacuum cannot shrink. Only when no other transaction
+       * holds the table (`nowait`: an import or a counter at work is never waited for, nor
+       * blocked) and it is empty; whether it did.
+       */
+      compactPending: Effect.gen(function*() {
+        const [{ empty }] = yield* sql<{ empty: boolean }>`select not exists (select 1 from trend_pending) as empty`
+        if (!empty) return false
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`lock table trend_pending in access exclusive mode nowait`
+          const [{ still }] = yield* sql<{ still: boolean }>`select not exists (select 1 from trend_pending) as still`
+          if (still) yield* sql`truncate trend_pending`
+          return still
+        }))
+      }).pipe(
+        // 55P03: lock_not_available, someone holds the table; a later count tries again.
+        Effect.catchIf((e) => sqlStateOf(e) === "55P03", () => Effect.succeed(false)),
+        Effect.orDie,
+        Effect.withSpan("TrendsRepo.compactPending")
+      ),
 
       /** These ads (row ids, and first-seen days), just written, are to be counted: in the import's transaction. */
       markPending: (ads: ReadonlyArray<{ readonly id: string; readonly day: string }>): Effect.Effect<void> =>

@@ -1,3 +1,4 @@
+import { SqlError } from "@effect/sql/SqlError"
 import type { SqlClient } from "@effect/sql"
 import Pg from "pg"
 import { PgClient } from "@effect/sql-pg"
@@ -33,6 +34,12 @@ export const unboundedStatements = (sql: SqlClient.SqlClient) => sql`set local s
  * The embedded PostgreSQL cannot start where it is configured to: `message` is one sentence
  * naming the path, the reason and the fix, for the operator as it is.
  */
+/** PostgreSQL's SQLSTATE of a failed statement (`55P03`, `23505`, ...), when the failure carries one. */
+export const sqlStateOf = (error: unknown): string | undefined => {
+  const cause: unknown = error instanceof SqlError ? error.cause : undefined
+  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+}
+
 export class EmbeddedDatabaseUnavailable extends Data.TaggedError("EmbeddedDatabaseUnavailable")<{ readonly message: string }> {}
 
 /**
