@@ -201,6 +201,41 @@ describe("trends", () => {
         expect(yield* topics()).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 7, 1, 100) })
       }))
 
+    it.effect("one file imported twice at once, then again, then edited and moved: each ad counted once, landers' counts exact", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        const ingest = yield* Ingest
+        const topics = () => Effect.map(post(api_key, "/api/v1/trends/topics", { window_days: 30, min_count: 1, limit: 100 }), (a) => a.json)
+        const landerCountsOff = Effect.map(sql<{ n: number }>`
+          select count(*)::int as n from lander_ad_counts c
+           where c.ads_count <> (select count(*) from ads a where a.lander_id = c.lander_id)`, ([row]) => row!.n)
+        const linked = worldAds.filter((ad) => ad.library === "social" && ad.body !== null && ad.lander_external_id !== null)
+        const file: Array<WorldRecord> = Array.from({ length: 40 }, (_, i) => ({
+          ...linked[i % linked.length]!,
+          external_id: `trend-same-file-${i}`,
+          first_seen: `${addDays(yesterday, -(i % 20))}T08:00:00Z`,
+          last_seen: `${yesterday}T09:00:00Z`,
+          days_running: null, start_date: null, end_date: null, variant_group: null,
+          headline: `The okapine kettle number ${i % 3}`
+        }))
+        const ndjson = Stream.make(new TextEncoder().encode(file.map((ad) => JSON.stringify(ad)).join("\n")))
+        const [first, second] = yield* Effect.all([ingest.lines("ads", ndjson), ingest.lines("ads", ndjson)], { concurrency: 2 })
+        expect([first.accepted, second.accepted]).toEqual([40, 40])
+        yield* ingestAll("ads", file)
+        expect(yield* topics()).toEqual({ success: true, ...risingOf([...worldAds, ...file], "phrase", {}, 30, 1, 100) })
+        expect(yield* landerCountsOff).toBe(0)
+        // Edited (new copy), moved (another day, another lander) and sent twice at once again.
+        const otherLander = linked.find((ad) => ad.lander_external_id !== file[0]!.lander_external_id)!.lander_external_id
+        const moved = file.map((ad, i) => (i % 4 === 0 ? { ...ad, headline: "A brand new okapine teapot", first_seen: `${addDays(yesterday, -25)}T08:00:00Z`, lander_external_id: otherLander } : ad))
+        yield* Effect.all([ingestAll("ads", moved), ingestAll("ads", moved)], { concurrency: 2 })
+        expect(yield* topics()).toEqual({ success: true, ...risingOf([...worldAds, ...moved], "phrase", {}, 30, 1, 100) })
+        expect(yield* landerCountsOff).toBe(0)
+        // Out of every window again, for the tests after this one.
+        yield* ingestAll("ads", moved.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" })))
+        expect(yield* topics()).toEqual({ success: true, ...risingOf(worldAds, "phrase", {}, 30, 1, 100) })
+      }))
+
     it.effect("an emptied pending table gives its space back, never while it has rows or another transaction holds it", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
