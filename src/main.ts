@@ -16,10 +16,13 @@ const Main = Layer.mergeAll(
 )
 
 Layer.launch(Main).pipe(
-  // An embedded database that cannot start is its sentence (path, reason, fix) on stderr, not a
-  // stack trace; any other failure is reported in full, as runMain would. Exit code 1.
+  // An embedded database that cannot start, or a database that skipped a migration, is its
+  // sentence (what, why, the fix) on stderr, not a stack trace; any other failure is reported in
+  // full, as runMain would. Exit code 1.
   Effect.tapErrorCause((cause) => {
-    const failure = Cause.failureOption(cause).pipe(Option.filter(Predicate.isTagged("EmbeddedDatabaseUnavailable")))
+    const failure = Cause.failureOption(cause).pipe(
+      Option.filter((e) => Predicate.isTagged(e, "EmbeddedDatabaseUnavailable") || Predicate.isTagged(e, "MigrationSkipped"))
+    )
     if (Option.isSome(failure)) return Console.error(failure.value.message)
     return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(cause)
   }),

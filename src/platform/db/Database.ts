@@ -4,7 +4,7 @@ import Pg from "pg"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
-import { migrate } from "./migrations/index.js"
+import { migrate, MigrationSkipped } from "./migrations/index.js"
 
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
 export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
@@ -96,12 +96,12 @@ export const clientLayer = (url: Redacted.Redacted) =>
  * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
  * Migrated before anything else sees it.
  */
-export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseUnavailable> = Layer.unwrapScoped(
+export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseUnavailable | MigrationSkipped> = Layer.unwrapScoped(
   Effect.gen(function*() {
     const configured = yield* Effect.orDie(databaseUrl)
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
     return Layer.orDie(clientLayer(url))
   })
-).pipe(Layer.tap((context) => Effect.orDie(Effect.provide(migrate, context))))
+).pipe(Layer.tap((context) => Effect.provide(migrate, context)))
 
-export { migrate }
+export { migrate, MigrationSkipped }

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import m0001 from "./0001_gateway.js"
 import m0002 from "./0002_catalog.js"
 import m0003 from "./0003_sessions.js"
@@ -17,15 +17,15 @@ import m0014 from "./0014_shop_rollups.js"
 import m0015 from "./0015_transcripts.js"
 import m0016 from "./0016_shop_suggestions.js"
 import m0017 from "./0017_gateway_hardening.js"
-import m0030 from "./0030_brand_ad_signals.js"
-import m0040 from "./0040_workspace.js"
-import m0060 from "./0060_stores.js"
-import m0070 from "./0070_oauth.js"
 import m0020 from "./0020_brand_follows.js"
 import m0021 from "./0021_notifications.js"
 import m0022 from "./0022_account_events.js"
+import m0030 from "./0030_brand_ad_signals.js"
+import m0040 from "./0040_workspace.js"
 import m0050 from "./0050_landers.js"
 import m0051 from "./0051_trends.js"
+import m0060 from "./0060_stores.js"
+import m0070 from "./0070_oauth.js"
 import m0071 from "./0071_trend_pending.js"
 import m0072 from "./0072_trend_totals.js"
 import m0073 from "./0073_lander_sorts.js"
@@ -54,15 +54,15 @@ export const migrations = {
   "0015_transcripts": m0015,
   "0016_shop_suggestions": m0016,
   "0017_gateway_hardening": m0017,
-  "0030_brand_ad_signals": m0030,
-  "0040_workspace": m0040,
-  "0060_stores": m0060,
-  "0070_oauth": m0070,
   "0020_brand_follows": m0020,
   "0021_notifications": m0021,
   "0022_account_events": m0022,
+  "0030_brand_ad_signals": m0030,
+  "0040_workspace": m0040,
   "0050_landers": m0050,
   "0051_trends": m0051,
+  "0060_stores": m0060,
+  "0070_oauth": m0070,
   "0071_trend_pending": m0071,
   "0072_trend_totals": m0072,
   "0073_lander_sorts": m0073,
@@ -74,10 +74,29 @@ export const migrations = {
   "0079_lander_ad_counts": m0079
 }
 
+/** A migration's number: the digits its name starts with (as the `@effect/sql` Migrator reads them). */
+export const migrationId = (name: string) => Number(name.split("_")[0])
+
+/**
+ * The database ran a migration later than one the code knows and it never ran. The Migrator
+ * runs only migrations numbered above the latest applied, so that one would never run, and
+ * nothing would say so. `message` is one sentence for the operator: the missing migration and
+ * what to do.
+ */
+export class MigrationSkipped extends Data.TaggedError("MigrationSkipped")<{ readonly message: string }> {}
+
+/** The code's migrations a database never ran though it ran a later one: none on a database that can migrate. */
+export const skipped = (applied: ReadonlyArray<number>) => {
+  const latest = Math.max(0, ...applied)
+  const ran = new Set(applied)
+  return Object.keys(migrations).filter((name) => migrationId(name) < latest && !ran.has(migrationId(name)))
+}
+
 /**
  * Runs the migrations, one start-up at a time across replicas: an advisory lock held for the
  * transaction. The Migrator probes for its table with a query that would abort our
  * transaction when the table is missing, so the table is created first, as it would create it.
+ * A database that skipped one (`skipped`) is refused before anything runs.
  */
 export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -91,8 +110,22 @@ export const migrate = Effect.gen(function*() {
         created_at timestamp with time zone not null default now(),
         name text not null
       )`
+      const applied = yield* sql<{ id: number; name: string }>`select migration_id as id, name from effect_sql_migrations order by migration_id`
+      const missing = skipped(applied.map((m) => m.id))
+      if (missing.length > 0) {
+        const latest = applied[applied.length - 1]!
+        return yield* new MigrationSkipped({
+          message: `This database never ran migration ${missing.join(", ")} but already ran the later ` +
+            `${String(latest.id).padStart(4, "0")}_${latest.name}, and migrations only run above the latest applied: ` +
+            `restore a backup taken before that one, or apply src/platform/db/migrations/${missing[0]}.ts by hand and ` +
+            `record it in effect_sql_migrations, then start again.`
+        })
+      }
       yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
     })
   )
-})
-
+}).pipe(
+  // A statement that fails is the database's own failure, not the operator's to fix: a defect.
+  Effect.catchTags({ SqlError: Effect.die, MigrationError: Effect.die }),
+  Effect.withSpan("Database.migrate")
+)
