@@ -12,7 +12,7 @@ import { type RecordOf, records } from "./Views.js"
  * The SQL of the short-video shop's catalog read model: the records' views with their period
  * metrics, found, sorted and paged (explore and the lists of the detail pages), trending and
  * title search, the daily series, the category tree and the rollups. Reads the catalog tables
- * of migration 0002 with the indexes of 0011 and the rollups of 0014. Only `ShopCatalog` uses
+ * of migration 0002 with the indexes of 0013 and the rollups of 0014. Only `ShopCatalog` uses
  * it; every row is decoded through the schema of what it selects.
  */
 

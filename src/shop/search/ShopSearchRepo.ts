@@ -42,7 +42,7 @@ export type ByType = ReadonlyMap<SuggestionType, ReadonlyArray<Suggestion>>
 const SuggestionRow = Schema.Struct({ type: Schema.Literal(...suggestionTypes), text: Schema.String, id: Schema.String })
 
 /**
- * The SQL of suggestions: the catalog's strings (tables of migration 0002, indexes of 0011) and
+ * The SQL of suggestions: the catalog's strings (tables of migration 0002, indexes of 0013) and
  * those summed ahead (0016). Trending and title search read the catalog through `ShopCatalog`.
  */
 export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/ShopSearchRepo", {
@@ -51,7 +51,7 @@ export class ShopSearchRepo extends Effect.Service<ShopSearchRepo>()("adintel/Sh
 
     /**
      * Where each type's strings live and what makes them popular: a stored column where there
-     * is one (0011 indexes it in this order), else a category's GMV over the period, computed,
+     * is one (0013 indexes it in this order), else a category's GMV over the period, computed,
      * which is cheap for a table of a few hundred rows.
      */
     const sources: Record<SuggestionType, {
