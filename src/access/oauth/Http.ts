@@ -8,7 +8,7 @@ import * as Routes from "../gateway/Http.js"
 import { maxNextLength } from "../session/Api.js"
 import { ConnectedClients } from "../session/ConnectedClients.js"
 import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
-import { page, sameOrigin, seeOther } from "../session/Http.js"
+import { crossSiteRefusal, page, seeOther } from "../../platform/Pages.js"
 import { Sessions } from "../session/Sessions.js"
 import { sessionOf } from "../session/SignedIn.js"
 import { OAuthContract } from "./Api.js"
@@ -165,8 +165,8 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
     const decide = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       // S1: a decision only from this service's own page.
-      const crossSite = yield* Effect.either(sameOrigin(request, config))
-      if (Either.isLeft(crossSite)) return errorPage(crossSite.left.error, 403)
+      const crossSite = crossSiteRefusal(request, config)
+      if (crossSite !== undefined) return errorPage(crossSite, 403)
       const form = yield* bodyParams(request)
       if (Either.isLeft(form)) return errorPage("The consent form was malformed.")
       const session = yield* sessionOf(sessions, request, config)

@@ -1,9 +1,9 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
-import { randomBytes } from "node:crypto"
 import { SessionContract } from "./Api.js"
 import { AppConfig, type AppSettings } from "../../platform/AppConfig.js"
 import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
+import { crossSiteRefusal, page, seeOther } from "../../platform/Pages.js"
 import { Caller, Unauthorized } from "../gateway/Api.js"
 import { CrossSiteRequest, SessionAuth } from "./Api.js"
 import { ConnectedClients } from "./ConnectedClients.js"
@@ -17,50 +17,14 @@ import { InFlight } from "../gateway/InFlight.js"
 
 type Request = HttpServerRequest.HttpServerRequest
 
-const originOf = (value: string | undefined) => {
-  if (value === undefined) return undefined
-  try {
-    return new URL(value).origin
-  } catch {
-    return "null"
-  }
-}
-
-/**
- * S1: a state-changing session request must come from this service's own pages. Browsers send
- * Origin with every form post; Referer stands in where a privacy setting dropped Origin.
- */
-export const sameOrigin = (request: Request, config: AppSettings) => {
-  const origin = request.headers["origin"] ?? originOf(request.headers["referer"])
-  if (origin === undefined) return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin header missing" }))
-  if (origin !== baseUrl(request, config)) {
-    return Effect.fail(new CrossSiteRequest({ error: "Cross-site request refused: Origin does not match this service" }))
-  }
-  return Effect.void
+/** S1: a state-changing session request must come from this service's own pages. */
+const sameOrigin = (request: Request, config: AppSettings) => {
+  const refusal = crossSiteRefusal(request, config)
+  return refusal === undefined ? Effect.void : Effect.fail(new CrossSiteRequest({ error: refusal }))
 }
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
-/** Session pages are private and never framed; their one inline script carries a nonce. */
-export const page = (body: (nonce: string) => string, status = 200, headers: Record<string, string> = {}) => {
-  const nonce = randomBytes(16).toString("base64")
-  return HttpServerResponse.text(body(nonce), {
-    status,
-    contentType: "text/html; charset=utf-8",
-    headers: {
-      "cache-control": "no-store",
-      "x-frame-options": "DENY",
-      "referrer-policy": "same-origin",
-      "content-security-policy":
-        `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-      ...headers
-    }
-  })
-}
-
-export const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
-
-/** S1/S4: the session cookie as authentication; provides the account as a caller, no charge. */
 export const SessionAuthLive = Layer.effect(
   SessionAuth,
   Effect.gen(function*() {
