@@ -126,7 +126,8 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
-          total: count(sql.literal(landersWithCounts), where(filters))
+          // Every lander has its count row: the total joins it only when a filter reads it.
+          total: count(sql.literal(filters.min_ads === undefined && filters.max_ads === undefined ? "landers l" : landersWithCounts), where(filters))
         }, { concurrency: 2 }).pipe(Effect.orDie),
 
       /** A lander's row by its imported id. */
