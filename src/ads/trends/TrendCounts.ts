@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Option, Queue, Schedule, SubscriptionRef } from "effect"
+import { Array as Arr, Clock, Context, Duration, Effect, Option, Queue, Schedule, SubscriptionRef } from "effect"
 import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { progressOf } from "../../platform/Progress.js"
 import { historyDays } from "./Api.js"
@@ -45,9 +45,6 @@ const monthOfNumber = (n: number): UtcDay => `${String(Math.floor(n / 12)).padSt
 const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
 
-/** Lists of at most `size`. */
-const chunks = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 /**
  * Keeps the daily phrase and hook counts of trends (issues 20 and 29, INTERPRETATIONS L2) and the
@@ -80,8 +77,8 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     const idsOfTerms = (wanted: ReadonlyArray<ReadonlySet<string>>, into: typeof termIds) =>
       Effect.gen(function*() {
         const unknown = wanted.flatMap((terms, kind) => [...terms].filter((term) => !into[kind]!.has(term)).map((term) => ({ kind, term })))
-        for (const part of chunks(unknown, rowsPerStatement)) {
-          for (const t of yield* ownTransaction(repo.termIds(part))) into[t.kind as 0 | 1].set(t.term, t.id)
+        for (const part of Arr.chunksOf(unknown, rowsPerStatement)) {
+          for (const t of yield* ownTransaction(repo.termIds(part))) (t.kind === termKinds.hook ? into[1] : into[0]).set(t.term, t.id)
         }
       })
 
@@ -177,12 +174,12 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           }
           return { key, kind: Math.floor(kindDay / daysKept), day, cell, deltas }
         })
-        for (const part of chunks(dayRows, rowsPerStatement)) {
+        for (const part of Arr.chunksOf(dayRows, rowsPerStatement)) {
           const stored = new Map((yield* repo.daysOf(part)).map((r) => [(r.kind * daysKept + dayNumber(r.day)) * cellsKept + r.cell, r.counts]))
           yield* repo.writeDays(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 1)) })))
         }
         const monthRows = [...months].map(([key, deltas]) => ({ key, term: Math.floor(key / monthsKept), month: monthOfNumber(key % monthsKept), deltas }))
-        for (const part of chunks(monthRows, rowsPerStatement)) {
+        for (const part of Arr.chunksOf(monthRows, rowsPerStatement)) {
           const stored = new Map((yield* repo.monthsOf(part)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
           yield* repo.writeMonths(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 2)) })))
         }

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { sqlStateOf, unboundedStatements } from "../../platform/db/Database.js"
+import { countOf } from "../../platform/db/Rows.js"
 
 /** A term of the dictionary. */
 export interface Term {
@@ -128,10 +129,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
 
       /** How many ads are not counted yet: for the progress of a long count. */
-      pendingCount: sql<{ n: number }>`select count(*)::int as n from trend_pending`.pipe(
-        Effect.map(([row]) => row?.n ?? 0),
-        Effect.orDie
-      ),
+      pendingCount: countOf(sql`select count(*)::int as n from trend_pending`).pipe(Effect.orDie),
 
       /**
        * Which of these ads (row ids) are not counted yet, their pending rows locked to the
@@ -152,13 +150,13 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * blocked) and it is empty; whether it did.
        */
       compactPending: Effect.gen(function*() {
-        const [{ empty }] = yield* sql<{ empty: boolean }>`select not exists (select 1 from trend_pending) as empty`
-        if (!empty) return false
+        const pending = countOf(sql`select count(*)::int as n from (select 1 from trend_pending limit 1) p`)
+        if ((yield* pending) > 0) return false
         return yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`lock table trend_pending in access exclusive mode nowait`
-          const [{ still }] = yield* sql<{ still: boolean }>`select not exists (select 1 from trend_pending) as still`
-          if (still) yield* sql`truncate trend_pending`
-          return still
+          const empty = (yield* pending) === 0
+          if (empty) yield* sql`truncate trend_pending`
+          return empty
         }))
       }).pipe(
         // 55P03: lock_not_available, someone holds the table; a later count tries again.

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import { Data, Effect } from "effect"
+import { Data, Effect, Schema } from "effect"
 import m0001 from "./0001_gateway.js"
 import m0002 from "./0002_catalog.js"
 import m0003 from "./0003_sessions.js"
@@ -74,6 +74,9 @@ export const migrations = {
   "0079_lander_ad_counts": m0079
 }
 
+/** The migrations a database ran, as the Migrator's table records them. */
+const Applied = Schema.Array(Schema.Struct({ id: Schema.Int, name: Schema.String }))
+
 /** A migration's number: the digits its name starts with (as the `@effect/sql` Migrator reads them). */
 export const migrationId = (name: string) => Number(name.split("_")[0])
 
@@ -110,7 +113,9 @@ export const migrate = Effect.gen(function*() {
         created_at timestamp with time zone not null default now(),
         name text not null
       )`
-      const applied = yield* sql<{ id: number; name: string }>`select migration_id as id, name from effect_sql_migrations order by migration_id`
+      const applied = yield* sql`select migration_id as id, name from effect_sql_migrations order by migration_id`.pipe(
+        Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(Applied)(rows)))
+      )
       const missing = skipped(applied.map((m) => m.id))
       if (missing.length > 0) {
         const latest = applied[applied.length - 1]!
