@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Packed from "../src/ads/trends/Packed.js"
 import { phrasesOf } from "../src/ads/trends/Phrases.js"
 import { candidates, codePointOrder, growthOf, kept, listed, phraseFolding, type Tally } from "../src/ads/trends/Ranking.js"
+import { type CountedAd, Counters, sumDays, sumMonths } from "../src/ads/trends/Sums.js"
 
 /**
  * The pure parts of trends at scale (issue 29): packed counts (what the daily counts are stored
@@ -51,6 +52,67 @@ describe("packed counts", () => {
     expect(Packed.merge(bytes, Packed.sortedDeltas(new Map([...ids].map(([id]) => [id, -1] as const)), 1))).toBeUndefined()
     expect(Packed.unpackTallies(Packed.packTallies([{ id: 5, count: 300, previous: 0 }, { id: 2 ** 30, count: 1, previous: 70_000 }])))
       .toEqual([{ id: 5, count: 300, previous: 0 }, { id: 2 ** 30, count: 1, previous: 70_000 }])
+  })
+})
+
+describe("a batch's sums", () => {
+  /** Entries of a count list, as [key..., count]. */
+  const entriesOf = (list: Packed.CountList) =>
+    Array.from({ length: list.length }, (_, i) => [...list.keys.map((k) => k[i]!), list.counts[i]!])
+
+  it("equal a map of sums per day row and per term and month, cancelled entries left out, with the counters left at zero", () => {
+    const next = random(11)
+    // Small counters, so that the batches grow them.
+    const counters = new Counters()
+    // Days 0..69 in months of 31 days (as a test's numbering: only their order and month matter).
+    const monthAndDay = (day: number) => ({ month: Math.floor(day / 31), dayInMonth: day % 31 })
+    for (let round = 0; round < 20; round++) {
+      const ads: Array<CountedAd> = []
+      for (let i = 0; i < 1 + Math.floor(next() * 400); i++) {
+        const pick = (n: number, range: number) => [...new Set(Array.from({ length: n }, () => Math.floor(next() * range)))]
+        const ad = {
+          sign: 1,
+          day: Math.floor(next() * 70),
+          cells: pick(1 + Math.floor(next() * 4), 40),
+          terms: [pick(Math.floor(next() * 12), round < 10 ? 300 : 200_000), next() < 0.7 ? pick(1, 90_000) : []]
+        }
+        ads.push(ad)
+        // Some ads are taken back as they were (an edit that changes nothing): their sums cancel.
+        if (next() < 0.2) ads.push({ ...ad, sign: -1 })
+      }
+      const days = new Map<string, number>()
+      const months = new Map<string, number>()
+      for (const ad of ads) {
+        ad.terms.forEach((terms, kind) => {
+          for (const cell of ad.cells) {
+            for (const term of terms) {
+              const day = `${kind}/${ad.day}/${cell}/${term}`
+              days.set(day, (days.get(day) ?? 0) + ad.sign)
+              const { dayInMonth, month } = monthAndDay(ad.day)
+              const key = `${term}/${month}/${cell}/${dayInMonth}`
+              months.set(key, (months.get(key) ?? 0) + ad.sign)
+            }
+          }
+        })
+      }
+      const daySums = sumDays(ads, counters)
+      const gotDays = daySums.flatMap((row) => entriesOf(row.deltas).map(([term, n]) => [`${row.kind}/${row.day}/${row.cell}/${term}`, n] as const))
+      const order = (x: readonly [string, number], y: readonly [string, number]) => (x[0] < y[0] ? -1 : 1)
+      expect([...gotDays].sort(order)).toEqual([...days].filter(([, n]) => n !== 0).sort(order))
+      // Rows in (kind, day, cell) order, each row's terms ascending.
+      expect(daySums.map((r) => [r.kind, r.day, r.cell])).toEqual(daySums.map((r) => [r.kind, r.day, r.cell]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!))
+      for (const row of daySums) expect([...row.deltas.keys[0]!]).toEqual([...row.deltas.keys[0]!].sort((a, b) => a - b))
+
+      const monthSums = sumMonths(daySums, counters, monthAndDay)
+      const gotMonths = monthSums.flatMap((row) => entriesOf(row.deltas).map(([cell, day, n]) => [`${row.term}/${row.month}/${cell}/${day}`, n!] as const))
+      expect([...gotMonths].sort(order)).toEqual([...months].filter(([, n]) => n !== 0).sort(order))
+      expect(monthSums.map((r) => [r.term, r.month])).toEqual(monthSums.map((r) => [r.term, r.month]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!))
+      for (const row of monthSums) {
+        const keys = entriesOf(row.deltas).map(([cell, day]) => cell! * 32 + day!)
+        expect(keys).toEqual([...new Set(keys)].sort((a, b) => a - b))
+      }
+      expect(counters.counts.every((n) => n === 0)).toBe(true)
+    }
   })
 })
 

@@ -6,6 +6,7 @@ import { historyDays } from "./Api.js"
 import * as Packed from "./Packed.js"
 import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
+import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
 import { type Cell, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
 import { cellKey, cellsOfAd, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
 
@@ -40,6 +41,12 @@ const dayNumber = (day: UtcDay) => Math.round((startOf(day) - firstDay) / 86_400
 const dayOfNumber = (n: number): UtcDay => new Date(firstDay + n * 86_400_000).toISOString().slice(0, 10)
 const monthNumber = (day: UtcDay) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1
 const monthOfNumber = (n: number): UtcDay => `${String(Math.floor(n / 12)).padStart(4, "0")}-${String((n % 12) + 1).padStart(2, "0")}-01`
+const monthAndDay = (n: number) => {
+  const day = dayOfNumber(n)
+  return { month: monthNumber(day), dayInMonth: dayInMonth(day) }
+}
+/** A row of trend_days as one number. */
+const dayRowKey = (kind: number, day: number, cell: number) => (kind * daysKept + day) * cellsKept + cell
 
 /** Runs `effect` outside the caller's transaction, on a connection of its own, committed at once. */
 const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -94,10 +101,13 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
      */
     const reading = yield* Effect.makeSemaphore(1)
 
+    /** The dense counters of the sums (Sums.ts). */
+    const counters = new Counters()
+
     /**
-     * A batch's counts summed in memory by row of trend_days (its kind, day and cell, one
-     * number), then term: each row looked up once per ad, inner keys small integers. Asks the
-     * dictionaries for ids they do not hold; takes no lock.
+     * A batch's counts summed in memory (Sums.ts): the rows of trend_days it adds to, by kind,
+     * day and cell, and those of trend_series, by term and month. Asks the dictionaries for ids
+     * they do not hold; takes no lock.
      */
     const sum = (changes: ReadonlyArray<AdChange>) =>
       Effect.gen(function*() {
@@ -119,69 +129,39 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         yield* idsOfTerms(terms, [phraseIds, hookIds])
         yield* idsOfCells(cells, cellIdsNow)
 
-        const days = new Map<number, Map<number, number>>()
         const counted = new Set<UtcDay>()
-        const rowOf = (key: number) => {
-          let row = days.get(key)
-          if (row === undefined) days.set(key, row = new Map())
-          return row
-        }
+        const ads: Array<CountedAd> = []
         for (const { ad, sign } of signed) {
           const day = dayNumber(ad.day)
           // A day no window or history will reach (before 1800, after 2158) is not counted.
           if (day < 0 || day >= daysKept) continue
           counted.add(ad.day)
-          const hook = ad.hook === undefined ? undefined : hookIds.get(ad.hook)!
-          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
-            const id = cellIdsNow.get(cellKey(cell))!
-            if (ad.phrases.length > 0) {
-              const row = rowOf((termKinds.phrase * daysKept + day) * cellsKept + id)
-              for (const phrase of ad.phrases) {
-                const term = phraseIds.get(phrase)!
-                row.set(term, (row.get(term) ?? 0) + sign)
-              }
-            }
-            if (hook !== undefined) {
-              const row = rowOf((termKinds.hook * daysKept + day) * cellsKept + id)
-              row.set(hook, (row.get(hook) ?? 0) + sign)
-            }
-          }
+          const byKind: Array<ReadonlyArray<number>> = []
+          byKind[termKinds.phrase] = ad.phrases.map((phrase) => phraseIds.get(phrase)!)
+          byKind[termKinds.hook] = ad.hook === undefined ? [] : [hookIds.get(ad.hook)!]
+          ads.push({ sign, day, cells: cellsOfAd(ad.library, ad.niche, ad.countries).map((cell) => cellIdsNow.get(cellKey(cell))!), terms: byKind })
         }
-        return { days, counted }
+        const days = sumDays(ads, counters)
+        return { counted, days, months: sumMonths(days, counters, monthAndDay) }
       })
 
     /**
      * Adds summed counts to the packed rows, in the caller's transaction, under the counts'
-     * lock: each touched row read, merged and written once, and the per-term rows summed from
-     * the per-day sums (not ad by ad). Counts within the rankings' windows mark them stale.
+     * lock: each touched row read, merged and written once. Counts within the rankings'
+     * windows mark them stale.
      */
-    const apply = ({ counted, days }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
+    const apply = ({ counted, days, months }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
       Effect.gen(function*() {
         const state = yield* repo.lock
-        const months = new Map<number, Map<number, number>>()
-        const dayRows = [...days].map(([key, deltas]) => {
-          const cell = key % cellsKept
-          const kindDay = Math.floor(key / cellsKept)
-          const day = dayOfNumber(kindDay % daysKept)
-          const month = monthNumber(day)
-          const entry = Packed.pairKey(cell, dayInMonth(day))
-          for (const [term, n] of deltas) {
-            if (n === 0) continue
-            const monthKey = term * monthsKept + month
-            let row = months.get(monthKey)
-            if (row === undefined) months.set(monthKey, row = new Map())
-            row.set(entry, (row.get(entry) ?? 0) + n)
-          }
-          return { key, kind: Math.floor(kindDay / daysKept), day, cell, deltas }
-        })
-        for (const part of Arr.chunksOf(dayRows, rowsPerStatement)) {
-          const stored = new Map((yield* repo.daysOf(part)).map((r) => [(r.kind * daysKept + dayNumber(r.day)) * cellsKept + r.cell, r.counts]))
-          yield* repo.writeDays(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 1)) })))
+        for (const part of Arr.chunksOf(days, rowsPerStatement)) {
+          const keys = part.map((r) => ({ kind: r.kind, day: dayOfNumber(r.day), cell: r.cell }))
+          const stored = new Map((yield* repo.daysOf(keys)).map((r) => [dayRowKey(r.kind, dayNumber(r.day), r.cell), r.counts]))
+          yield* repo.writeDays(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(dayRowKey(r.kind, r.day, r.cell)), r.deltas) })))
         }
-        const monthRows = [...months].map(([key, deltas]) => ({ key, term: Math.floor(key / monthsKept), month: monthOfNumber(key % monthsKept), deltas }))
-        for (const part of Arr.chunksOf(monthRows, rowsPerStatement)) {
-          const stored = new Map((yield* repo.monthsOf(part)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
-          yield* repo.writeMonths(part.map((r) => ({ ...r, counts: Packed.merge(stored.get(r.key), Packed.sortedDeltas(r.deltas, 2)) })))
+        for (const part of Arr.chunksOf(months, rowsPerStatement)) {
+          const keys = part.map((r) => ({ term: r.term, month: monthOfNumber(r.month) }))
+          const stored = new Map((yield* repo.monthsOf(keys)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
+          yield* repo.writeMonths(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(r.term * monthsKept + r.month), r.deltas) })))
         }
         const touchesWindows = Option.exists(state.dateTo, (to) => {
           const from = addDays(to, -(rankedDays - 1))

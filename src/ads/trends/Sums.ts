@@ -1,0 +1,234 @@
+import type { CountList } from "./Packed.js"
+
+/**
+ * A counting batch's sums (issue 29): pure functions over typed arrays, what the counting fiber
+ * runs between reading a batch and merging it into the packed rows.
+ *
+ * An ad adds its terms (one sign, by id) to one row of `trend_days` per kind and cell it counts
+ * in, and each (term, cell, day) of those rows to the term's row of `trend_series` for the
+ * month. Both are summed with a dense counter per term id, never a map per row: a row's terms
+ * are counted into the counter and read back in id order, and the month rows are the day rows'
+ * entries regrouped by term with a counting sort. A batch of 50,000 ads adds some ten million
+ * (ad, cell, term) triples, so what each costs is what counting costs.
+ */
+
+/** One ad's change to the counts, its terms and cells as ids. */
+export interface CountedAd {
+  /** 1 when the ad's copy is counted, -1 when a copy counted before is taken back. */
+  readonly sign: number
+  /** The day it counts on, as a number of days (`Sums` needs only their order and their month). */
+  readonly day: number
+  readonly cells: ReadonlyArray<number>
+  /** Its terms by kind (their ids, each once): kind k's at `terms[k]`. */
+  readonly terms: ReadonlyArray<ReadonlyArray<number>>
+}
+
+/** A row of daily counts: its kind, day and cell, and what the batch adds to each term (term ids ascending, none zero). */
+export interface DaySum {
+  readonly kind: number
+  readonly day: number
+  readonly cell: number
+  readonly deltas: CountList
+}
+
+/** A row of a term's monthly series: what the batch adds to each (cell, day of the month), in that order, none zero. */
+export interface MonthSum {
+  readonly term: number
+  /** The month, as `monthOf` numbered it. */
+  readonly month: number
+  readonly deltas: CountList
+}
+
+/**
+ * The dense counters the sums use, one slot per term id, grown to the largest id met: kept
+ * between batches (a batch of a large corpus would allocate tens of megabytes), all zero
+ * between calls. One per counting service; the sums are synchronous, so two lanes never use
+ * it at once.
+ */
+export class Counters {
+  counts = new Int32Array(1 << 16)
+  /** The row a term was last met in (`sumDays`): a count back at zero is still met. */
+  seen = new Int32Array(1 << 16)
+  private stamp = 0
+
+  /** Room for ids up to `maxId`. */
+  fit(maxId: number) {
+    if (maxId < this.counts.length) return
+    let size = this.counts.length
+    while (size <= maxId) size *= 2
+    const seen = new Int32Array(size)
+    seen.set(this.seen)
+    this.counts = new Int32Array(size)
+    this.seen = seen
+  }
+
+  /** A stamp no slot of `seen` holds yet. */
+  nextStamp(): number {
+    if (this.stamp === 0x7fffffff) {
+      this.seen.fill(0)
+      this.stamp = 0
+    }
+    return ++this.stamp
+  }
+}
+
+/** Ids sorted ascending, in place (a typed array's own numeric sort, no comparator). */
+const ascending = (ids: Int32Array) => ids.sort()
+
+/**
+ * The day rows of `ads`, summed: per (kind, day, cell) the terms' deltas in id order; rows whose
+ * deltas all cancel out are left out. In (kind, day, cell) order.
+ */
+export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Array<DaySum> => {
+  if (ads.length === 0) return []
+  // The ads of each row, by a key in (kind, day, cell) order.
+  const rows = new Map<number, Array<CountedAd>>()
+  let maxId = 0
+  let maxCell = 0
+  for (const ad of ads) for (const cell of ad.cells) maxCell = Math.max(maxCell, cell)
+  const cellStride = maxCell + 1
+  let minDay = Infinity
+  for (const ad of ads) minDay = Math.min(minDay, ad.day)
+  let maxDay = -Infinity
+  for (const ad of ads) maxDay = Math.max(maxDay, ad.day)
+  const dayStride = maxDay - minDay + 1
+  for (const ad of ads) {
+    ad.terms.forEach((terms, kind) => {
+      if (terms.length === 0) return
+      for (const id of terms) if (id > maxId) maxId = id
+      for (const cell of ad.cells) {
+        const key = (kind * dayStride + (ad.day - minDay)) * cellStride + cell
+        const row = rows.get(key)
+        if (row === undefined) rows.set(key, [ad])
+        else row.push(ad)
+      }
+    })
+  }
+  counters.fit(maxId)
+  const { counts, seen } = counters
+  const sums: Array<DaySum> = []
+  // The ids a row met, in the order met.
+  let room = new Int32Array(Math.min(maxId + 1, 1 << 20))
+  for (const key of Array.from(rows.keys()).sort((a, b) => a - b)) {
+    const cell = key % cellStride
+    const kindDay = Math.floor(key / cellStride)
+    const kind = Math.floor(kindDay / dayStride)
+    const day = (kindDay % dayStride) + minDay
+    const stamp = counters.nextStamp()
+    let n = 0
+    for (const ad of rows.get(key)!) {
+      const sign = ad.sign
+      for (const id of ad.terms[kind]!) {
+        if (seen[id] !== stamp) {
+          seen[id] = stamp
+          if (n === room.length) {
+            const grown = new Int32Array(room.length * 2)
+            grown.set(room)
+            room = grown
+          }
+          room[n++] = id
+        }
+        counts[id]! += sign
+      }
+    }
+    const ids = ascending(room.slice(0, n))
+    const keys = new Int32Array(n)
+    const deltas = new Int32Array(n)
+    let kept = 0
+    for (const id of ids) {
+      const count = counts[id]!
+      counts[id] = 0
+      if (count === 0) continue
+      keys[kept] = id
+      deltas[kept++] = count
+    }
+    if (kept > 0) sums.push({ kind, day, cell, deltas: { width: 1, length: kept, keys: [keys.subarray(0, kept)], counts: deltas.subarray(0, kept) } })
+  }
+  return sums
+}
+
+/**
+ * The month rows of summed day rows: each day row's entries regrouped by term (a counting
+ * sort), per term and month the (cell, day of the month) deltas in order. In (term, month) order.
+ */
+export const sumMonths = (
+  days: ReadonlyArray<DaySum>,
+  counters: Counters,
+  monthOf: (day: number) => { readonly month: number; readonly dayInMonth: number }
+): Array<MonthSum> => {
+  // The rows in (month, cell, day) order: each term's entries are then met in its list's order.
+  const placed = days.map((row) => ({ row, ...monthOf(row.day) }))
+    .sort((x, y) => x.month - y.month || x.row.cell - y.row.cell || x.dayInMonth - y.dayInMonth)
+  const { counts } = counters
+  // Entries per term, then each term's first slot (in id order), then its slots filled.
+  const terms: Array<number> = []
+  let total = 0
+  for (const { row } of placed) {
+    const [ids] = row.deltas.keys
+    for (let i = 0; i < row.deltas.length; i++) {
+      const id = ids![i]!
+      if (counts[id] === 0) terms.push(id)
+      counts[id]!++
+    }
+    total += row.deltas.length
+  }
+  const order = ascending(Int32Array.from(terms))
+  let at = 0
+  for (const id of order) {
+    const n = counts[id]!
+    counts[id] = at
+    at += n
+  }
+  const cells = new Int32Array(total)
+  const dayOf = new Int32Array(total)
+  const months = new Int32Array(total)
+  const deltas = new Int32Array(total)
+  for (const { dayInMonth, month, row } of placed) {
+    const [ids] = row.deltas.keys
+    for (let i = 0; i < row.deltas.length; i++) {
+      const slot = counts[ids![i]!]!++
+      cells[slot] = row.cell
+      dayOf[slot] = dayInMonth
+      months[slot] = month
+      deltas[slot] = row.deltas.counts[i]!
+    }
+  }
+  // Each term's slots end where its counter now points; split by month, equal keys (a term of
+  // two kinds' rows, which ids never are) summed.
+  const sums: Array<MonthSum> = []
+  let start = 0
+  for (const term of order) {
+    const end = counts[term]!
+    counts[term] = 0
+    while (start < end) {
+      const month = months[start]!
+      let write = start
+      let read = start
+      for (; read < end && months[read] === month; read++) {
+        if (write > start && cells[write - 1] === cells[read] && dayOf[write - 1] === dayOf[read]) deltas[write - 1]! += deltas[read]!
+        else {
+          cells[write] = cells[read]!
+          dayOf[write] = dayOf[read]!
+          deltas[write++] = deltas[read]!
+        }
+      }
+      // Sums that cancelled out leave the list.
+      let kept = start
+      for (let i = start; i < write; i++) {
+        if (deltas[i] === 0) continue
+        cells[kept] = cells[i]!
+        dayOf[kept] = dayOf[i]!
+        deltas[kept++] = deltas[i]!
+      }
+      if (kept > start) {
+        sums.push({
+          term,
+          month,
+          deltas: { width: 2, length: kept - start, keys: [cells.subarray(start, kept), dayOf.subarray(start, kept)], counts: deltas.subarray(start, kept) }
+        })
+      }
+      start = read
+    }
+  }
+  return sums
+}
