@@ -147,6 +147,13 @@ describe("kept rankings", () => {
     }
   })
 
+  it("a count shared by thousands of terms (only the first of them by previous count can rank) keeps exactly what brute force lists", () => {
+    const next = random(5)
+    const all: Array<Tally> = Array.from({ length: 5_000 }, (_, id) => ({ id, count: id < 4_000 ? 50 : 51 + (id % 7), previous: Math.floor(next() * 50) }))
+    const keep = kept(all, textOf)
+    for (const limit of [1, 100, candidates]) expect(listed(keep, 1, limit, undefined)).toEqual(bruteForce(all, 1, limit))
+  })
+
   it("smoothed growth: 11 ads against 1 ranks below 60 against 20 and 30 against 3; ties go to the larger count, then A to Z", () => {
     expect(growthOf(11, 1)).toBe(0.9091)
     expect(growthOf(60, 20)).toBe(1.3333)

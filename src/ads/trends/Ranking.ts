@@ -32,6 +32,9 @@ export interface Tally {
 /** Smoothed growth, to four decimals: what the routes answer as `growth`. */
 export const growthOf = (count: number, previous: number) => Math.round(((count + growthPrior) / (previous + growthPrior) - 1) * 10_000) / 10_000
 
+/** Whether a UTF-16 unit is half of a surrogate pair (an astral code point). */
+const surrogate = (u: number) => u >= 0xd800 && u <= 0xdfff
+
 /** Two strings in code-point order (PostgreSQL's collation "C"; JavaScript's `<` compares UTF-16 units). */
 export const codePointOrder = (a: string, b: string): number => {
   const n = Math.min(a.length, b.length)
@@ -39,8 +42,7 @@ export const codePointOrder = (a: string, b: string): number => {
     const x = a.charCodeAt(i)
     const y = b.charCodeAt(i)
     if (x === y) continue
-    // A surrogate (an astral code point) sorts above every other UTF-16 unit.
-    const surrogate = (u: number) => u >= 0xd800 && u <= 0xdfff
+    // A surrogate sorts above every other UTF-16 unit.
     if (surrogate(x) !== surrogate(y)) return surrogate(x) ? 1 : -1
     return x - y
   }
@@ -75,9 +77,14 @@ export const kept = (rising: ReadonlyArray<Tally>, textOf: (id: number) => strin
   for (let i = 0; i < byCount.length;) {
     let j = i
     while (j < byCount.length && byCount[j]!.count === byCount[i]!.count) j++
-    const group = byCount.slice(i, j)
-    // A group past the best's last place changes nothing: skip it whole when its best ranks after it.
-    best = [...best, ...group].sort(order).slice(0, candidates)
+    // Within a group of one count, growth falls as the previous count rises: a term with
+    // `candidates` terms of a lower previous count before it cannot be among the best, so only
+    // the group's first `candidates` by previous count (ties at the edge too) are sorted in full.
+    const group = byCount.slice(i, j).sort((x, y) => x.previous - y.previous)
+    const edge = group[Math.min(group.length, candidates) - 1]!.previous
+    let end = Math.min(group.length, candidates)
+    while (end < group.length && group[end]!.previous === edge) end++
+    best = [...best, ...group.slice(0, end)].sort(order).slice(0, candidates)
     const inBest = new Set(best)
     for (const term of group) if (inBest.has(term)) keep.add(term)
     i = j
