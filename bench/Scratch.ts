@@ -171,7 +171,7 @@ export const sumAhead = (url: string) =>
   )
 
 /** Runs an effect on the database at `url`, migrated first. */
-export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppConfig | SqlClient.SqlClient>) =>
+export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppConfig | SqlClient.SqlClient | Database.PgListener>) =>
   effect.pipe(
     Effect.provide(AppConfig.layer),
     Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),

@@ -9,6 +9,11 @@
  * - magic-ai with a text (an ad's copy, reworded).
  * Prints p50/p95 of each, and ratios against the baseline and page 200 against page 1: the
  * machine is shared and noisy, so only figures from one run compare.
+ *
+ * The trends of the import are counted after it, by the benchmark, timed on their own
+ * (`BENCH_COUNTING=after`, the default: counting's rate and its time against the import's);
+ * or with `BENCH_COUNTING=alongside`, by the server's counting fiber as the import goes, the
+ * server started first, as a deployment imports: the time until every route answers ("live").
  */
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
@@ -25,6 +30,8 @@ const walks = Number(process.env["BENCH_WALKS"] ?? 6)
 /** ...to this page, or to their last page when they have fewer (a smaller world). */
 const walkPages = Number(process.env["BENCH_WALK_PAGES"] ?? 200)
 const seed = 1
+/** Who counts the import's trends: the benchmark after it, or the server alongside it. */
+const alongside = process.env["BENCH_COUNTING"] === "alongside"
 
 const importAds = (url: string) => importWorld(url, { scale: scaleName, seed, only: ["stores", "landers", "advertisers", "ads"] })
 
@@ -38,26 +45,33 @@ const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" 
 
 
 const measure = async (url: string, dir: string, loaded: boolean) => {
+    const port = await freePort()
+    const serve = () => startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    // Alongside: the server, started first, counts what the import's batches tell it of.
+    const early = alongside && !loaded ? await serve() : undefined
     let imported = 0
     if (!loaded) {
       console.log(`Ad searches, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
       const started = performance.now()
       await importAds(url)
       imported = (performance.now() - started) / 1000
-      console.log(`  imported in ${imported.toFixed(1)} s`)
+      console.log(`  imported in ${imported.toFixed(1)} s` + (early ? " (the server counting alongside)" : ""))
     }
-    const [key] = await createAccounts(url, 1)
-    const port = await freePort()
-    // What the import left to count (all of it, on a fresh load; a world loaded before the
-    // trends' counting existed too) is counted now, not while measured.
+    // What the import left to count (after it: all of it; alongside: what the server has not
+    // counted yet; a world loaded before the trends' counting existed: all of it) is counted
+    // now, not while measured.
     const settling = performance.now()
     await settle(url)
     const counting = (performance.now() - settling) / 1000
+    const [key] = await createAccounts(url, 1)
     const stored = await storagePerAd(url)
-    console.log(`  trends counted and ranked in ${counting.toFixed(1)} s` + (loaded ? "" :
-      `: ${(stored / counting).toFixed(0)} ads/s, ${(counting / imported).toFixed(2)} of the import's time (goal <= 0.5); ` +
-      `import ${(stored / imported).toFixed(0)} ads/s; live ${(imported + counting).toFixed(0)} s after the start`))
-    const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    if (loaded) console.log(`  trends counted and ranked in ${counting.toFixed(1)} s`)
+    else if (early) console.log(`  trends counted alongside, and the rest counted and ranked ${counting.toFixed(1)} s after the import; live ${(imported + counting).toFixed(0)} s after the start (goal <= 300 s at 1M)`)
+    else {
+      console.log(`  trends counted and ranked in ${counting.toFixed(1)} s: ${(stored / counting).toFixed(0)} ads/s, ${(counting / imported).toFixed(2)} of the import's time (goal <= 0.5); ` +
+        `import ${(stored / imported).toFixed(0)} ads/s; live ${(imported + counting).toFixed(0)} s after the start`)
+    }
+    const server = early ?? await serve()
     const base = `http://127.0.0.1:${port}`
     const request = timedClient(base, key!)
     try {

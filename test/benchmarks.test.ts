@@ -46,9 +46,20 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
       timed("brand tab transcripts"),
       timed("trends: topics, scoped"),
       timed("GET .../unread-count"),
+      /^ {2}trends counted and ranked in [\d.]+ s: \d+ ads\/s, [\d.]+ of the import's time \(goal <= 0\.5\); import \d+ ads\/s; live \d+ s after the start$/m,
       new RegExp(`^searches p95: keyword ${ms}, filters ${ms}`, "m"),
       new RegExp(`^brand tabs p95: slowest brand tab [a-z-]+ ${ms}`, "m"),
       /^trends: the windows moved on a day in [\d.]+ s/m
+    ]
+  },
+  {
+    // The server counting the import's trends as it goes, as a deployment imports.
+    script: "bench/ads.ts",
+    env: { BENCH_COUNTING: "alongside", BENCH_SAMPLES: "3", BENCH_WALKS: "1", BENCH_WALK_PAGES: "3" },
+    prints: [
+      /^ {2}imported in [\d.]+ s \(the server counting alongside\)$/m,
+      /^ {2}trends counted alongside, and the rest counted and ranked [\d.]+ s after the import; live \d+ s after the start/m,
+      timed("keyword + 2 filters")
     ]
   },
   {
@@ -84,7 +95,8 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
 
 describe("benchmarks at the small scale", () => {
   for (const { env, prints, script } of cases) {
-    it.live(`${script}: runs to its end with every figure printed`, () =>
+    const mode = Object.entries(env).filter(([name]) => name === "BENCH_COUNTING").map(([name, value]) => ` (${name}=${value})`).join("")
+    it.live(`${script}${mode}: runs to its end with every figure printed`, () =>
       Effect.gen(function*() {
         const { code, output } = yield* bench(script, env)
         expect(code, output.slice(-3_000)).toBe(0)

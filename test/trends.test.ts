@@ -4,6 +4,7 @@ import { Deferred, type Duration, Effect, Fiber, Layer, Option, Stream, TestCloc
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
 import { copyOfAd, hookOf, phrasesOf, termsOf } from "../src/ads/trends/Phrases.js"
 import { ingestAll, loadedSmallWorldServer, recordsOf, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf, call } from "./support/TestServer.js"
@@ -304,6 +305,71 @@ describe("trends", () => {
         expect(left).toBe(0)
         // Out of every window again, for the tests after this one.
         yield* ingestAll("ads", fresh.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" })))
+      }))
+
+    /**
+     * Imports another process makes (the admin CLI's, another replica's): its own services on
+     * the same database, here an `Ingest` layer of its own, whose counting fiber never runs.
+     * `silent`: its signals are lost (a dropped listening connection).
+     */
+    const importElsewhere = (ads: ReadonlyArray<WorldRecord>, silent: boolean) =>
+      Effect.flatMap(Ingest, (ingest) => ingest.records("ads", Stream.fromIterable(ads))).pipe(
+        Effect.provide(Ingest.DefaultWithoutDependencies.pipe(
+          Layer.provide(TrendCounts.DefaultWithoutDependencies),
+          Layer.provide(silent ? Layer.effect(TrendsRepo, Effect.map(TrendsRepo, (repo) => TrendsRepo.make({ ...repo, signal: () => Effect.void }))).pipe(Layer.provide(TrendsRepo.Default)) : TrendsRepo.Default),
+          Layer.provideMerge(IngestRepo.Default)
+        ))
+      )
+    const lanternAds = (prefix: string) => {
+      const template = worldAds.find((ad) => ad.library === "social")!
+      return Array.from({ length: 3 }, (_, i) => ({
+        ...template, external_id: `${prefix}-${i}`, first_seen: `${yesterday}T0${i}:00:00Z`, last_seen: `${yesterday}T10:00:00Z`,
+        days_running: null, start_date: null, end_date: null, variant_group: null, headline: `Quokka lanterns ${prefix}`
+      }))
+    }
+    /** Waits until the server's fiber has counted `n` more ads than at `start` and built rankings that hold them. */
+    const rankedAfter = (counts: TrendCounts, start: number, n: number) => Stream.runDrain(Stream.takeUntil(counts.rankedByFiber, (ranked) => ranked >= start + n))
+    const lanternTopic = (api_key: string, prefix: string) =>
+      Effect.map(post(api_key, "/api/v1/trends/topics", { window_days: 7, min_count: 3, limit: 100 }), (a) => a.json.data.filter((t: { topic: string }) => t.topic === `quokka lanterns ${prefix}`))
+
+    it.effect("another process's import is counted and ranked by the server's fiber, told through PostgreSQL", () =>
+      Effect.gen(function*() {
+        const counts = yield* TrendCounts
+        const { api_key } = yield* account()
+        const ads = lanternAds("elsewhere")
+        const start = yield* Effect.map(Stream.runHead(counts.countedByFiber), Option.getOrElse(() => 0))
+        const ranked = yield* Effect.fork(rankedAfter(counts, start, 3))
+        expect((yield* importElsewhere(ads, false)).accepted).toBe(3)
+        // (A fiber never told fails the test by its time limit.)
+        yield* Fiber.join(ranked)
+        expect(yield* lanternTopic(api_key, "elsewhere")).toEqual([{ topic: "quokka lanterns elsewhere", count: 3, previous_count: 0, growth: 0.3 }])
+        yield* ingestAll("ads", ads.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" })))
+      }))
+
+    it.effect("when the listening connection drops, the fiber listens again 5 s later and counts and ranks what it missed", () =>
+      Effect.gen(function*() {
+        const counts = yield* TrendCounts
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const ads = lanternAds("unheard")
+        // The fiber done with what earlier tests imported, and listening.
+        yield* counts.idle
+        yield* Stream.runDrain(Stream.takeUntil(counts.listensByFiber, (listens) => listens))
+        const start = yield* Effect.map(Stream.runHead(counts.countedByFiber), Option.getOrElse(() => 0))
+        // Its connection ended by the server (as a restart or a network fault would).
+        yield* sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'adintel-listen' and datname = current_database()`
+        yield* Stream.runDrain(Stream.takeUntil(counts.listensByFiber, (listens) => !listens))
+        // Meanwhile another process imports; its signals reach no one.
+        expect((yield* importElsewhere(ads, true)).accepted).toBe(3)
+        const waiting = Effect.map(sql<{ n: number }>`select count(*)::int as n from trend_pending p join ads a on a.id = p.ad_id where a.external_id like 'unheard-%'`, ([row]) => row!.n)
+        yield* counts.idle
+        expect(yield* waiting).toBe(3)
+        const ranked = yield* Effect.fork(rankedAfter(counts, start, 3))
+        yield* TestClock.adjust("5 seconds")
+        yield* Fiber.join(ranked)
+        expect(yield* waiting).toBe(0)
+        expect(yield* lanternTopic(api_key, "unheard")).toEqual([{ topic: "quokka lanterns unheard", count: 3, previous_count: 0, growth: 0.3 }])
+        yield* ingestAll("ads", ads.map((ad) => ({ ...ad, first_seen: "1950-01-01T00:00:00Z", last_seen: "1950-01-02T00:00:00Z" })))
       }))
 
     it.effect("ads stored before trends existed are counted at start, batch by batch, as the import would have", () =>

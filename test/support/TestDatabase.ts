@@ -35,7 +35,7 @@ export const TestDatabaseUrlLive = Layer.scoped(
 )
 
 /** A migrated client on the `TestDatabaseUrl`: what one server process ("replica") holds. */
-export const clientOn: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, never, TestDatabaseUrl> = Layer
+export const clientOn: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | Database.PgListener, never, TestDatabaseUrl> = Layer
   .unwrapEffect(Effect.map(TestDatabaseUrl, Database.clientLayer))
   .pipe(Layer.tap((context) => Effect.provide(Database.migrate, context)), Layer.orDie)
 

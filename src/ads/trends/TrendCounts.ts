@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Clock, Context, Duration, Effect, Option, Queue, Schedule, SubscriptionRef } from "effect"
+import { randomBytes } from "node:crypto"
+import { Array as Arr, Clock, Context, Duration, Effect, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { progressOf } from "../../platform/Progress.js"
 import { historyDays } from "./Api.js"
@@ -7,7 +8,7 @@ import * as Packed from "./Packed.js"
 import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
 import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
-import { type Cell, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
+import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
 import { cellKey, cellsOfAd, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
 
 /** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
@@ -340,10 +341,63 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           })
       }))
 
-    /** Imports say "there is something to count"; one signal stands for any number of them. */
-    const pending = yield* Queue.sliding<void>(1)
+    /** This process, in the signals it sends: its own imports wake its fiber directly. */
+    const self = randomBytes(8).toString("hex")
+    /** Whether the fiber is to run a round (one wake stands for any number of them), and whether it is running one. */
+    const fiber = yield* SubscriptionRef.make({ wanted: true, busy: false })
+    /** An import ended since the fiber last built the rankings (or the fiber has not built yet). */
+    const buildDue = yield* Ref.make(true)
+    const wake = (what: CountSignal) => Effect.zipRight(what === "build" ? Ref.set(buildDue, true) : Effect.void, SubscriptionRef.update(fiber, (f) => ({ ...f, wanted: true })))
     /** Ads the fiber has counted since it started. */
     const counted = yield* SubscriptionRef.make(0)
+    /** Of those, how many the rankings the fiber last built (or found current) hold. */
+    const ranked = yield* SubscriptionRef.make(0)
+
+    const countByFiber = Effect.tap(countAll(undefined, false), (n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void))
+
+    /**
+     * What the fiber does when woken: counts what waits, and when an import ended, counts again
+     * (what it committed before it said so, which the first count may have missed) and builds
+     * the rankings if counts in their windows changed. Ads that keep coming in a long import's
+     * batches are counted as they come; the rankings are built once, when it ends. A failed
+     * round builds at the next.
+     */
+    const round = Effect.gen(function*() {
+      yield* countByFiber
+      if (yield* Ref.getAndSet(buildDue, false)) {
+        yield* countByFiber
+        const holds = yield* SubscriptionRef.get(counted)
+        yield* Effect.onError(current, () => Ref.set(buildDue, true))
+        yield* SubscriptionRef.set(ranked, holds)
+      }
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause))
+    )
+    /** A round once woken: the wake taken and the round marked running at once. */
+    const nextRound = Stream.runDrain(Stream.takeUntil(fiber.changes, (f) => f.wanted)).pipe(
+      Effect.zipRight(SubscriptionRef.set(fiber, { wanted: false, busy: true })),
+      Effect.zipRight(round),
+      Effect.ensuring(SubscriptionRef.update(fiber, (f) => ({ ...f, busy: false })))
+    )
+
+    /** Whether the fiber listens for other processes' signals now. */
+    const listens = yield* SubscriptionRef.make(false)
+
+    /**
+     * Other processes' signals (`TrendsRepo.signals`) wake the fiber. When the listening
+     * connection is lost, it listens again 5 s later; once it listens, what was signalled
+     * meanwhile is made up for by a round that counts and builds.
+     */
+    const listening = repo.signals.pipe(
+      Stream.runForEach((heard) =>
+        heard === "listening"
+          ? Effect.zipRight(SubscriptionRef.set(listens, true), wake("build"))
+          : heard.from === self ? Effect.void : wake(heard.what)),
+      Effect.catchAllCause((cause) => Effect.logWarning("Trends: listening for other processes' imports failed; listening again in 5 s", cause)),
+      Effect.zipRight(SubscriptionRef.set(listens, false)),
+      Effect.zipRight(Effect.sleep(Duration.seconds(5))),
+      Effect.forever
+    )
 
     return {
       record,
@@ -354,8 +408,12 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        * them until the caller ends.
        */
       countedOf: (ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id)))),
-      /** Ads an import wrote (new, or changed): the counting fiber counts them after it. In the import's transaction. */
-      pending: repo.markPending,
+      /**
+       * Ads an import wrote (new, or changed), in the import's transaction: every counting fiber
+       * is told once it commits, and counts them.
+       */
+      pending: (ads: ReadonlyArray<{ readonly id: string; readonly day: string }>) =>
+        ads.length === 0 ? Effect.void : Effect.zipRight(repo.markPending(ads), repo.signal("count", self)),
       /**
        * Counts what is not counted yet (ads stored before trends existed, or by imports), batch
        * by batch, until none is left, skipping what another transaction holds; how many it counted.
@@ -378,29 +436,32 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       /** How many ads the counting fiber has counted, as it changes: what a test waits on. */
       countedByFiber: counted.changes,
 
+      /** How many of those the rankings hold, as it changes: what a test waits on. */
+      rankedByFiber: ranked.changes,
+
+      /** Whether the fiber listens for other processes' signals, as it changes: what a test waits on. */
+      listensByFiber: listens.changes,
+
+      /** Waits until the fiber is between rounds with nothing to wake it: what a test waits on. */
+      idle: Stream.runDrain(Stream.takeUntil(fiber.changes, (f) => !f.wanted && !f.busy)),
+
       /** The last day the fiber moved the windows to at midnight, as it changes: what a test waits on. */
       movedByFiber: moved.changes,
 
-      /** Tells this replica's counting fiber that an import stored ads to count. */
-      kick: Effect.asVoid(Queue.offer(pending, undefined)),
+      /** Tells every counting fiber (this replica's at once, others' through PostgreSQL) that an import ended: its ads are to be counted and ranked. */
+      kick: Effect.zipRight(wake("build"), repo.signal("build", self)),
 
       /**
        * The counting fiber: what is not counted at start (ads of another replica's import, of
-       * a process that stopped, or stored before migration 0077), then after each kick, each
-       * time followed by the build of the rankings if counts in their windows changed; beside
-       * it, the move at each midnight.
+       * a process that stopped, or stored before migration 0077) and the rankings built, then
+       * a `round` at each wake: an import's batch committed or an import ended, in any process
+       * on the database. Beside it, the signals listened for and the move at each midnight.
        */
       run: Effect.all([
-        Effect.forever(
-          countAll(undefined, false).pipe(
-            Effect.tap((n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void)),
-            Effect.zipLeft(current),
-            Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause)),
-            Effect.zipRight(Queue.take(pending))
-          )
-        ),
+        Effect.forever(nextRound),
+        listening,
         eachMidnight
-      ], { concurrency: 2, discard: true })
+      ], { concurrency: "unbounded", discard: true })
     }
   }),
   dependencies: [TrendsRepo.Default]

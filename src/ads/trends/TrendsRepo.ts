@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
-import { sqlStateOf, unboundedStatements } from "../../platform/db/Database.js"
+import { Effect, Option, Schema, Stream } from "effect"
+import { PgListener, sqlStateOf, unboundedStatements } from "../../platform/db/Database.js"
 import { countOf } from "../../platform/db/Rows.js"
 
 /** A term of the dictionary. */
@@ -71,6 +71,18 @@ const UncountedAd = Schema.Struct({
 })
 export type UncountedAd = typeof UncountedAd.Type
 
+/**
+ * What a counting fiber is told through PostgreSQL (LISTEN/NOTIFY, so that every replica and the
+ * admin CLI's imports reach it): `count`, ads wait to be counted (an import's batch committed);
+ * `build`, an import ended, so the rankings are to be built once its ads are counted.
+ */
+const CountSignal = Schema.Literal("count", "build")
+export type CountSignal = typeof CountSignal.Type
+/** A signal as sent: what, and which process sent it (a fiber is told of its own process's imports directly). */
+const SignalPayload = Schema.TemplateLiteralParser(CountSignal, " ", Schema.String)
+/** The channel of `CountSignal`s. */
+const signalChannel = "adintel_trend_counts"
+
 /** What the counts' state says: the day the rankings were built for (none: not yet), and whether counts in their windows changed since. */
 export interface CountsState {
   readonly dateTo: Option.Option<string>
@@ -86,6 +98,8 @@ export interface CountsState {
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const listener = yield* PgListener
+    const anyPending = Effect.map(countOf(sql`select count(*)::int as n from (select 1 from trend_pending limit 1) p`), (n) => n > 0)
 
     const stateOf = (locked: boolean) =>
       SqlSchema.single({
@@ -150,11 +164,10 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * blocked) and it is empty; whether it did.
        */
       compactPending: Effect.gen(function*() {
-        const pending = countOf(sql`select count(*)::int as n from (select 1 from trend_pending limit 1) p`)
-        if ((yield* pending) > 0) return false
+        if (yield* anyPending) return false
         return yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`lock table trend_pending in access exclusive mode nowait`
-          const empty = (yield* pending) === 0
+          const empty = !(yield* anyPending)
           if (empty) yield* sql`truncate trend_pending`
           return empty
         }))
@@ -172,6 +185,23 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           select p.id, p.day from unnest(${ads.map((a) => a.id)}::bigint[], ${ads.map((a) => a.day)}::date[]) as p(id, day)
            order by p.id
           on conflict (ad_id) do update set day = excluded.day`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Tells every counting fiber `what`, from the process `from`; in a transaction, once it commits. */
+      signal: (what: CountSignal, from: string): Effect.Effect<void> =>
+        // Identical notifications of one transaction are delivered once.
+        sql`select pg_notify(${signalChannel}, ${`${what} ${from}`})`.pipe(Effect.asVoid, Effect.orDie),
+
+      /**
+       * The signals every process's `signal` sends, as they come, from a connection of their own
+       * (an unknown payload is passed over); first `listening`, once it listens. Fails when the
+       * connection is lost: what was sent until it listens again is lost.
+       */
+      signals: listener.listen(signalChannel).pipe(
+        Stream.filterMap((heard): Option.Option<"listening" | { readonly what: CountSignal; readonly from: string }> =>
+          heard._tag === "Listening"
+            ? Option.some("listening")
+            : Option.map(Schema.decodeUnknownOption(SignalPayload)(heard.payload), ([what, , from]) => ({ what, from })))
+      ),
 
       /**
        * Runs `effect` in one transaction: the counting fiber's work (counts, builds of the

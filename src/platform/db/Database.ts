@@ -2,7 +2,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import type { SqlClient } from "@effect/sql"
 import Pg from "pg"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import type { ConfigError } from "effect/ConfigError"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
 import { migrate, MigrationSkipped } from "./migrations/index.js"
 
@@ -72,8 +73,56 @@ export const embeddedUrl = (database: string) =>
     return Redacted.make(cluster.urlFor(database))
   })
 
-/** A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the statement timeout. */
-export const clientLayer = (url: Redacted.Redacted) =>
+/** A listening connection was lost, or could not be made. */
+export class ListenLost extends Data.TaggedError("ListenLost")<{ readonly cause: unknown }> {}
+
+/** What a listening connection tells: it listens now (after connecting), or a notification's payload. */
+export type Heard = { readonly _tag: "Listening" } | { readonly _tag: "Notified"; readonly payload: string }
+
+/**
+ * PostgreSQL's LISTEN on a connection of its own per stream. Unlike `PgClient.listen` (whose
+ * stream stays open and silent when its connection drops), the stream fails with `ListenLost`
+ * when the connection ends: a listener knows that notifications may have been lost, and to
+ * listen again.
+ */
+export class PgListener extends Context.Tag("adintel/PgListener")<PgListener, {
+  readonly listen: (channel: string) => Stream.Stream<Heard, ListenLost>
+}>() {}
+
+const listenerOn = (url: Redacted.Redacted): PgListener["Type"] => ({
+  listen: (channel) =>
+    Stream.asyncScoped<Heard, ListenLost>((emit) =>
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const client = new Pg.Client({ connectionString: Redacted.value(url), application_name: "adintel-listen" })
+            const lost = (cause: unknown) => void emit.fail(new ListenLost({ cause }))
+            client.on("error", lost)
+            client.on("end", () => lost("the connection ended"))
+            client.on("notification", (message) => {
+              if (message.channel === channel && message.payload !== undefined) void emit.single({ _tag: "Notified", payload: message.payload })
+            })
+            await client.connect()
+            await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+            void emit.single({ _tag: "Listening" })
+            return client
+          },
+          catch: (cause) => new ListenLost({ cause })
+        }),
+        (client) =>
+          Effect.promise(() => {
+            client.removeAllListeners()
+            client.on("error", () => undefined)
+            return client.end().catch(() => undefined)
+          })
+      ))
+})
+
+/** A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the statement timeout; and a `PgListener` on it. */
+export const clientLayer = (url: Redacted.Redacted): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener, ConfigError | SqlError> =>
+  Layer.merge(Layer.succeed(PgListener, listenerOn(url)), poolLayer(url))
+
+const poolLayer = (url: Redacted.Redacted) =>
   Layer.unwrapEffect(
     Effect.map(Effect.all([poolSize, statementTimeout]), ([max, timeout]) =>
       PgClient.layerFromPool({
@@ -96,7 +145,7 @@ export const clientLayer = (url: Redacted.Redacted) =>
  * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
  * Migrated before anything else sees it.
  */
-export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseUnavailable | MigrationSkipped> = Layer.unwrapScoped(
+export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener, EmbeddedDatabaseUnavailable | MigrationSkipped> = Layer.unwrapScoped(
   Effect.gen(function*() {
     const configured = yield* Effect.orDie(databaseUrl)
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
