@@ -198,11 +198,13 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
      * Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is
      * counted in larger batches. Unless it waits for ads others hold, two batches run at once:
      * one is read and its phrases summed here while the other is written by PostgreSQL (the
-     * counts' lock orders their writes).
+     * counts' lock orders their writes). `wholeOnly`: only while whole large batches wait (a
+     * smaller batch rewrites the same packed rows for fewer ads), what is left for later.
      */
-    const countAll = (batchSize: number | undefined, wait: boolean): Effect.Effect<number> =>
+    const countAll = (batchSize: number | undefined, wait: boolean, wholeOnly = false): Effect.Effect<number> =>
       Effect.gen(function*() {
         const backlog = yield* repo.pendingCount
+        if (wholeOnly && backlog < bulkBatch) return 0
         const bulk = backlog >= bulkBacklog
         const size = batchSize ?? (bulk ? bulkBatch : batch)
         // A long count says how far it is, with its rate and the time left (issue 29).
@@ -214,7 +216,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
             return bulk && n > 0 ? Effect.flatMap(progress.text(done, Math.max(backlog, done)), (text) => Effect.logInfo(`Trends: counted ${text}`)) : Effect.void
           })
         const lane = Effect.iterate({ total: 0, last: -1 }, {
-          while: ({ last }) => last !== 0,
+          while: ({ last }) => last !== 0 && (!wholeOnly || last === -1 || last === size),
           body: ({ total }) => Effect.flatMap(countBatch(size, wait), (n) => Effect.as(counted(n), { total: total + n, last: n }))
         })
         const totals = yield* Effect.all(wait ? [lane] : [lane, lane], { concurrency: "unbounded" })
@@ -353,23 +355,27 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     /** Of those, how many the rankings the fiber last built (or found current) hold. */
     const ranked = yield* SubscriptionRef.make(0)
 
-    const countByFiber = Effect.tap(countAll(undefined, false), (n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void))
+    const countByFiber = (wholeOnly: boolean) =>
+      Effect.tap(countAll(undefined, false, wholeOnly), (n) => (n > 0 ? SubscriptionRef.update(counted, (total) => total + n) : Effect.void))
 
     /**
-     * What the fiber does when woken: counts what waits, and when an import ended, counts again
-     * (what it committed before it said so, which the first count may have missed) and builds
-     * the rankings if counts in their windows changed. Ads that keep coming in a long import's
-     * batches are counted as they come; the rankings are built once, when it ends. A failed
-     * round builds at the next.
+     * What the fiber does when woken. When an import ended (or at start), it counts what waits
+     * (everything that import committed before it said so) and builds the rankings if counts in
+     * their windows changed. Else (a long import's batches committing) it counts the whole large
+     * batches that wait, as the import goes, and leaves the rest to the import's end: the
+     * rankings are built once, when it ends. A failed round builds at the next.
      */
     const round = Effect.gen(function*() {
-      yield* countByFiber
-      if (yield* Ref.getAndSet(buildDue, false)) {
-        yield* countByFiber
-        const holds = yield* SubscriptionRef.get(counted)
-        yield* Effect.onError(current, () => Ref.set(buildDue, true))
-        yield* SubscriptionRef.set(ranked, holds)
-      }
+      if (!(yield* Ref.getAndSet(buildDue, false))) return yield* countByFiber(true)
+      yield* Effect.onError(
+        Effect.gen(function*() {
+          yield* countByFiber(false)
+          const holds = yield* SubscriptionRef.get(counted)
+          yield* current
+          yield* SubscriptionRef.set(ranked, holds)
+        }),
+        () => Ref.set(buildDue, true)
+      )
     }).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("Trends: counting failed; it is tried again after the next import or start", cause))
     )
