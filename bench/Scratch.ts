@@ -141,15 +141,30 @@ export const percentile = (values: ReadonlyArray<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
 
-/** Imports (some entities of) a generated world into a benchmark database, migrating it first; what the import derives after is left to `settle`. */
-export const importWorld = (url: string, options: DemoOptions) =>
+/**
+ * Imports (some entities of) a generated world into a benchmark database, migrating it first.
+ * What the import derives after (the ads' trend counts) is left to `settle`, or with
+ * `countBeside` counted while the creatives are drawn, as `npm start`'s first load does: then
+ * how many seconds the count took.
+ */
+export const importWorld = (url: string, options: DemoOptions, countBeside = false) =>
   onDatabase(url, Effect.gen(function*() {
     const demo = yield* DemoData
+    const ingest = yield* Ingest
     // A line with records per second and the time left, redrawn on a terminal, every 5 s in a log (issue 29).
     const progress = yield* progressLine("  load", "records", 5_000)
-    yield* demo.load({ ...options, onProgress: ({ done, entity, total }) => progress.update(done, total, entity) })
+    let counted: number | undefined
+    const besideCreatives = Effect.map(Effect.timed(ingest.settled), ([took]) => {
+      counted = Duration.toSeconds(took)
+    })
+    yield* demo.load({
+      ...options,
+      onProgress: ({ done, entity, total }) => progress.update(done, total, entity),
+      ...(countBeside ? { besideCreatives } : {})
+    })
     yield* progress.finish
-  }).pipe(Effect.provide(DemoData.Default.pipe(Layer.provide(Ingest.Default)))))
+    return counted
+  }).pipe(Effect.provide(DemoData.Default.pipe(Layer.provideMerge(Ingest.Default)))))
 
 /** Loads (some entities of) a generated world into a benchmark database, migrating it first, and settles it. */
 export const loadWorld = (url: string, options: DemoOptions) => importWorld(url, options).then(() => settle(url))

@@ -46,7 +46,8 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
       timed("brand tab transcripts"),
       timed("trends: topics, scoped"),
       timed("GET .../unread-count"),
-      /^ {2}trends counted and ranked in [\d.]+ s: \d+ ads\/s, [\d.]+ of the import's time \(goal <= 0\.5\); import \d+ ads\/s; live \d+ s after the start$/m,
+      /^ {2}imported in [\d.]+ s \(the trends counted beside the creatives in [\d.]+ s\)$/m,
+      /^ {2}trends counted and ranked in [\d.]+ s: \d+ ads\/s, [\d.]+ of the import's time \(goal <= 0\.5\); import \d+ ads\/s; live \d+ s after the start/m,
       new RegExp(`^searches p95: keyword ${ms}, filters ${ms}`, "m"),
       new RegExp(`^brand tabs p95: slowest brand tab [a-z-]+ ${ms}`, "m"),
       /^trends: the windows moved on a day in [\d.]+ s/m

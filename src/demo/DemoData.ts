@@ -1,9 +1,10 @@
 import { Chunk, Clock, Effect, Stream } from "effect"
+import { siblingModule, threadOf } from "../platform/Threads.js"
+import type { Drawing } from "./CreativeThread.js"
 import { CreativeHasher } from "../ads/library/CreativeHasher.js"
 import { ShopRollups } from "../shop/search/ShopRollups.js"
 import { Ingest, type IngestReport } from "../ingest/Ingest.js"
 import { type EntityName, entityNames } from "../ingest/Records.js"
-import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/ImageFeatures.js"
 import { StoredTranscripts } from "../transcripts/StoredTranscripts.js"
 import { DemoRepo } from "./DemoRepo.js"
 import { ProductImages } from "../stores/visual/ProductImages.js"
@@ -23,6 +24,11 @@ export interface DemoOptions {
   readonly onProgress?: (progress: DemoProgress) => Effect.Effect<void>
   /** Load only these entities (benchmarks of one route family); all when absent. */
   readonly only?: ReadonlyArray<EntityName>
+  /**
+   * Run beside the drawing of the creatives, once the ads are stored (the count of their
+   * trends): the creatives are drawn on a thread of their own, so the main thread is free.
+   */
+  readonly besideCreatives?: Effect.Effect<void>
 }
 
 /**
@@ -39,7 +45,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const productImages = yield* ProductImages
     return {
       loaded: repo.loaded,
-      load: ({ only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
+      load: ({ besideCreatives = Effect.void, only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
         Effect.gen(function*() {
           const now = new Date(yield* Clock.currentTimeMillis)
           const today = now.toISOString().slice(0, 10)
@@ -57,24 +63,33 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
               return yield* Effect.dieMessage(`The demo ${entity} were refused: ${JSON.stringify(reports[entity]!.errors.slice(0, 3))}`)
             }
           }
-          // The demo's creatives are drawn, not fetched: hashed from their pixels, as the hasher would.
-          if (chosen.includes("ads")) yield* Stream.fromIterable(generated.creatives()).pipe(
-            Stream.map(({ external_id, library, media_url, noise, seed }) => {
-              const pixels = syntheticCreative(seed, { noise })
-              return {
-                library,
-                externalId: external_id,
-                hashes: { phash: toSigned64(pHashOfPixels(pixels)), dhash: toSigned64(dHashFrom32(pixels)) },
-                mediaUrl: media_url
-              }
-            }),
-            Stream.grouped(2_000),
-            Stream.runForEach((batch) =>
-              creatives.record(Chunk.toReadonlyArray(batch), now).pipe(Effect.zipRight(Effect.suspend(() => {
-                before += Chunk.size(batch)
-                return onProgress({ entity: "creatives", done: before, total })
-              }))))
-          )
+          // The demo's creatives are drawn, not fetched: hashed from their pixels, as the hasher
+          // would, on a thread of their own (two batches ahead of the writes); beside them,
+          // `besideCreatives`.
+          const drawCreatives = Effect.scoped(Effect.gen(function*() {
+            const thread = yield* threadOf<Drawing, BigInt64Array>(siblingModule(import.meta.url, "CreativeThread"))
+            yield* Stream.fromIterable(generated.creatives()).pipe(
+              Stream.grouped(2_000),
+              Stream.mapEffect((batch) => {
+                const drawing = Chunk.toReadonlyArray(batch)
+                return Effect.map(
+                  thread.run({ seeds: drawing.map((c) => c.seed), noises: drawing.map((c) => c.noise) }),
+                  (hashes) => drawing.map(({ external_id, library, media_url }, i) => ({
+                    library,
+                    externalId: external_id,
+                    hashes: { phash: hashes[2 * i]!, dhash: hashes[2 * i + 1]! },
+                    mediaUrl: media_url
+                  }))
+                )
+              }, { concurrency: 2 }),
+              Stream.runForEach((drawn) =>
+                creatives.record(drawn, now).pipe(Effect.zipRight(Effect.suspend(() => {
+                  before += drawn.length
+                  return onProgress({ entity: "creatives", done: before, total })
+                }))))
+            )
+          })).pipe(Effect.orDie)
+          yield* Effect.all([chosen.includes("ads") ? drawCreatives : Effect.void, besideCreatives], { concurrency: 2, discard: true })
           if (chosen.includes("ads")) yield* transcripts.seed([...generated.transcripts()], now)
           // Hosted stores' product images are drawn and indexed for visual search (not at the bench scales: its benchmark indexes its own).
           if (chosen.includes("store-products") && (scale === "small" || scale === "demo")) yield* productImages.index(generated.storeImages())

@@ -56,6 +56,8 @@ export const FirstStartLive = Layer.scopedDiscard(
       yield* demo.load({
         scale,
         seed,
+        // The trends of the demo's ads counted while their creatives are drawn (issue 29).
+        besideCreatives: counts.flush,
         onProgress: ({ done, entity, total }) => {
           const percent = (100 * done) / Math.max(1, total)
           // Every tenth of the way, with the rate and the time left (issue 29).
