@@ -73,21 +73,23 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
         Result: TrackedRow,
         execute: () => sql`
           select adv.external_id as id, adv.name, adv.domain, s.total_ads, s.active_ads, s.new_ads_7d, s.new_ads_30d,
-                 s.last_seen, d.domains, f.followed_at
+                 s.last_seen, s.domains, f.followed_at
             from brand_follows f
             join advertisers adv on adv.id = f.advertiser_id
            cross join lateral (
-             select count(*)::int as total_ads,
-                    (count(*) filter (where a.status = 'active'))::int as active_ads,
-                    (count(*) filter (where a.first_seen > ${new Date(now.getTime() - 7 * day)} and a.first_seen <= ${now}))::int as new_ads_7d,
-                    (count(*) filter (where a.first_seen > ${new Date(now.getTime() - 30 * day)} and a.first_seen <= ${now}))::int as new_ads_30d,
-                    max(a.last_seen) as last_seen
-               from ads a where a.advertiser_id = f.advertiser_id) s
-           cross join lateral (
-             select coalesce(array_agg(x.domain order by x.n desc, x.domain), '{}') as domains from (
-               select a.landing_domain as domain, count(*) as n from ads a
-                where a.advertiser_id = f.advertiser_id and a.landing_domain is not null
-                group by a.landing_domain order by n desc, a.landing_domain limit ${maxBrandDomains}) x) d
+             -- One pass over the brand's ads, from its index alone (migration 0080): per landing
+             -- domain, then summed.
+             select coalesce(sum(g.n), 0)::int as total_ads, coalesce(sum(g.active), 0)::int as active_ads,
+                    coalesce(sum(g.new_7d), 0)::int as new_ads_7d, coalesce(sum(g.new_30d), 0)::int as new_ads_30d,
+                    max(g.last_seen) as last_seen,
+                    coalesce((array_agg(g.domain order by g.n desc, g.domain) filter (where g.domain is not null))[1:${maxBrandDomains}], '{}') as domains
+               from (select a.landing_domain as domain, count(*) as n,
+                            count(*) filter (where a.status = 'active') as active,
+                            count(*) filter (where a.first_seen > ${new Date(now.getTime() - 7 * day)} and a.first_seen <= ${now}) as new_7d,
+                            count(*) filter (where a.first_seen > ${new Date(now.getTime() - 30 * day)} and a.first_seen <= ${now}) as new_30d,
+                            max(a.last_seen) as last_seen
+                       from ads a where a.advertiser_id = f.advertiser_id
+                      group by a.landing_domain) g) s
            where ${where}
            order by f.followed_at desc, f.seq desc
            limit ${window.limit} offset ${window.offset}`

@@ -35,6 +35,7 @@ import m0076 from "./0076_session_rate_window.js"
 import m0077 from "./0077_trend_packed_counts.js"
 import m0078 from "./0078_trend_pending_day.js"
 import m0079 from "./0079_lander_ad_counts.js"
+import m0080 from "./0080_ads_advertiser_covering.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -71,7 +72,8 @@ export const migrations = {
   "0076_session_rate_window": m0076,
   "0077_trend_packed_counts": m0077,
   "0078_trend_pending_day": m0078,
-  "0079_lander_ad_counts": m0079
+  "0079_lander_ad_counts": m0079,
+  "0080_ads_advertiser_covering": m0080
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
