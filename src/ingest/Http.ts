@@ -5,7 +5,7 @@ import { PayloadTooLarge } from "../kernel/Errors.js"
 import { JsonObject } from "../kernel/Json.js"
 import { Ingest } from "./Ingest.js"
 import { type EntityName, records } from "./Records.js"
-import * as Routes from "../access/gateway/Http.js"
+import { serveGroup } from "../access/gateway/Http.js"
 
 /** The JSON Schema of an entity's records, generated from its Effect Schema. */
 export const jsonSchemaOf = (entity: EntityName): JsonObject => {
@@ -15,7 +15,7 @@ export const jsonSchemaOf = (entity: EntityName): JsonObject => {
   return Schema.decodeUnknownSync(JsonObject)(JSONSchema.make(schema))
 }
 
-export const CatalogAdminLive = Routes.group(IngestContract, "catalogAdmin", (handlers) =>
+export const CatalogAdminLive = serveGroup(IngestContract, "catalogAdmin", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
     const { maxImportBytes } = yield* AppConfig

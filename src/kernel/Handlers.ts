@@ -11,7 +11,7 @@ type Added<Endpoints extends Endpoint, Names extends string, P, R1> = Exclude<
 /**
  * Handles a family of endpoints that one declaration generated (their names listed at run time)
  * with the handler `of` makes for each name, and types what is left as the group's other
- * endpoints: `HttpApiBuilder.group` (through `Metered.group`) then demands those at compile time,
+ * endpoints: `HttpApiBuilder.group` (through `serveGroup`) then demands those at compile time,
  * and a family left out does not compile. One handler type serves the family: it takes any of
  * their requests and answers what any of them answers, so a family is a set of endpoints whose
  * answers share a type (an entity's explore pages, every count, a path's series).

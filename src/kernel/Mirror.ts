@@ -4,7 +4,7 @@ import { Record } from "effect"
 /**
  * Route families reached at a second path (spec: Versioning; INTERPRETATIONS S3, S4). A mirror
  * is a group of its own, named `<group>@legacy` or `<group>@alias`, holding the same endpoints
- * (same names, schemas and errors) under another prefix; `Metered.group` serves every mirror
+ * (same names, schemas and errors) under another prefix; `serveGroup` serves every mirror
  * of a group with the group's own handlers, so mounting a family elsewhere is one line in the
  * contract: `.add(legacy(ShopApi, { from: shopPrefix, to: "/api/clipapp-shop" }))`. `alias` is
  * here; `legacy` (behind the browser session) is `access/session/Legacy.ts`.

@@ -5,9 +5,9 @@ import { NotReady } from "./Api.js"
 import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
 import { Trends } from "../ads/trends/Trends.js"
-import * as Routes from "../access/gateway/Http.js"
+import { serveGroup } from "../access/gateway/Http.js"
 
-export const SystemLive = Routes.group(SystemContract, "system", (handlers) =>
+export const SystemLive = serveGroup(SystemContract, "system", (handlers) =>
   Effect.gen(function*() {
     const readiness = yield* Readiness
     const similarity = yield* AdSimilarity

@@ -2,7 +2,7 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { TranscriptsContract } from "./Api.js"
 import { Caller, type CallerInfo } from "../access/gateway/Api.js"
-import * as Metered from "../access/gateway/Http.js"
+import { serveGroup } from "../access/gateway/Http.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import type { Refused, ScriptRefusal, Subject } from "./Api.js"
 import { type Presence, type ScriptRequest, Transcripts } from "./Transcripts.js"
@@ -32,7 +32,7 @@ const routesOf = (transcripts: Transcripts, subject: Subject, presenceOf: Presen
 }
 
 /** `/api/v1/clipapp-shop/video/*` and their legacy session paths (S4). */
-export const VideoTranscriptsLive = Metered.group(TranscriptsContract, "videoTranscripts", (handlers) =>
+export const VideoTranscriptsLive = serveGroup(TranscriptsContract, "videoTranscripts", (handlers) =>
   Effect.gen(function*() {
     const routes = routesOf(yield* Transcripts, "video", sessionOnly(yield* SignedIn))
     return handlers
@@ -42,7 +42,7 @@ export const VideoTranscriptsLive = Metered.group(TranscriptsContract, "videoTra
   }))
 
 /** `/api/v1/ad-transcript`, `/api/v1/ad-transcript-generate`, `/api/v1/ad-similar-script-generate`. */
-export const AdTranscriptsLive = Metered.group(TranscriptsContract, "adTranscripts", (handlers) =>
+export const AdTranscriptsLive = serveGroup(TranscriptsContract, "adTranscripts", (handlers) =>
   Effect.gen(function*() {
     const routes = routesOf(yield* Transcripts, "ad", anyCaller)
     return handlers

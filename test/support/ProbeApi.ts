@@ -4,8 +4,7 @@ import { Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import { serviceApi } from "../../src/app/Api.js"
 import { NotFound, NotFoundBody } from "../../src/kernel/Errors.js"
 import { Caller, metered } from "../../src/access/gateway/Api.js"
-import * as Metered from "../../src/access/gateway/Http.js"
-import { MeteredLive } from "../../src/access/gateway/Http.js"
+import { MeteredLive, serveGroup } from "../../src/access/gateway/Http.js"
 import { DailyQuotaBody } from "../../src/shop/account/Api.js"
 import { SearchQuota } from "../../src/shop/account/SearchQuota.js"
 import { legacy } from "../../src/access/session/Legacy.js"
@@ -15,7 +14,7 @@ import { SessionAuthLive } from "../../src/access/session/Http.js"
 
 /**
  * A metered group composed the way a backend engineer adds a route family: a contract with
- * `metered(...)`, handlers with `Metered.group`. Its routes misbehave on purpose.
+ * `metered(...)`, handlers with `serveGroup`. Its routes misbehave on purpose.
  */
 export class ProbeGroup extends metered(
   HttpApiGroup.make("probe")
@@ -70,7 +69,7 @@ export interface HeldCall {
 export class ProbeHold extends Context.Tag("test/ProbeHold")<ProbeHold, Queue.Queue<HeldCall>>() {}
 
 const probeLive = (hold: Queue.Queue<HeldCall>) =>
-  Metered.group(ProbeApi, "probe", (handlers) =>
+  serveGroup(ProbeApi, "probe", (handlers) =>
     Effect.gen(function*() {
       const quota = yield* SearchQuota
       const sql = yield* SqlClient.SqlClient

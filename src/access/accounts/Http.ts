@@ -7,7 +7,7 @@ import { NotFound } from "../../kernel/Errors.js"
 import { Unauthorized } from "../gateway/Api.js"
 import { Accounts } from "./Accounts.js"
 import { AdminAuth } from "./Api.js"
-import * as Routes from "../gateway/Http.js"
+import { serveGroup } from "../gateway/Http.js"
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
 
@@ -28,7 +28,7 @@ export const AdminAuthLive = Layer.effect(
   })
 )
 
-export const AdminLive = Routes.group(AdminContract, "admin", (handlers) =>
+export const AdminLive = serveGroup(AdminContract, "admin", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers

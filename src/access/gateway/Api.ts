@@ -116,7 +116,7 @@ export class Caller extends Context.Tag("adintel/Caller")<Caller, CallerInfo>() 
 /**
  * Authenticates the key, checks the plan, takes a rate-window slot and charges one credit
  * (G1 steps 1-4), then provides `Caller`. Handlers of a metered group are built with
- * `Metered.group` (access/gateway/Http.ts) so the charge is refunded when they die or are interrupted.
+ * `serveGroup` (access/gateway/Http.ts) so the charge is refunded when they die or are interrupted.
  */
 export class Metered extends HttpApiMiddleware.Tag<Metered>()("adintel/Metered", {
   failure: Schema.Union(UnauthorizedBody, PlanRequiredBody, RateLimitedBody, CreditsExhaustedBody, TooManyInFlightBody, InternalServerErrorBody),

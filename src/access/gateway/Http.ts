@@ -137,7 +137,7 @@ type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string
  * also serve the group's mirrors (legacy session paths, un-versioned aliases) that the API
  * holds: a family mounted elsewhere needs no handler code.
  */
-export const group = <
+export const serveGroup = <
   ApiId extends string,
   Groups extends HttpApiGroup.HttpApiGroup.Any,
   ApiError,

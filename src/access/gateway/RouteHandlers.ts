@@ -16,7 +16,7 @@ export interface RouteHandler {
   readonly group: HttpApiGroup.HttpApiGroup.AnyWithProps
   readonly endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   /**
-   * The handler wrapped as `Metered.group` wraps it (the text rule, the refund on its exit),
+   * The handler wrapped as `serveGroup` wraps it (the text rule, the refund on its exit),
    * with its layer's services: the caller provides only `Caller` and the HTTP request.
    */
   readonly run: (request: RouteRequest) => Effect.Effect<unknown, unknown>
@@ -30,7 +30,7 @@ const keyOf = (group: string, endpoint: string) => `${group}/${endpoint}`
 /**
  * Every route's handler by group and endpoint, for callers that are not HTTP routes: an MCP
  * tool runs the very handler its REST route runs (issue 21, "no second implementation").
- * `Metered.group` registers each group as its layer is built; lookups happen once the server
+ * `serveGroup` registers each group as its layer is built; lookups happen once the server
  * is up, when every group is built.
  */
 export class RouteHandlers extends Effect.Service<RouteHandlers>()("adintel/RouteHandlers", {

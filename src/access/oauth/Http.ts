@@ -4,7 +4,7 @@ import { NotFound } from "../../kernel/Errors.js"
 import { parseJson } from "../../kernel/Json.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { Caller } from "../gateway/Api.js"
-import * as Routes from "../gateway/Http.js"
+import { serveGroup } from "../gateway/Http.js"
 import { maxNextLength } from "../session/Api.js"
 import { ConnectedClients } from "../session/ConnectedClients.js"
 import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
@@ -215,7 +215,7 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** Disconnecting from the key page (Api.ts). */
-export const McpClientsLive = Routes.group(OAuthContract, "mcpClients", (handlers) =>
+export const McpClientsLive = serveGroup(OAuthContract, "mcpClients", (handlers) =>
   Effect.map(OAuth, (oauth) =>
     handlers.handle("disconnect", ({ payload, request }) =>
       Effect.gen(function*() {

@@ -10,8 +10,7 @@ import { ConnectedClients } from "./ConnectedClients.js"
 import { keyPage, loginPage } from "./Pages.js"
 import { Sessions } from "./Sessions.js"
 import { sessionCookie, sessionOf, tokenOf } from "./SignedIn.js"
-import * as Routes from "../gateway/Http.js"
-import { retryLater, withRateHeaders } from "../gateway/Http.js"
+import { retryLater, serveGroup, withRateHeaders } from "../gateway/Http.js"
 import { Gateway } from "../gateway/Gateway.js"
 import { InFlight } from "../gateway/InFlight.js"
 
@@ -54,7 +53,7 @@ export const SessionAuthLive = Layer.effect(
   })
 )
 
-export const SessionLive = Routes.group(SessionContract, "session", (handlers) =>
+export const SessionLive = serveGroup(SessionContract, "session", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const config = yield* AppConfig

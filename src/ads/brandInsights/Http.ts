@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { NotFound } from "../../kernel/Errors.js"
 import { handleAll } from "../../kernel/Handlers.js"
 import { BrandInsightsContract, endpointOf, type TabQuery, unknownTabError } from "./Api.js"
@@ -9,7 +9,7 @@ import { tabNames } from "./Tabs.js"
 const tabOfEndpoint = new Map(tabNames.map((tab) => [endpointOf(tab), tab]))
 
 /** `/api/v1/brands/<tab>`, `/tabs` and the unknown-tab answer; the legacy mirror is served by the same handlers. */
-export const BrandInsightsLive = Metered.group(BrandInsightsContract, "brandInsights", (handlers) =>
+export const BrandInsightsLive = serveGroup(BrandInsightsContract, "brandInsights", (handlers) =>
   Effect.map(BrandInsights, (insights) =>
     handleAll(handlers, [...tabOfEndpoint.keys()], (name) => {
       const tab = tabOfEndpoint.get(name)!

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { LandersContract } from "./Api.js"
 import { Landers } from "./Landers.js"
 
@@ -8,7 +8,7 @@ const fields = <A extends object>(fields: A) => ({ success: true as const, ...fi
 const favorited = (favorited: boolean) => ({ success: true as const, favorited })
 
 /** `/api/v1/landers/explore` and the caller's favorite landers. */
-export const LandersLive = Metered.group(LandersContract, "landers", (handlers) =>
+export const LandersLive = serveGroup(LandersContract, "landers", (handlers) =>
   Effect.map(Landers, (landers) =>
     handlers
       .handle("explore", ({ payload }) => Effect.map(landers.explore(payload), fields))

@@ -1,16 +1,16 @@
 import { Effect } from "effect"
 import { AdLibraryContract, MagicAiContract } from "./Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { AdSearch, type Page } from "./AdSearch.js"
 
 const answer = <A>(page: Page<A>) => ({ success: true as const, ...page })
 
 /** `/api/v1/adlibrary` (and its alias `/api/adlibrary`, S3). */
-export const AdLibraryLive = Metered.group(AdLibraryContract, "adlibrary", (handlers) =>
+export const AdLibraryLive = serveGroup(AdLibraryContract, "adlibrary", (handlers) =>
   Effect.map(AdSearch, (ads) =>
     handlers.handle("social", ({ urlParams }) => Effect.map(ads.search("social", urlParams), answer))))
 
-export const AdsLive = Metered.group(AdLibraryContract, "ads", (handlers) =>
+export const AdsLive = serveGroup(AdLibraryContract, "ads", (handlers) =>
   Effect.map(AdSearch, (ads) =>
     handlers
       .handle("pinboard", ({ urlParams }) => Effect.map(ads.search("pinboard", urlParams), answer))
@@ -19,5 +19,5 @@ export const AdsLive = Metered.group(AdLibraryContract, "ads", (handlers) =>
       .handle("clipappAd", ({ path }) => Effect.map(ads.ad("clipapp", path.id), (data) => ({ success: true as const, data })))))
 
 /** `/api/v1/magic-ai` (and its legacy session path `/api/magic-ai`, S4). */
-export const MagicAiLive = Metered.group(MagicAiContract, "magicAi", (handlers) =>
+export const MagicAiLive = serveGroup(MagicAiContract, "magicAi", (handlers) =>
   Effect.map(AdSearch, (ads) => handlers.handle("similar", ({ payload }) => Effect.map(ads.similar(payload), answer))))

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { Workspace } from "../workspace/Workspace.js"
 import { SavedAdsContract } from "./Api.js"
 
@@ -9,7 +9,7 @@ const fields = <A extends object>(fields: A) => ({ success: true as const, ...fi
 const account = Effect.map(Caller, (caller) => caller.accountId)
 
 /** `/api/v1/saved-ads`, `save`, `unsave`, `annotate`: the caller's own saved ads. */
-export const SavedAdsLive = Metered.group(SavedAdsContract, "savedAds", (handlers) =>
+export const SavedAdsLive = serveGroup(SavedAdsContract, "savedAds", (handlers) =>
   Effect.map(Workspace, (workspace) =>
     handlers
       .handle("list", ({ urlParams }) => Effect.map(Effect.flatMap(account, (a) => workspace.savedAds(a, urlParams)), fields))

@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { StoreAdsContract } from "./Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { StoreAds } from "./StoreAds.js"
 
 const data = <A>(data: A) => ({ success: true as const, data })
 const fields = <A extends object>(fields: A) => ({ success: true as const, ...fields })
 
 /** `/api/v1/store/search-ads` and its sub-routes. */
-export const StoreAdsLive = Metered.group(StoreAdsContract, "storeAds", (handlers) =>
+export const StoreAdsLive = serveGroup(StoreAdsContract, "storeAds", (handlers) =>
   Effect.map(StoreAds, (store) =>
     handlers
       .handle("list", ({ urlParams }) => Effect.map(store.list(urlParams), fields))

@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { TrendsContract } from "./Api.js"
 import { Trends } from "./Trends.js"
 
 const fields = <A extends object>(fields: A) => ({ success: true as const, ...fields })
 
 /** `/api/v1/trends/*`. */
-export const TrendsLive = Metered.group(TrendsContract, "trends", (handlers) =>
+export const TrendsLive = serveGroup(TrendsContract, "trends", (handlers) =>
   Effect.map(Trends, (trends) =>
     handlers
       .handle("topics", ({ payload }) => Effect.map(trends.topics(payload), fields))

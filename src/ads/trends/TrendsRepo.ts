@@ -151,8 +151,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * gone), and none takes them until the caller ends.
        */
       pendingOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
-        ids.length === 0 ? Effect.succeed(new Set<string>()) : sql<{ id: string }>`
-          select ad_id::text as id from trend_pending where ad_id = any(${ids}::bigint[]) order by ad_id for update`.pipe(
+        ids.length === 0 ? Effect.succeed(new Set<string>()) : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Schema.Struct({ id: Schema.String }),
+          execute: () => sql`select ad_id::text as id from trend_pending where ad_id = any(${ids}::bigint[]) order by ad_id for update`
+        })(undefined).pipe(
           Effect.map((rows) => new Set(rows.map((r) => r.id))),
           Effect.orDie
         ),

@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { baseUrl, clientAddress } from "../../platform/Forwarded.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { ShareViewsLimited, WorkspaceContract } from "./Api.js"
@@ -19,7 +19,7 @@ const account = Effect.map(Caller, (caller) => caller.accountId)
  * `/api/v1/brands/*` folders, boards and share links, and their mirrors under
  * `/api/v1/saved-ads/*` and `/api/brands/*`: the caller's own workspace.
  */
-export const WorkspaceLive = Metered.group(WorkspaceContract, "workspace", (handlers) =>
+export const WorkspaceLive = serveGroup(WorkspaceContract, "workspace", (handlers) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const links = yield* ShareLinks
@@ -77,7 +77,7 @@ const htmlPage = (body: string, status: number, headers: Record<string, string> 
 const wantsJson = (accept: string | undefined) => accept?.toLowerCase().includes("application/json") ?? false
 
 /** `/share/<token>`: no key, no session, no credit; limited per client address (TRUST_PROXY decides which). */
-export const ShareLive = Metered.group(WorkspaceContract, "share", (handlers) =>
+export const ShareLive = serveGroup(WorkspaceContract, "share", (handlers) =>
   Effect.gen(function*() {
     const links = yield* ShareLinks
     const config = yield* AppConfig

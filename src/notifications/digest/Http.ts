@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { DigestPrefsContract } from "./Api.js"
 import { DigestPreferences } from "./DigestPreferences.js"
 
 const answer = <A>(prefs: A) => ({ success: true as const, prefs })
 
 /** `/api/v1/brands/notifications/prefs` (GET, POST) and its legacy session path (S4, S5). */
-export const DigestPrefsLive = Metered.group(DigestPrefsContract, "brandDigestPrefs", (handlers) =>
+export const DigestPrefsLive = serveGroup(DigestPrefsContract, "brandDigestPrefs", (handlers) =>
   Effect.map(DigestPreferences, (prefs) =>
     handlers
       .handle("get", () => Effect.map(Effect.flatMap(Caller, (c) => prefs.get(c.accountId)), answer))

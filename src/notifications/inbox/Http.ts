@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { NotificationsContract } from "./Api.js"
 import { Inbox } from "./Inbox.js"
 
 const fields = <A extends object>(fields: A) => ({ success: true as const, ...fields })
 
 /** `/api/v1/notifications*`: the caller's own inbox. */
-export const NotificationsLive = Metered.group(NotificationsContract, "notifications", (handlers) =>
+export const NotificationsLive = serveGroup(NotificationsContract, "notifications", (handlers) =>
   Effect.map(Inbox, (inbox) =>
     handlers
       .handle("list", ({ urlParams }) => Effect.map(Effect.flatMap(Caller, (c) => inbox.list(c.accountId, urlParams)), fields))

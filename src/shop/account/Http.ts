@@ -2,8 +2,7 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { ShopAccountContract } from "./Api.js"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
-import { pathOf } from "../../access/gateway/Http.js"
+import { pathOf, serveGroup } from "../../access/gateway/Http.js"
 import { UnknownShopEndpoint, unknownPathNames } from "./Api.js"
 import { handleAll } from "../../kernel/Handlers.js"
 import { SearchQuota } from "./SearchQuota.js"
@@ -13,7 +12,7 @@ import { ShopCountry } from "./ShopCountry.js"
 const unknownPath = () => ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
   Effect.fail(UnknownShopEndpoint.of(request.method, pathOf(request.url)))
 
-export const ShopLive = Metered.group(ShopAccountContract, "shop", (handlers) =>
+export const ShopLive = serveGroup(ShopAccountContract, "shop", (handlers) =>
   Effect.gen(function*() {
     const quota = yield* SearchQuota
     const countries = yield* ShopCountry

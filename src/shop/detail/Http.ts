@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { ShopDetailContract } from "./Api.js"
 import { Caller, type CallerInfo } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import type { ExploreParams, ShopEntity } from "../catalog/Entities.js"
 import { handleAll } from "../../kernel/Handlers.js"
 import { type DetailPath, details, type DetailSelection, endpointName, listRoutes, type PagePath, seriesRoutes } from "./Api.js"
@@ -56,7 +56,7 @@ const familiesOf = (detail: ShopDetail) => ({
   }
 })
 
-export const ShopDetailLive = Metered.group(ShopDetailContract, "shopDetail", (handlers) =>
+export const ShopDetailLive = serveGroup(ShopDetailContract, "shopDetail", (handlers) =>
   Effect.map(ShopDetail, (detail) => {
     const family = familiesOf(detail)
     const paths = ["shop-detail", "creator-detail", "shops", "categories"] as const
@@ -101,7 +101,7 @@ export const ShopDetailLive = Metered.group(ShopDetailContract, "shopDetail", (h
         withCaller((caller) => detail.visitEvents(entityOfVisit[urlParams.type], caller, urlParams)))
   }))
 
-export const ShopProductDetailLive = Metered.group(ShopDetailContract, "shopProductDetail", (handlers) =>
+export const ShopProductDetailLive = serveGroup(ShopDetailContract, "shopProductDetail", (handlers) =>
   Effect.map(ShopDetail, (detail) => {
     const family = familiesOf(detail)
     const paths = ["product-detail"] as const

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { ShopExploreContract } from "./Api.js"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { type ExploreParams, shopEntities, type ShopEntity } from "../catalog/Entities.js"
 import { handleAll } from "../../kernel/Handlers.js"
 import { ShopExplore } from "./ShopExplore.js"
@@ -18,7 +18,7 @@ const countNames = counts.map(([name]) => name)
 const entityOfCount = new Map<string, ShopEntity>(counts)
 
 /** Every entity's endpoints, handled by the one engine: its explore pages by entity (their answers differ), every count alike. */
-export const ShopExploreLive = Metered.group(ShopExploreContract, "shopExplore", (handlers) =>
+export const ShopExploreLive = serveGroup(ShopExploreContract, "shopExplore", (handlers) =>
   Effect.map(ShopExplore, (explore) => {
     /** An entity's explore pages, GET and POST: the names, and their handler. */
     const pages = <E extends ShopEntity>(entity: E) =>

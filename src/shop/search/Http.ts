@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { ShopSearchContract } from "./Api.js"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { ShopSearch } from "./ShopSearch.js"
 
 /** `/api/v1/clipapp-shop/{trending,search,suggestions}` and their legacy session paths (S4). */
-export const ShopSearchLive = Metered.group(ShopSearchContract, "shopSearch", (handlers) =>
+export const ShopSearchLive = serveGroup(ShopSearchContract, "shopSearch", (handlers) =>
   Effect.map(ShopSearch, (search) =>
     handlers
       .handle("trending", ({ urlParams }) => Effect.flatMap(Caller, (c) => search.trending(c.accountId, urlParams)))

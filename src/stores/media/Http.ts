@@ -1,12 +1,12 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import * as Routes from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { NotFound } from "../../kernel/Errors.js"
 import { StoreMediaContract } from "./Api.js"
 import { StoreMedia } from "./StoreMedia.js"
 
 /** `GET /media/stores/{name}`: the bytes, or the plain 404. */
-export const StoreMediaLive = Routes.group(StoreMediaContract, "storeMedia", (handlers) =>
+export const StoreMediaLive = serveGroup(StoreMediaContract, "storeMedia", (handlers) =>
   Effect.map(StoreMedia, (media) =>
     handlers.handle("image", ({ path }) =>
       Effect.flatMap(media.file(path.name), Option.match({

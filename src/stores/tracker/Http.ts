@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Caller } from "../../access/gateway/Api.js"
-import * as Metered from "../../access/gateway/Http.js"
+import { serveGroup } from "../../access/gateway/Http.js"
 import { mediaBase } from "../media/MediaBase.js"
 import { StoreTrackerContract } from "./Api.js"
 import { StoreTracker } from "./StoreTracker.js"
@@ -8,7 +8,7 @@ import { StoreTracker } from "./StoreTracker.js"
 const fields = <A extends object>(fields: A) => ({ success: true as const, ...fields })
 
 /** `/api/v1/store-tracker*` and their alias `/api/store-tracker*` (S3): the caller's own tracker. */
-export const StoreTrackerLive = Metered.group(StoreTrackerContract, "storeTracker", (handlers) =>
+export const StoreTrackerLive = serveGroup(StoreTrackerContract, "storeTracker", (handlers) =>
   Effect.map(StoreTracker, (tracker) =>
     handlers
       .handle("status", () => Effect.map(Effect.flatMap(Caller, (c) => tracker.status(c.accountId, c.plan)), fields))
