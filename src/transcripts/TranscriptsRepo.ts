@@ -1,22 +1,28 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { scriptPeriodDays } from "../access/gateway/Meters.js"
 import type { SimilarScript, Subject } from "./Api.js"
 import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./engines/Pipeline.js"
 
+/** A transcript like the one asked about, as a similar-script answer lists it. */
+const SimilarScriptRow = Schema.Struct({
+  type: Schema.Literal("video", "ad"),
+  id: Schema.String,
+  similarity: Schema.Number,
+  transcript: Schema.String,
+  framework_used: Schema.NullOr(Schema.String)
+})
 const StoredRow = Schema.Struct({
   transcript: Schema.NullOr(Schema.String),
   segments: Schema.Array(Segment),
   script_analysis: Schema.NullOr(ScriptAnalysis),
-  similar_scripts: Schema.Array(Schema.Struct({
-    type: Schema.Literal("video", "ad"),
-    id: Schema.String,
-    similarity: Schema.Number,
-    transcript: Schema.String,
-    framework_used: Schema.NullOr(Schema.String)
-  }))
+  similar_scripts: Schema.Array(SimilarScriptRow)
 })
 export type StoredTranscript = typeof StoredRow.Type
+/** A media URL the catalog holds for a video or ad (null: none stored). */
+const MediaUrlRow = Schema.Struct({ url: Schema.NullOr(Schema.String) })
+/** The script generations left in the period after taking one. */
+const RemainingRow = Schema.Struct({ remaining: Schema.Int })
 
 /** How much of a similar transcript the answer shows. */
 const excerptChars = 280
@@ -44,14 +50,19 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
        * else its playback URL; an ad's first video asset.
        */
       storedMediaUrl: (subject: Subject, id: string): Effect.Effect<string | null> =>
-        (subject === "video"
-          ? sql<{ url: string | null }>`
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: MediaUrlRow,
+          execute: () =>
+            subject === "video"
+              ? sql`
               select coalesce(cdn_url, playback_url) as url from shop_videos
                where external_id = ${id} order by region limit 1`
-          : sql<{ url: string | null }>`
+              : sql`
               select m ->> 'url' as url from ads a, jsonb_array_elements(a.media) m
-               where a.external_id = ${id} and m ->> 'type' = 'video' order by a.library limit 1`).pipe(
-          Effect.map((rows) => rows[0]?.url ?? null),
+               where a.external_id = ${id} and m ->> 'type' = 'video' order by a.library limit 1`
+        })(undefined).pipe(
+          Effect.map(Option.match({ onNone: () => null, onSome: ({ url }) => url })),
           Effect.orDie
         ),
 
@@ -74,7 +85,10 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
        * locks the meter row inside `exclusively`, after the record's lock (lock order, migration 0017).
        */
       takeScriptGeneration: (accountId: string, now: Date): Effect.Effect<Option.Option<number>> =>
-        sql<{ remaining: number }>`
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: RemainingRow,
+          execute: () => sql`
           with lim as (
             select coalesce(a.script_generation_limit, p.script_generation_limit) as l
               from accounts a join plans p on p.name = a.plan where a.id = ${accountId}::uuid),
@@ -88,8 +102,9 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
             from lim, live
            where m.account_id = live.account_id
              and (case when live.current then m.script_used else 0 end) < lim.l
-          returning (lim.l - m.script_used) as remaining`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.remaining)),
+          returning (lim.l - m.script_used) as remaining`
+        })(undefined).pipe(
+          Effect.map(Option.map(({ remaining }) => remaining)),
           Effect.orDie
         ),
 
@@ -116,7 +131,10 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
        * record itself and those sharing no trigram left out; similarity is 1 - distance, four decimals.
        */
       similar: (subject: Subject, id: string, text: string, limit: number): Effect.Effect<ReadonlyArray<SimilarScript>> =>
-        sql<{ type: Subject; id: string; similarity: number; transcript: string; framework_used: string | null }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: SimilarScriptRow,
+          execute: () => sql`
           select t.subject as type, t.subject_id as id,
                  round((1 - (t.transcript <-> ${text}))::numeric, 4)::float8 as similarity,
                  left(t.transcript, ${excerptChars}) as transcript,
@@ -125,7 +143,8 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
            where t.transcript is not null and not (t.subject = ${subject} and t.subject_id = ${id})
              and t.transcript <-> ${text} < 1
            order by t.transcript <-> ${text}, t.subject, t.subject_id
-           limit ${limit}`.pipe(Effect.orDie)
+           limit ${limit}`
+        })(undefined).pipe(Effect.orDie)
     }
   })
 }) {}

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { Library } from "../library/Filters.js"
 import {
@@ -56,6 +56,9 @@ export const VideoAd = Schema.Struct({
   duration_seconds: Schema.NullOr(Schema.Number)
 })
 export type VideoAd = typeof VideoAd.Type
+
+/** What a tab's statement reads: its answer, and how many of its ads had no stored signals holding. */
+const TabRow = Schema.Struct({ data: Schema.Unknown, stale: Schema.Int })
 
 /** What every tab reads of an ad (`TabAd` and the period's counts). */
 const baseColumns = ["id", "external_id", "library", "status", "format", "headline", "first_seen", "last_seen", "days_running", "landing_url"] as const
@@ -479,13 +482,17 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
      */
     const dataOf = <T extends SqlTab>(tab: T, scope: TabScope): Effect.Effect<TabData<T>> => {
       const { answer, reads } = statements[tab]
-      return sql<{ readonly data: unknown; readonly stale: number }>`
+      return SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: TabRow,
+        execute: () => sql`
         with ${periodAds(scope, reads)}, answer as (${answer(scope)})
-        select answer.data, ${reads.signals.length > 0 ? sql`(select count(*) from b where not b.held)::int` : sql`0`} as stale from answer`.pipe(
+        select answer.data, ${reads.signals.length > 0 ? sql`(select count(*) from b where not b.held)::int` : sql`0`} as stale from answer`
+      })(undefined).pipe(
         Effect.orDie,
-        Effect.tap((rows) => (rows[0]?.stale ?? 0) > 0 ? refreshSignals(scope) : Effect.void),
+        Effect.tap((row) => Option.exists(row, ({ stale }) => stale > 0) ? refreshSignals(scope) : Effect.void),
         // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
-        Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(rows[0]?.data)))
+        Effect.flatMap((row) => Effect.orDie(Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(Option.getOrUndefined(row)?.data)))
       )
     }
 

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { AdView } from "./Api.js"
 import { type After, AdSearchRepo, decodeAdRows, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
@@ -34,10 +34,8 @@ export interface SimilarityProbe {
 }
 
 /** A text candidate and its copy, for an engine that scores outside the database. */
-export interface TextCandidate {
-  readonly id: string
-  readonly text: string
-}
+const TextCandidate = Schema.Struct({ id: Schema.String, text: Schema.String })
+export type TextCandidate = typeof TextCandidate.Type
 
 export interface SimilarPlan {
   readonly libraries: ReadonlyArray<Library>
@@ -81,6 +79,23 @@ export const maxTextCandidates = 300
 export const maxImageDistance = 24
 
 const decodeScored = decodeAdRows({ score: Schema.Number })
+
+/** A lexeme of a query and the share of ads holding it. */
+const LexemeFrequency = Schema.Struct({ lexeme: Schema.String, freq: Schema.Number })
+/** The planner's estimate of a table's rows. */
+const RowEstimate = Schema.Struct({ n: Schema.Number })
+/** A source ad's row id, library, copy and creative hashes (signed bigints as text). */
+const SourceRow = Schema.Struct({
+  row_id: Schema.String,
+  library: Schema.String,
+  text: Schema.NullOr(Schema.String),
+  phash: Schema.NullOr(Schema.String),
+  dhash: Schema.NullOr(Schema.String)
+})
+/** A stored embedding of an ad's copy and the hash of that copy. */
+const StoredEmbedding = Schema.Struct({ id: Schema.String, text_hash: Schema.Uint8ArrayFromSelf, embedding: Schema.Array(Schema.Number) })
+/** An ad whose creative waits to be hashed, and the media URL to hash it from. */
+const PendingCreative = Schema.Struct({ id: Schema.String, library: Schema.String, external_id: Schema.String, media_url: Schema.String })
 
 export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/SimilarityRepo", {
   effect: Effect.gen(function*() {
@@ -134,7 +149,10 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * planner's statistics; 0 when the word is not among the most common ones).
        */
       lexemes: (text: string) =>
-        sql<{ lexeme: string; freq: number }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: LexemeFrequency,
+          execute: () => sql`
           with stats as (
             select e.lexeme, e.freq
               from pg_stats s,
@@ -142,11 +160,16 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
              where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector')
           select q.lexeme, coalesce((select max(freq) from stats where stats.lexeme = q.lexeme), 0)::float8 as freq
             from unnest(tsvector_to_array(to_tsvector('english', ${text}))) as q(lexeme)
-           order by 2, 1`.pipe(Effect.orDie),
+           order by 2, 1`
+        })(undefined).pipe(Effect.orDie),
 
       /** The number of ads, as the planner last counted them. */
-      estimatedAds: sql<{ n: number }>`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
+      estimatedAds: SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: RowEstimate,
+        execute: () => sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`
+      })(undefined).pipe(
+        Effect.map(Option.match({ onNone: () => 0, onSome: ({ n }) => n })),
         Effect.orDie
       ),
 
@@ -155,14 +178,18 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * row id, and what they offer to compare with.
        */
       sources: (which: { readonly libraries: ReadonlyArray<Library>; readonly externalId: string } | { readonly rowId: string }) =>
-        sql<{ row_id: string; library: string; text: string | null; phash: string | null; dhash: string | null }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: SourceRow,
+          execute: () => sql`
           select a.id::text as row_id, a.library, nullif(concat_ws(' ', a.headline, a.body, a.description), '') as text,
                  c.phash::text as phash, c.dhash::text as dhash
             from ads a left join ad_creatives c on c.ad_id = a.id
            where ${"rowId" in which
           ? sql`a.id = ${which.rowId}::bigint`
           : sql`a.external_id = ${which.externalId} and a.library = any(${which.libraries}::text[])`}
-           order by a.library`.pipe(
+           order by a.library`
+        })(undefined).pipe(
           Effect.map((rows) =>
             rows.map((r): SourceAd => ({
               rowId: r.row_id,
@@ -231,16 +258,24 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
 
       /** The text candidates (see `similar`) with their copy, for an engine that scores them itself. */
       textCandidates: (text: TextProbe, plan: SimilarPlan): Effect.Effect<ReadonlyArray<TextCandidate>> =>
-        sql<{ id: string; text: string }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: TextCandidate,
+          execute: () => sql`
           select a.id::text as id, concat_ws(' ', a.headline, a.body, a.description) as text
             from (${textCandidates(text, plan)}) k join ads a on a.id = k.id
-           order by a.id`.pipe(Effect.orDie),
+           order by a.id`
+        })(undefined).pipe(Effect.orDie),
 
       /** Stored embeddings of these ads' copy by `model`, with the hash of the text each is of. */
       embeddings: (ids: ReadonlyArray<string>, model: string) =>
-        sql<{ id: string; text_hash: Uint8Array; embedding: Array<number> }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: StoredEmbedding,
+          execute: () => sql`
           select ad_id::text as id, text_hash, embedding from ad_embeddings
-           where model = ${model} and ad_id = any(${ids}::bigint[])`.pipe(
+           where model = ${model} and ad_id = any(${ids}::bigint[])`
+        })(undefined).pipe(
           Effect.map((rows) => new Map(rows.map((r) => [r.id, { textHash: Buffer.from(r.text_hash).toString("hex"), embedding: r.embedding }]))),
           Effect.orDie
         ),
@@ -274,7 +309,10 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * after `afterId`, in id order; failed ones only when `retryFailed`.
        */
       pendingCreatives: (afterId: string, take: number, retryFailed: boolean) =>
-        sql<{ id: string; library: string; external_id: string; media_url: string }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: PendingCreative,
+          execute: () => sql`
           select id, library, external_id, media_url from (
             select a.id, a.library, a.external_id,
                    case when a.media->0->>'type' = 'image' then a.media->0->>'url' else a.media->0->>'thumbnail_url' end as media_url
@@ -285,7 +323,8 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
              and not exists (
                select 1 from ad_creatives c
                 where c.ad_id = m.id and c.media_url = m.media_url and (c.error is null or not ${retryFailed}))
-           limit ${take}`.pipe(Effect.orDie),
+           limit ${take}`
+        })(undefined).pipe(Effect.orDie),
 
       /** Records why a creative could not be hashed (no hashes: it never matches an image search). */
       saveFailure: (adId: string, mediaUrl: string, reason: string, now: Date) =>
