@@ -24,6 +24,10 @@ export const AccountRow = Schema.Struct({
 })
 export type AccountRow = typeof AccountRow.Type
 
+const AccountId = Schema.Struct({ id: Schema.String })
+/** An account's live key, sealed. */
+const SealedKey = Schema.Struct({ key_sealed: Schema.Uint8ArrayFromSelf })
+
 export interface NewAccount {
   readonly email: string
   readonly passwordHash: string | null
@@ -74,22 +78,27 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         uuid.test(id) ? Effect.orDie(findRow({ id, now })) : Effect.succeed(Option.none<AccountRow>()),
 
       findIdByEmail: (email: string) =>
-        sql<{ id: string }>`select id from accounts where lower(email) = lower(${email})`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.id)),
-          Effect.orDie
-        ),
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: AccountId,
+          execute: () => sql`select id from accounts where lower(email) = lower(${email})`
+        })(undefined).pipe(Effect.map(Option.map((row) => row.id)), Effect.orDie),
 
       /** Account, meters and first key in one transaction. None when the e-mail is taken. */
       insert: (account: NewAccount) =>
         sql.withTransaction(
           Effect.gen(function*() {
-            const created = yield* sql<{ id: string }>`
+            const created = yield* SqlSchema.findOne({
+              Request: Schema.Void,
+              Result: AccountId,
+              execute: () => sql`
               insert into accounts (email, password_hash, plan, created_at)
               values (${account.email}, ${account.passwordHash}, ${account.plan}, ${account.now})
               on conflict ((lower(email))) do nothing
               returning id`
-            const id = created[0]?.id
-            if (id === undefined) return Option.none<string>()
+            })(undefined)
+            if (Option.isNone(created)) return Option.none<string>()
+            const id = created.value.id
             yield* sql`insert into account_meters (account_id, period_anchor, period_start)
                        values (${id}, ${account.now}, ${account.now})`
             yield* sql`insert into api_keys (account_id, key_hash, key_sealed, created_at)
@@ -153,11 +162,12 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
 
       /** The sealed live key of an account. */
       liveKey: (id: string) =>
-        sql<{ key_sealed: Uint8Array }>`
-          select key_sealed from api_keys where account_id = ${id}::uuid and revoked_at is null`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.key_sealed)),
-          Effect.orDie
-        )
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: SealedKey,
+          execute: () => sql`
+          select key_sealed from api_keys where account_id = ${id}::uuid and revoked_at is null`
+        })(undefined).pipe(Effect.map(Option.map((row) => row.key_sealed)), Effect.orDie)
     }
   })
 }) {}

@@ -61,6 +61,11 @@ export type OpenChargesRequest = typeof OpenChargesRequest.Type
 export const DeadReplica = Schema.Struct({ id: Schema.String, since: Schema.DateFromSelf })
 export type DeadReplica = typeof DeadReplica.Type
 
+const KeyAccount = Schema.Struct({ account_id: Schema.String })
+const Refund = Schema.Struct({ refunded: Schema.Boolean })
+const ReplicaId = Schema.Struct({ id: Schema.String })
+const RefundedCharge = Schema.Struct({ id: Schema.String })
+
 /**
  * The SQL of the metered path. Database failures are defects here (STYLE: Errors). Every
  * statement follows the lock order of migration 0017: an account's meter row first, one account
@@ -135,17 +140,19 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
 
       /** The account of a live key, without charging it (the free MCP messages, M1). */
       accountOfKey: (keyHash: Uint8Array) =>
-        sql<{ account_id: string }>`select account_id::text from api_keys where key_hash = ${keyHash} and revoked_at is null`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.account_id)),
-          Effect.orDie
-        ),
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: KeyAccount,
+          execute: () => sql`select account_id::text from api_keys where key_hash = ${keyHash} and revoked_at is null`
+        })(undefined).pipe(Effect.map(Option.map((row) => row.account_id)), Effect.orDie),
 
       /** Returns the credit of a charge to its pool; false when it was already refunded. */
       refund: (chargeId: string, now: Date) =>
-        sql<{ refunded: boolean }>`select gateway_refund(${chargeId}::bigint, ${now}) as refunded`.pipe(
-          Effect.map((rows) => rows[0]?.refunded === true),
-          Effect.orDie
-        ),
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: Refund,
+          execute: () => sql`select gateway_refund(${chargeId}::bigint, ${now}) as refunded`
+        })(undefined).pipe(Effect.map((row) => row.refunded), Effect.orDie),
 
       /** Records how charged calls were answered, many in one statement; their rows are locked in id order. */
       complete: (completions: ReadonlyArray<Completion>) =>
@@ -169,11 +176,12 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
 
       /** Registers a replica that starts now; its id. */
       registerReplica: (now: Date) =>
-        sql<{ id: string }>`insert into gateway_replicas (id, started_at, beat_at)
-                            values (gen_random_uuid(), ${now}, ${now}) returning id::text`.pipe(
-          Effect.map((rows) => rows[0]!.id),
-          Effect.orDie
-        ),
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: ReplicaId,
+          execute: () => sql`insert into gateway_replicas (id, started_at, beat_at)
+                            values (gen_random_uuid(), ${now}, ${now}) returning id::text`
+        })(undefined).pipe(Effect.map((row) => row.id), Effect.orDie),
 
       /** A heartbeat; it registers the replica again if a sweeper took it for dead and forgot it. */
       beat: (replica: string, now: Date) =>
@@ -198,11 +206,12 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
 
       /** Refunds those of `charges` (all of one account) still open; the ids refunded. */
       refundOpen: (accountId: string, charges: ReadonlyArray<string>, now: Date) =>
-        sql<{ id: string }>`
-          select id::text from gateway_refund_charges(${accountId}::uuid, ${charges}::bigint[], ${now}, true) as id`.pipe(
-          Effect.map((rows) => rows.map((row) => row.id)),
-          Effect.orDie
-        )
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: RefundedCharge,
+          execute: () => sql`
+          select id::text from gateway_refund_charges(${accountId}::uuid, ${charges}::bigint[], ${now}, true) as id`
+        })(undefined).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
     }
   })
 }) {}

@@ -49,6 +49,13 @@ export const ConnectionRow = Schema.Struct({
 })
 export type ConnectionRow = typeof ConnectionRow.Type
 
+/** A code as reuse detection finds it: the grant it was exchanged for, none before its exchange. */
+const CodeGrant = Schema.Struct({ grant_id: Schema.NullOr(Schema.String) })
+const GrantId = Schema.Struct({ id: Schema.String })
+const RevokedGrant = Schema.Struct({ grant_id: Schema.String })
+/** A live access token: the digest of its key and the resource it is for. */
+const AccessTokenRow = Schema.Struct({ key_hash: Schema.Uint8ArrayFromSelf, resource: Schema.String })
+
 /** The digests and expiries of a pair of tokens. */
 export interface IssuedTokens {
   readonly accessHash: Uint8Array
@@ -131,8 +138,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
       prunePendingClients: (before: Date) =>
         Effect.gen(function*() {
           yield* sql`delete from oauth_clients where authorized_at is null and registered_at < ${before}`
-          const rows = yield* sql<{ n: number }>`select count(*)::int as n from oauth_clients where authorized_at is null`
-          return rows[0]?.n ?? 0
+          return yield* countOf(sql`select count(*)::int as n from oauth_clients where authorized_at is null`)
         }).pipe(Effect.orDie),
 
       /** Clients registered from `address` since `since` (migration 0075). */
@@ -171,10 +177,14 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
       /** A code presented again (RFC 6749 4.1.2): the grant it was exchanged for is revoked. Whether the code was known. */
       codeReused: (codeHash: Uint8Array) =>
         Effect.gen(function*() {
-          const rows = yield* sql<{ grant_id: string | null }>`select grant_id::text from oauth_codes where code_hash = ${codeHash}`
-          const grant = rows[0]?.grant_id
-          if (grant) yield* sql`delete from oauth_grants where id = ${grant}::uuid`
-          return rows.length > 0
+          const code = yield* SqlSchema.findOne({
+            Request: Schema.Void,
+            Result: CodeGrant,
+            execute: () => sql`select grant_id::text from oauth_codes where code_hash = ${codeHash}`
+          })(undefined)
+          const grant = Option.flatMap(code, (row) => Option.fromNullable(row.grant_id))
+          if (Option.isSome(grant)) yield* sql`delete from oauth_grants where id = ${grant.value}::uuid`
+          return Option.isSome(code)
         }).pipe(Effect.orDie),
 
       /**
@@ -183,14 +193,18 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
        */
       insertGrant: (grant: IssuedTokens & { readonly codeHash: Uint8Array; readonly code: CodeRow; readonly now: Date }) =>
         sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ id: string }>`
+          const row = yield* SqlSchema.single({
+            Request: Schema.Void,
+            Result: GrantId,
+            execute: () => sql`
             insert into oauth_grants (client_id, account_id, key_id, resource, scope, created_at, refreshed_at,
                                       access_hash, access_expires_at, refresh_hash, refresh_expires_at)
             values (${grant.code.client_id}, ${grant.code.account_id}::uuid, ${grant.code.key_id}::uuid, ${grant.code.resource},
                     ${grant.code.scope}, ${grant.now}, ${grant.now}, ${grant.accessHash}, ${grant.accessExpiresAt},
                     ${grant.refreshHash}, ${grant.refreshExpiresAt})
             returning id::text`
-          yield* sql`update oauth_codes set grant_id = ${row!.id}::uuid where code_hash = ${grant.codeHash}`
+          })(undefined)
+          yield* sql`update oauth_codes set grant_id = ${row.id}::uuid where code_hash = ${grant.codeHash}`
           yield* sql`delete from oauth_grants where id in (
                        select id from oauth_grants where account_id = ${grant.code.account_id}::uuid
                         order by seq desc offset ${maxGrantsPerAccount})`
@@ -222,18 +236,23 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
 
       /** A refresh token used before: its grant is revoked. Whether it was one. */
       refreshReused: (hash: Uint8Array) =>
-        sql<{ grant_id: string }>`
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: RevokedGrant,
+          execute: () => sql`
           delete from oauth_grants where id = (select grant_id from oauth_used_refresh_tokens where token_hash = ${hash})
-          returning id::text as grant_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+          returning id::text as grant_id`
+        })(undefined).pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
 
       /** The key digest and resource of a live access token. */
       accessToken: (hash: Uint8Array, now: Date) =>
-        sql<{ key_hash: Uint8Array; resource: string }>`
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: AccessTokenRow,
+          execute: () => sql`
           select k.key_hash, g.resource from oauth_grants g join api_keys k on k.id = g.key_id and k.revoked_at is null
-           where g.access_hash = ${hash} and g.access_expires_at > ${now}`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0])),
-          Effect.orDie
-        ),
+           where g.access_hash = ${hash} and g.access_expires_at > ${now}`
+        })(undefined).pipe(Effect.orDie),
 
       /** RFC 7009: the grant of an access or refresh token ends (of `clientId`'s, when it is named). */
       revoke: (hash: Uint8Array, clientId: string | null) =>

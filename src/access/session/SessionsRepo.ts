@@ -27,6 +27,15 @@ const LogRow = Schema.Struct({
   refunded: Schema.Boolean
 })
 
+/** What a password sign-in checks; no hash when the account has no password. */
+const Credentials = Schema.Struct({ id: Schema.String, password_hash: Schema.NullOr(Schema.String) })
+const Notice = Schema.Struct({ notice: Schema.NullOr(Schema.String) })
+const Lockout = Schema.Struct({ locked_until: Schema.DateFromSelf })
+/** Calls of one UTC day (YYYY-MM-DD), refunded ones among them. */
+const UsageDay = Schema.Struct({ day: Schema.String, calls: Schema.Int, refunded: Schema.Int })
+const UsageRoute = Schema.Struct({ route: Schema.String, calls: Schema.Int })
+const LogTotal = Schema.Struct({ total: Schema.Int })
+
 export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/SessionsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -58,11 +67,12 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
     return {
       /** Accounts sign in by e-mail, case-insensitively; accounts without a password cannot. */
       credentialsOf: (email: string) =>
-        sql<{ id: string; password_hash: string | null }>`
-          select id, password_hash from accounts where lower(email) = lower(${email})`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0])),
-          Effect.orDie
-        ),
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: Credentials,
+          execute: () => sql`
+          select id, password_hash from accounts where lower(email) = lower(${email})`
+        })(undefined).pipe(Effect.orDie),
 
       /** A stronger hash of the same password, unless the password changed meanwhile (compare and set). */
       rehash: (accountId: string, previous: string, next: string) =>
@@ -102,19 +112,24 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
 
       /** The notice left for the next page, cleared as it is read. */
       takeNotice: (idHash: Uint8Array) =>
-        sql<{ notice: string | null }>`
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: Notice,
+          execute: () => sql`
           update sessions s set notice = null from (select notice from sessions where id_hash = ${idHash} for update) old
            where s.id_hash = ${idHash}
-          returning old.notice`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.notice)), Effect.orDie),
+          returning old.notice`
+        })(undefined).pipe(Effect.map(Option.flatMap((row) => Option.fromNullable(row.notice))), Effect.orDie),
 
       /** Until when sign-ins of this subject are refused; none when they are not. */
       lockedUntil: (kind: ThrottleKind, subject: string, now: Date) =>
-        sql<{ locked_until: Date }>`
+        SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: Lockout,
+          execute: () => sql`
           select locked_until from login_failures
-           where kind = ${kind} and subject = ${subject} and locked_until > ${now}`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.locked_until)),
-          Effect.orDie
-        ),
+           where kind = ${kind} and subject = ${subject} and locked_until > ${now}`
+        })(undefined).pipe(Effect.map(Option.map((row) => row.locked_until)), Effect.orDie),
 
       /**
        * Counts a failed sign-in. Failures older than `window` start the count again; the one
@@ -140,25 +155,35 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
       /** Calls per UTC day since `since` (refunded ones counted apart), busiest routes first. */
       usage: (accountId: string, since: Date) =>
         Effect.all({
-          days: sql<{ day: string; calls: number; refunded: number }>`
+          days: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: UsageDay,
+            execute: () => sql`
             select to_char((charged_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
                    count(*)::int as calls, count(refunded_at)::int as refunded
               from request_ledger
              where account_id = ${accountId}::uuid and charged_at >= ${since}
-             group by 1 order by 1`,
-          routes: sql<{ route: string; calls: number }>`
+             group by 1 order by 1`
+          })(undefined),
+          routes: SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: UsageRoute,
+            execute: () => sql`
             select route, count(*)::int as calls
               from request_ledger
              where account_id = ${accountId}::uuid and charged_at >= ${since}
              group by route order by calls desc, route
              limit 50`
+          })(undefined)
         }).pipe(Effect.orDie),
 
       logs: (filter: LogFilter) =>
         Effect.all({
-          total: sql<{ total: number }>`select count(*)::int as total from request_ledger where ${where(filter)}`.pipe(
-            Effect.map((rows) => rows[0]?.total ?? 0)
-          ),
+          total: SqlSchema.findOne({
+            Request: Schema.Void,
+            Result: LogTotal,
+            execute: () => sql`select count(*)::int as total from request_ledger where ${where(filter)}`
+          })(undefined).pipe(Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.total }))),
           rows: SqlSchema.findAll({
             Request: Schema.Void,
             Result: LogRow,
