@@ -10,6 +10,7 @@ import { createHash, randomBytes } from "node:crypto"
 import * as path from "node:path"
 import * as http from "node:http"
 import { Accounts } from "../src/access/accounts/Accounts.js"
+import { Gateway } from "../src/access/gateway/Gateway.js"
 import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
 import { loadedSmallWorldServer } from "./support/AdWorld.js"
 import { TrustProxy } from "../src/platform/Forwarded.js"
@@ -238,6 +239,8 @@ describe("MCP over OAuth 2.1", () => {
           expect(result.isError).toBe(false)
         }
         expect((yield* balanceOf(owner.id)).used).toBe(names.length)
+        // Answers are written to the ledger by the gateway's batching fiber: its queue drained first.
+        yield* (yield* Gateway).flush
         const sql = yield* SqlClient.SqlClient
         const ledger = yield* sql<{ method: string; route: string; status: number }>`
           select method, route, status from request_ledger where account_id = ${owner.id}::uuid order by id`
