@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { MediaAsset, SearchCreative } from "../records/Ads.js"
+import { AdFormat, AdLibrary, AdStatus, MediaAsset, SearchCreative } from "../records/Ads.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type AdDetail, AdLanderRef, AdStoreRef, type AdView } from "./Api.js"
@@ -54,9 +54,9 @@ const Num = Schema.NullOr(Schema.Number)
 export const AdRow = Schema.Struct({
   row_id: Schema.String,
   external_id: Schema.String,
-  library: Schema.String,
-  status: Schema.String,
-  format: Schema.String,
+  library: AdLibrary,
+  status: AdStatus,
+  format: AdFormat,
   advertiser_external_id: Schema.String,
   advertiser_name: Schema.String,
   advertiser_domain: Text,

@@ -6,7 +6,7 @@ import { IdPath } from "../../kernel/Params.js"
 import { ExternalId, Url } from "../../kernel/Fields.js"
 import { bodyFilterFields, engagementOf, type Library, maxLimit, SearchQuery, type SearchParams, Words } from "./Filters.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { MediaAsset, SearchCreative } from "../records/Ads.js"
+import { AdFormat, AdLibrary, AdStatus, MediaAsset, SearchCreative } from "../records/Ads.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { alias } from "../../kernel/Mirror.js"
 import { inProduct } from "../../kernel/Products.js"
@@ -21,9 +21,9 @@ const Range = Schema.Struct({ lower: Schema.Number, upper: Schema.NullOr(Schema.
 /** An ad as every route shows it; `id` is the ad's id in its library (the one imports carry). */
 export const AdView = Schema.Struct({
   id: Schema.String,
-  library: Schema.String,
-  status: Schema.String,
-  format: Schema.String,
+  library: AdLibrary,
+  status: AdStatus,
+  format: AdFormat,
   advertiser: Schema.Struct({
     id: Schema.String,
     name: Schema.String,

@@ -24,6 +24,14 @@ export const AdLibrary = Choice("social", "pinboard", "clipapp", "search").annot
 })
 export type AdLibrary = typeof AdLibrary.Type
 
+/** Whether an ad runs. */
+export const AdStatus = Choice("active", "inactive")
+export type AdStatus = typeof AdStatus.Type
+
+/** What an ad's creative is. */
+export const AdFormat = Choice("image", "video", "carousel", "text", "dpa")
+export type AdFormat = typeof AdFormat.Type
+
 /** The page or account behind ads; `platform` is the library its ads appear in. */
 export const Advertiser = Schema.Struct({
   platform: AdLibrary,
@@ -64,13 +72,13 @@ export const Ad = Schema.Struct({
   advertiser_external_id: ExternalId.annotations({
     description: "external_id of an advertiser whose platform is this ad's library"
   }),
-  status: Choice("active", "inactive"),
+  status: AdStatus,
   first_seen: Instant,
   last_seen: Instant,
   start_date: maybe(Day),
   end_date: maybe(Day),
   days_running: maybe(Count).annotations({ description: "Computed from the dates when absent" }),
-  format: Choice("image", "video", "carousel", "text", "dpa"),
+  format: AdFormat,
   media: listOf(MediaAsset, 20),
   body: maybe(Text(10_000)),
   headline: maybe(Text(500)),
