@@ -415,8 +415,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        */
       countedOf: (ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id)))),
       /**
-       * Ads an import wrote (new, or changed), in the import's transaction: every counting fiber
-       * is told once it commits, and counts them.
+       * Ads an import wrote (new, or changed), in the import's transaction: other processes'
+       * counting fibers are told once it commits (this process's is told when the import ends,
+       * by `kick`), and count them.
        */
       pending: (ads: ReadonlyArray<{ readonly id: string; readonly day: string }>) =>
         ads.length === 0 ? Effect.void : Effect.zipRight(repo.markPending(ads), repo.signal("count", self)),

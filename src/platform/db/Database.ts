@@ -102,8 +102,16 @@ const listenerOn = (url: Redacted.Redacted): PgListener["Type"] => ({
             client.on("notification", (message) => {
               if (message.channel === channel && message.payload !== undefined) void emit.single({ _tag: "Notified", payload: message.payload })
             })
-            await client.connect()
-            await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+            try {
+              await client.connect()
+              await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+            } catch (error) {
+              // Not released by the scope (it was never acquired): closed here.
+              client.removeAllListeners()
+              client.on("error", () => undefined)
+              await client.end().catch(() => undefined)
+              throw error
+            }
             void emit.single({ _tag: "Listening" })
             return client
           },
