@@ -13,12 +13,13 @@
  */
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
-import { Clock, ConfigProvider, Effect, Layer, Redacted, Stream } from "effect"
+import { Clock, ConfigProvider, Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { IngestRepo } from "../src/ingest/IngestRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import * as Database from "../src/platform/db/Database.js"
 import { ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { AccountId } from "../src/kernel/Ids.js"
 import { ShopRecordId } from "../src/shop/catalog/Entities.js"
 import { ShopSearch } from "../src/shop/search/ShopSearch.js"
 import { runBench, sumAhead, withScratchDatabase } from "./Scratch.js"
@@ -109,7 +110,7 @@ const measure = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>, show?: (
     return { median: times[Math.floor(times.length / 2)]!, whole: whole.length }
   })
 
-const account = "00000000-0000-0000-0000-000000000000"
+const account = Schema.decodeUnknownSync(AccountId)("00000000-0000-0000-0000-000000000000")
 
 const program = Effect.gen(function*() {
   const search = yield* ShopSearch

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Clock, Context, Effect, Layer, Queue, TestClock } from "effect"
 import { Accounts } from "../src/access/accounts/Accounts.js"
+import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { Digests } from "../src/notifications/digest/Digests.js"
@@ -46,10 +47,10 @@ const post = (key: string, path: string, body?: unknown) =>
 const error = (message: string) => JSON.stringify({ success: false, error: message })
 
 /** An account's items as the inbox holds them, read without a charge. */
-const itemsOf = (accountId: string) =>
+const itemsOf = (accountId: AccountId) =>
   Effect.map(Effect.flatMap(Inbox, (inbox) => inbox.list(accountId, { page_size: 100 })), (page) => page.data)
 
-const item = (accountId: string, key: string, createdAt: Date, type: Delivery["type"] = "brand_new_ads"): Delivery => {
+const item = (accountId: AccountId, key: string, createdAt: Date, type: Delivery["type"] = "brand_new_ads"): Delivery => {
   const common = { accountId, title: `Title ${key}`, body: `Body of ${key}.`, createdAt, key }
   const byType: { readonly [T in Delivery["type"]]: Delivery } = {
     brand_new_ads: {
@@ -300,7 +301,7 @@ describe("notifications (W5)", () => {
             })
           }
         }
-        const shown = (accountId: string) =>
+        const shown = (accountId: AccountId) =>
           Effect.map(itemsOf(accountId), (items) =>
             items.map(({ data, title }) => {
               const d = data as { until: string; brand: { id: string }; ads: ReadonlyArray<{ id: string }> }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Data, Effect, Exit, Fiber, Ref } from "effect"
+import { Data, Effect, Exit, Fiber, Ref, Schema } from "effect"
 import { InternalServerError } from "../src/kernel/Errors.js"
+import { AccountId } from "../src/kernel/Ids.js"
 import { type Admission, Caller } from "../src/access/gateway/Api.js"
 import { settle } from "../src/access/gateway/Http.js"
 
 const admission: Admission = {
-  accountId: "account",
+  accountId: Schema.decodeUnknownSync(AccountId)("00000000-0000-0000-0000-000000000001"),
   keyId: "key",
   plan: "basic",
   chargeId: "42",

@@ -3,6 +3,7 @@ import { BrandTracker } from "../ads/brands/BrandTracker.js"
 import { digestItems } from "../notifications/digest/DigestText.js"
 import { Inbox } from "../notifications/inbox/Inbox.js"
 import { quotedAds } from "../notifications/digest/Digests.js"
+import type { AccountId } from "../kernel/Ids.js"
 
 /** The brands the demo account (plan pro) tracks: the social brands with the most ads. */
 export const demoBrandCount = 5
@@ -12,7 +13,7 @@ export const demoBrandCount = 5
  * demo world's busiest brands, and its inbox holds what they launched in the last 7 days, as a
  * weekly digest would have said it. Idempotent: a resumed first start writes nothing twice.
  */
-export const demoTrackedBrands = (accountId: string) =>
+export const demoTrackedBrands = (accountId: AccountId) =>
   Effect.gen(function*() {
     const brands = yield* BrandTracker
     const inbox = yield* Inbox

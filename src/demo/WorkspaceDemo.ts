@@ -3,6 +3,7 @@ import type { AdView } from "../ads/library/Api.js"
 import { AdSearch } from "../ads/library/AdSearch.js"
 import { ShareLinks } from "../ads/workspace/ShareLinks.js"
 import { Workspace } from "../ads/workspace/Workspace.js"
+import type { AccountId } from "../kernel/Ids.js"
 
 /** How many ads the demo workspace picks from: the library's longest-running social ads. */
 const pool = 50
@@ -16,7 +17,7 @@ const perBoard = 4
  * workspace; an account that has one already is left alone. Answers the shared board's path
  * (`/share/<token>`, shown once), or none when there was nothing to do or it could not be made.
  */
-export const seedDemoWorkspace = (accountId: string): Effect.Effect<Option.Option<string>, never, Workspace | ShareLinks | AdSearch> =>
+export const seedDemoWorkspace = (accountId: AccountId): Effect.Effect<Option.Option<string>, never, Workspace | ShareLinks | AdSearch> =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const links = yield* ShareLinks

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { scriptPeriodDays } from "../access/gateway/Meters.js"
 import type { SimilarScript, Subject } from "./Api.js"
 import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./engines/Pipeline.js"
+import type { AccountId } from "../kernel/Ids.js"
 
 /** A transcript like the one asked about, as a similar-script answer lists it. */
 const SimilarScriptRow = Schema.Struct({
@@ -84,7 +85,7 @@ export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/
        * so concurrent generations never overshoot. The generations left after it, or none. It
        * locks the meter row inside `exclusively`, after the record's lock (lock order, migration 0017).
        */
-      takeScriptGeneration: (accountId: string, now: Date): Effect.Effect<Option.Option<number>> =>
+      takeScriptGeneration: (accountId: AccountId, now: Date): Effect.Effect<Option.Option<number>> =>
         SqlSchema.findOne({
           Request: Schema.Void,
           Result: RemainingRow,

@@ -13,6 +13,7 @@ import { BrandTracker } from "../../src/ads/brands/BrandTracker.js"
 import { AccountAlerts } from "../../src/notifications/alerts/AccountAlerts.js"
 import { Digests } from "../../src/notifications/digest/Digests.js"
 import { Inbox } from "../../src/notifications/inbox/Inbox.js"
+import type { AccountId } from "../../src/kernel/Ids.js"
 
 /** Where a test's server listens. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, { readonly url: string }>() {}
@@ -95,7 +96,7 @@ export const account = (input: Partial<CreateAccount> & { readonly patch?: Updat
   }).pipe(Effect.orDie)
 
 /** The credits object of an account, read without charging. */
-export const balanceOf = (id: string) =>
+export const balanceOf = (id: AccountId) =>
   Effect.flatMap(Accounts, (accounts) => Effect.map(accounts.view(id), (view) => view.credits)).pipe(Effect.orDie)
 
 export const keyHeader = (key: string) => ({ headers: { "X-API-Key": key } })

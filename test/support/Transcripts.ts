@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Context, Effect, Layer } from "effect"
+import type { AccountId } from "../../src/kernel/Ids.js"
 import { account, call, keyHeader, signIn } from "./TestServer.js"
 
 /** What the transcript tests share: a media origin, a signed-in account, calls and meters. */
@@ -53,7 +54,7 @@ export const signedInAccount = (patch: { readonly script_generation_limit?: numb
   })
 
 /** Script generations used this period, as the account's meters hold them. */
-export const scriptsUsed = (accountId: string) =>
+export const scriptsUsed = (accountId: AccountId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ script_used: number }>`select script_used from account_meters where account_id = ${accountId}::uuid`).pipe(
     Effect.map((rows) => rows[0]!.script_used),

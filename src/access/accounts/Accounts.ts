@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { AccountEvents, type KeyOrigin } from "../events/AccountEvents.js"
 import { Conflict, NotFound } from "../../kernel/Errors.js"
+import { AccountId } from "../../kernel/Ids.js"
 import * as ApiKey from "../gateway/ApiKey.js"
 import { KeySealer } from "../gateway/KeySealer.js"
 import { creditBalance, scriptResetsAt, searchesLeft, startOfNextUtcDay } from "../gateway/Meters.js"
@@ -10,6 +11,10 @@ import { type AccountRow, AccountsRepo } from "./AccountsRepo.js"
 import * as Password from "./Password.js"
 
 const accountNotFound = new NotFound({ error: "Account not found" })
+
+/** An id given from outside (an admin path, a CLI argument): a malformed one names no account. */
+const idOf = (ref: string): Effect.Effect<AccountId, NotFound> =>
+  Option.match(Schema.decodeUnknownOption(AccountId)(ref), { onNone: () => Effect.fail(accountNotFound), onSome: Effect.succeed })
 
 /** An account and its meters as the admin API, the CLI and the usage page show them. */
 export const accountView = (row: AccountRow, now: Date): AccountView => ({
@@ -41,7 +46,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
     const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const view = (id: string) =>
+    const view = (id: AccountId) =>
       Effect.gen(function*() {
         const at = yield* now
         const row = yield* repo.find(id, at)
@@ -52,6 +57,8 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
     const mustExist = (found: boolean) => (found ? Effect.void : Effect.fail(accountNotFound))
 
     return {
+      idOf,
+
       view,
 
       create: (input: CreateAccount) =>
@@ -71,14 +78,14 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
           return { id: id.value, email: input.email, plan: input.plan, api_key: key } satisfies CreatedAccount
         }),
 
-      update: (id: string, patch: UpdateAccount) =>
+      update: (id: AccountId, patch: UpdateAccount) =>
         Effect.gen(function*() {
           yield* view(id)
           yield* Effect.flatMap(repo.update(id, patch, yield* now), mustExist)
           return yield* view(id)
         }),
 
-      addAddonCredits: (id: string, amount: number) =>
+      addAddonCredits: (id: AccountId, amount: number) =>
         Effect.gen(function*() {
           yield* view(id)
           yield* Effect.flatMap(repo.addAddon(id, amount), mustExist)
@@ -90,7 +97,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
        * The account's event (when, and from where) is recorded in the same transaction, so its
        * owner hears of every regeneration and of none that did not happen (issue 19).
        */
-      regenerateKey: (id: string, origin: KeyOrigin = { via: "operator", address: null }) =>
+      regenerateKey: (id: AccountId, origin: KeyOrigin = { via: "operator", address: null }) =>
         Effect.gen(function*() {
           yield* view(id)
           const key = ApiKey.generate()
@@ -103,14 +110,14 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
         }),
 
       /** Sets the password of the browser session; signed-in browsers must sign in again. */
-      setPassword: (id: string, password: string) =>
+      setPassword: (id: AccountId, password: string) =>
         Effect.gen(function*() {
           yield* view(id)
           yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
         }),
 
       /** The live key in clear, for its owner's key page. */
-      revealKey: (id: string) =>
+      revealKey: (id: AccountId) =>
         Effect.gen(function*() {
           yield* view(id)
           const sealed = yield* repo.liveKey(id)
@@ -119,10 +126,10 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
         }),
 
       /** An account id from an id or an e-mail address (the CLI accepts either). */
-      resolve: (ref: string) =>
+      resolve: (ref: string): Effect.Effect<AccountId, NotFound> =>
         ref.includes("@")
           ? Effect.flatMap(repo.findIdByEmail(ref), Option.match({ onNone: () => Effect.fail(accountNotFound), onSome: Effect.succeed }))
-          : Effect.as(view(ref), ref)
+          : Effect.flatMap(idOf(ref), (id) => Effect.as(view(id), id))
     }
   }),
   dependencies: [AccountsRepo.Default, KeySealer.Default, AccountEvents.Default]

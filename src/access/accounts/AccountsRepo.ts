@@ -1,11 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { AccountId } from "../../kernel/Ids.js"
 import { PlanName } from "../gateway/Api.js"
 import type { UpdateAccount } from "./Api.js"
 
 /** An account with its meters as of `now`: periods that have ended read as reset. */
 export const AccountRow = Schema.Struct({
-  id: Schema.String,
+  id: AccountId,
   email: Schema.String,
   plan: PlanName,
   /** The plan gives API access (Basic or higher, spec: Authentication). */
@@ -24,7 +25,7 @@ export const AccountRow = Schema.Struct({
 })
 export type AccountRow = typeof AccountRow.Type
 
-const AccountId = Schema.Struct({ id: Schema.String })
+const AccountIdRow = Schema.Struct({ id: AccountId })
 /** An account's live key, sealed. */
 const SealedKey = Schema.Struct({ key_sealed: Schema.Uint8ArrayFromSelf })
 
@@ -42,7 +43,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
     const sql = yield* SqlClient.SqlClient
 
     const findRow = SqlSchema.findOne({
-      Request: Schema.Struct({ id: Schema.String, now: Schema.DateFromSelf }),
+      Request: Schema.Struct({ id: AccountId, now: Schema.DateFromSelf }),
       Result: AccountRow,
       execute: ({ id, now }) => sql`
         select a.id, a.email, a.plan, p.api_access,
@@ -67,20 +68,17 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
      * Takes the account's lock, its meter row, before a transaction changes several of its rows
      * (lock order, migration 0017). False for an unknown account.
      */
-    const lockAccount = (id: string) =>
+    const lockAccount = (id: AccountId) =>
       Effect.map(sql`select 1 from account_meters where account_id = ${id}::uuid for update`, (rows) => rows.length > 0)
 
-    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
     return {
-      /** None for an unknown id (a malformed one included: it cannot exist). */
-      find: (id: string, now: Date) =>
-        uuid.test(id) ? Effect.orDie(findRow({ id, now })) : Effect.succeed(Option.none<AccountRow>()),
+      /** None for an unknown id. */
+      find: (id: AccountId, now: Date) => Effect.orDie(findRow({ id, now })),
 
       findIdByEmail: (email: string) =>
         SqlSchema.findOne({
           Request: Schema.Void,
-          Result: AccountId,
+          Result: AccountIdRow,
           execute: () => sql`select id from accounts where lower(email) = lower(${email})`
         })(undefined).pipe(Effect.map(Option.map((row) => row.id)), Effect.orDie),
 
@@ -90,14 +88,14 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
           Effect.gen(function*() {
             const created = yield* SqlSchema.findOne({
               Request: Schema.Void,
-              Result: AccountId,
+              Result: AccountIdRow,
               execute: () => sql`
               insert into accounts (email, password_hash, plan, created_at)
               values (${account.email}, ${account.passwordHash}, ${account.plan}, ${account.now})
               on conflict ((lower(email))) do nothing
               returning id`
             })(undefined)
-            if (Option.isNone(created)) return Option.none<string>()
+            if (Option.isNone(created)) return Option.none<AccountId>()
             const id = created.value.id
             yield* sql`insert into account_meters (account_id, period_anchor, period_start)
                        values (${id}, ${account.now}, ${account.now})`
@@ -108,7 +106,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         ).pipe(Effect.orDie),
 
       /** Applies a patch; `used` is set within the current period. False for an unknown id. */
-      update: (id: string, patch: UpdateAccount, now: Date) =>
+      update: (id: AccountId, patch: UpdateAccount, now: Date) =>
         sql.withTransaction(
           Effect.gen(function*() {
             if (!(yield* lockAccount(id))) return false
@@ -131,7 +129,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         ).pipe(Effect.orDie),
 
       /** Adds purchased add-on credits; false for an unknown id. */
-      addAddon: (id: string, amount: number) =>
+      addAddon: (id: AccountId, amount: number) =>
         sql`update account_meters set addon_remaining = addon_remaining + ${amount}
              where account_id = ${id}::uuid returning account_id`.pipe(
           Effect.map((rows) => rows.length > 0),
@@ -139,7 +137,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         ),
 
       /** Revokes the live key and stores a new one, atomically: the old key is dead at commit. */
-      replaceKey: (id: string, keyHash: Uint8Array, keySealed: Uint8Array, now: Date) =>
+      replaceKey: (id: AccountId, keyHash: Uint8Array, keySealed: Uint8Array, now: Date) =>
         sql.withTransaction(
           Effect.gen(function*() {
             if (!(yield* lockAccount(id))) return false
@@ -151,7 +149,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         ).pipe(Effect.orDie),
 
       /** A new password; the account's browser sessions end with the old one. */
-      setPassword: (id: string, passwordHash: string) =>
+      setPassword: (id: AccountId, passwordHash: string) =>
         sql.withTransaction(
           Effect.gen(function*() {
             const updated = yield* sql`update accounts set password_hash = ${passwordHash} where id = ${id}::uuid returning id`
@@ -161,7 +159,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("adintel/Accoun
         ).pipe(Effect.orDie),
 
       /** The sealed live key of an account. */
-      liveKey: (id: string) =>
+      liveKey: (id: AccountId) =>
         SqlSchema.findOne({
           Request: Schema.Void,
           Result: SealedKey,

@@ -33,10 +33,10 @@ export const AdminLive = serveGroup(AdminContract, "admin", (handlers) =>
     const accounts = yield* Accounts
     return handlers
       .handle("createAccount", ({ payload }) => accounts.create(payload))
-      .handle("getAccount", ({ path }) => accounts.view(path.id))
-      .handle("updateAccount", ({ path, payload }) => accounts.update(path.id, payload))
+      .handle("getAccount", ({ path }) => Effect.flatMap(accounts.idOf(path.id), accounts.view))
+      .handle("updateAccount", ({ path, payload }) => Effect.flatMap(accounts.idOf(path.id), (id) => accounts.update(id, payload)))
       .handle("addAddonCredits", ({ path, payload }) =>
-        Effect.map(accounts.addAddonCredits(path.id, payload.amount), (credits) => ({ credits })))
+        Effect.flatMap(accounts.idOf(path.id), (id) => Effect.map(accounts.addAddonCredits(id, payload.amount), (credits) => ({ credits }))))
       .handle("regenerateKey", ({ path }) =>
-        Effect.map(accounts.regenerateKey(path.id), (api_key) => ({ api_key })))
+        Effect.flatMap(accounts.idOf(path.id), (id) => Effect.map(accounts.regenerateKey(id), (api_key) => ({ api_key }))))
   }))

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** Who regenerated a key: the browser session (with its client address) or an operator (admin API, CLI). */
 export const KeyOrigin = Schema.Struct({
@@ -11,7 +12,7 @@ export type KeyOrigin = typeof KeyOrigin.Type
 /** One recorded event. Only key regenerations so far; `data` is typed per kind. */
 export const AccountEvent = Schema.Struct({
   id: Schema.String,
-  account_id: Schema.String,
+  account_id: AccountId,
   kind: Schema.Literal("api_key_regenerated"),
   occurred_at: Schema.DateFromSelf,
   data: KeyOrigin
@@ -20,7 +21,7 @@ export type AccountEvent = typeof AccountEvent.Type
 
 /** An account whose monthly credits used have reached a share of its allowance in the current period. */
 export const CreditUsage = Schema.Struct({
-  account_id: Schema.String,
+  account_id: AccountId,
   period_start: Schema.DateFromSelf,
   used: Schema.Int,
   monthly_limit: Schema.Int
@@ -43,7 +44,7 @@ export class AccountEventsRepo extends Effect.Service<AccountEventsRepo>()("adin
 
     return {
       /** Records a key regeneration; in the caller's transaction when there is one. */
-      keyRegenerated: (accountId: string, origin: KeyOrigin, at: Date): Effect.Effect<void> =>
+      keyRegenerated: (accountId: AccountId, origin: KeyOrigin, at: Date): Effect.Effect<void> =>
         Effect.gen(function*() {
           yield* sql`insert into account_events (account_id, kind, occurred_at, data)
                      values (${accountId}::uuid, 'api_key_regenerated', ${at}, ${JSON.stringify(origin)}::jsonb)`
@@ -70,7 +71,7 @@ export class AccountEventsRepo extends Effect.Service<AccountEventsRepo>()("adin
        * that holds `now` (a meter row of an earlier period counts for nothing: its period is
        * over), by account id after `after`, at most `limit`. A plain read: no meter row is locked.
        */
-      creditUsage: (now: Date, percent: number, after: string | null, limit: number): Effect.Effect<ReadonlyArray<CreditUsage>> =>
+      creditUsage: (now: Date, percent: number, after: AccountId | null, limit: number): Effect.Effect<ReadonlyArray<CreditUsage>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: CreditUsage,

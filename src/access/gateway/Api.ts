@@ -2,6 +2,7 @@ import { HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { envelope, fixed } from "../../kernel/Envelope.js"
 import { InternalServerErrorBody } from "../../kernel/Errors.js"
+import type { AccountId } from "../../kernel/Ids.js"
 import { Choice } from "../../kernel/Params.js"
 
 /**
@@ -95,7 +96,7 @@ export interface ScriptQuota {
  * the key side, as they stand on the session side (legacy dashboard paths, S4).
  */
 export interface CallerInfo {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly plan: PlanName
   readonly credits: CreditBalance
   readonly dailySearch: DailySearchQuota

@@ -6,6 +6,7 @@ import * as ApiKey from "./ApiKey.js"
 import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type OpenCharge } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
 import { Replica } from "./Replica.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
 export const rateWindowSeconds = 60
@@ -39,7 +40,7 @@ const sweepPage = 500
 
 /** The charges of a page, by account: the sweeper refunds one account per transaction. */
 const groupByAccount = (charges: ReadonlyArray<OpenCharge>) => {
-  const byAccount = new Map<string, Array<string>>()
+  const byAccount = new Map<AccountId, Array<string>>()
   for (const charge of charges) {
     const ids = byAccount.get(charge.account_id)
     if (ids === undefined) byAccount.set(charge.account_id, [charge.id])
@@ -256,7 +257,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
      * A session call's slot of its account's rate window (issue 28): the keyed calls' window and
      * limit, no credit. Refused with the rate limit's 429 and the window.
      */
-    const rateSlot = (accountId: string) =>
+    const rateSlot = (accountId: AccountId) =>
       Effect.gen(function*() {
         const slot = yield* repo.rateSlot({ accountId, now: yield* now, rateLimit: config.rateLimitPerMinute, windowSeconds: rateWindowSeconds })
         const rate: RateWindow = {

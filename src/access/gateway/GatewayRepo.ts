@@ -1,11 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
 import { PlanName } from "./Api.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** One `gateway_verdict` (migration 0001): the verdict and the meters after it. */
 export const AdmitRow = Schema.Struct({
   outcome: Schema.Literal("admitted", "unauthorized", "plan_required", "rate_limited", "credits_exhausted"),
-  account_id: Schema.NullOr(Schema.String),
+  account_id: Schema.NullOr(AccountId),
   key_id: Schema.NullOr(Schema.String),
   plan: Schema.NullOr(PlanName),
   charge_id: Schema.NullOr(Schema.String),
@@ -42,7 +43,7 @@ export interface Completion {
 /** A charge that has not completed, as the sweeper finds it. */
 export const OpenCharge = Schema.Struct({
   id: Schema.String,
-  account_id: Schema.String,
+  account_id: AccountId,
   charged_at: Schema.DateFromSelf
 })
 export type OpenCharge = typeof OpenCharge.Type
@@ -61,7 +62,7 @@ export type OpenChargesRequest = typeof OpenChargesRequest.Type
 export const DeadReplica = Schema.Struct({ id: Schema.String, since: Schema.DateFromSelf })
 export type DeadReplica = typeof DeadReplica.Type
 
-const KeyAccount = Schema.Struct({ account_id: Schema.String })
+const KeyAccount = Schema.Struct({ account_id: AccountId })
 const Refund = Schema.Struct({ refunded: Schema.Boolean })
 const ReplicaId = Schema.Struct({ id: Schema.String })
 const RefundedCharge = Schema.Struct({ id: Schema.String })
@@ -121,7 +122,7 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
     })
 
     const rateSlot = SqlSchema.single({
-      Request: Schema.Struct({ accountId: Schema.String, now: Schema.DateFromSelf, rateLimit: Schema.Int, windowSeconds: Schema.Int }),
+      Request: Schema.Struct({ accountId: AccountId, now: Schema.DateFromSelf, rateLimit: Schema.Int, windowSeconds: Schema.Int }),
       Result: Schema.Struct({ allowed: Schema.Boolean, remaining: Schema.Int, reset_ms: Schema.NumberFromString }),
       execute: ({ accountId, now, rateLimit, windowSeconds }) =>
         sql`select allowed, remaining, reset_ms::text from gateway_rate_slot(${accountId}::uuid, ${now}, ${rateLimit}, make_interval(secs => ${windowSeconds}))`
@@ -129,7 +130,7 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
 
     return {
       /** A slot of the account's rate window, no charge (session calls; migration 0076). */
-      rateSlot: (request: { readonly accountId: string; readonly now: Date; readonly rateLimit: number; readonly windowSeconds: number }) =>
+      rateSlot: (request: { readonly accountId: AccountId; readonly now: Date; readonly rateLimit: number; readonly windowSeconds: number }) =>
         Effect.orDie(rateSlot(request)),
 
       /**
@@ -205,7 +206,7 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
              where id = ${replica}::uuid and (stopped_at is not null or beat_at < ${deadBefore})`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Refunds those of `charges` (all of one account) still open; the ids refunded. */
-      refundOpen: (accountId: string, charges: ReadonlyArray<string>, now: Date) =>
+      refundOpen: (accountId: AccountId, charges: ReadonlyArray<string>, now: Date) =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: RefundedCharge,

@@ -1,6 +1,7 @@
 import { Duration, Effect, Exit, type Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { TooManyInFlight } from "./Api.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /**
  * Fair use of the database (issue 28): one account holds at most `MAX_CALLS_IN_FLIGHT` calls in
@@ -12,9 +13,9 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
   effect: Effect.gen(function*() {
     const { inFlightWait, maxCallsInFlight } = yield* AppConfig
     /** The accounts with calls in flight or waiting: an entry goes with its last user. */
-    const accounts = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+    const accounts = new Map<AccountId, { readonly semaphore: Effect.Semaphore; users: number }>()
 
-    const enter = (accountId: string) =>
+    const enter = (accountId: AccountId) =>
       Effect.gen(function*() {
         const existing = accounts.get(accountId)
         const entry = existing ?? { semaphore: yield* Effect.makeSemaphore(maxCallsInFlight), users: 0 }
@@ -22,7 +23,7 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
         entry.users++
         return entry
       })
-    const leave = (accountId: string, entry: { users: number }) =>
+    const leave = (accountId: AccountId, entry: { users: number }) =>
       Effect.sync(() => {
         if (--entry.users === 0) accounts.delete(accountId)
       })
@@ -32,12 +33,12 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
       /** How many accounts have calls in flight or waiting: the map holds no other. */
       accounts: Effect.sync(() => accounts.size),
       /** An account's calls in flight or waiting for a slot. */
-      users: (accountId: string) => Effect.sync(() => accounts.get(accountId)?.users ?? 0),
+      users: (accountId: AccountId) => Effect.sync(() => accounts.get(accountId)?.users ?? 0),
       /**
        * One of the account's slots, held until the scope (the request's) closes; refused with
        * `TooManyInFlight` once `IN_FLIGHT_WAIT` passes without one.
        */
-      take: (accountId: string): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
+      take: (accountId: AccountId): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
         // The wait is interruptible (its timeout interrupts it; so does a client that goes away);
         // a slot taken is released with the scope, whatever happens after.
         Effect.uninterruptibleMask((restore) =>

@@ -3,6 +3,7 @@ import { Clock, Data, Duration, Effect, Option } from "effect"
 import { isStorable } from "../../kernel/Text.js"
 import { oauthSettings } from "./Config.js"
 import { type ClientRow, type IssuedTokens, OAuthRepo } from "./OAuthRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /**
  * The OAuth 2.1 authorization server of the MCP endpoint (spec: INTERPRETATIONS M3, M4; RFC 6749,
@@ -359,7 +360,7 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
        * The user allowed: a single-use code (for the account's live key) sent to the redirect URI
        * with `state`. An account without API access is sent `access_denied`.
        */
-      approve: (request: AuthorizationRequest, accountId: string) =>
+      approve: (request: AuthorizationRequest, accountId: AccountId) =>
         Effect.gen(function*() {
           const at = yield* now
           const state = Option.getOrUndefined(request.state)
@@ -412,7 +413,7 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
             Effect.map(repo.accessToken(digest(token), at), Option.flatMap((row) => (row.resource === resource ? Option.some(row.key_hash) : Option.none())))),
 
       /** The account's connected clients (live grants), newest first. */
-      connections: (accountId: string) => Effect.flatMap(now, (at) => repo.connections(accountId, at)),
+      connections: (accountId: AccountId) => Effect.flatMap(now, (at) => repo.connections(accountId, at)),
 
       /** Ends one of the account's grants: its tokens stop working at once. */
       disconnect: repo.disconnect

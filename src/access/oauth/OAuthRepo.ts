@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { countOf } from "../../platform/db/Rows.js"
 import { Effect, Option, Schema } from "effect"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** A registered client (RFC 7591). */
 export const ClientRow = Schema.Struct({
@@ -17,7 +18,7 @@ export type AccountRow = typeof AccountRow.Type
 /** An authorization code, as its exchange checks it. */
 export const CodeRow = Schema.Struct({
   client_id: Schema.String,
-  account_id: Schema.String,
+  account_id: AccountId,
   key_id: Schema.String,
   redirect_uri: Schema.String,
   code_challenge: Schema.String,
@@ -67,7 +68,7 @@ export interface IssuedTokens {
 export interface NewCode {
   readonly codeHash: Uint8Array
   readonly clientId: string
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly redirectUri: string
   readonly codeChallenge: string
   readonly resource: string
@@ -98,7 +99,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
     })
 
     const findAccount = SqlSchema.findOne({
-      Request: Schema.String,
+      Request: AccountId,
       Result: AccountRow,
       execute: (id) => sql`select a.email, p.api_access from accounts a join plans p on p.name = a.plan where a.id = ${id}::uuid`
     })
@@ -122,7 +123,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
     })
 
     const connections = SqlSchema.findAll({
-      Request: Schema.Struct({ accountId: Schema.String, now: Schema.DateFromSelf }),
+      Request: Schema.Struct({ accountId: AccountId, now: Schema.DateFromSelf }),
       Result: ConnectionRow,
       execute: ({ accountId, now }) =>
         sql`select g.id::text, c.name as client_name, c.redirect_uris, g.created_at, g.refreshed_at
@@ -151,7 +152,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
 
       findClient: (id: string) => Effect.orDie(findClient(id)),
 
-      findAccount: (id: string) => (uuid.test(id) ? Effect.orDie(findAccount(id)) : Effect.succeed(Option.none<AccountRow>())),
+      findAccount: (id: AccountId) => Effect.orDie(findAccount(id)),
 
       /**
        * A code for the account's live key; false when the account has no live key. The client
@@ -259,10 +260,10 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("adintel/OAuthRepo", 
         sql`delete from oauth_grants where (access_hash = ${hash} or refresh_hash = ${hash})
                                           and (${clientId}::text is null or client_id = ${clientId})`.pipe(Effect.asVoid, Effect.orDie),
 
-      connections: (accountId: string, now: Date) => Effect.orDie(connections({ accountId, now })),
+      connections: (accountId: AccountId, now: Date) => Effect.orDie(connections({ accountId, now })),
 
       /** Ends a grant of the account; false when it has none of that id (another account's included). */
-      disconnect: (accountId: string, grantId: string) =>
+      disconnect: (accountId: AccountId, grantId: string) =>
         uuid.test(grantId)
           ? sql`delete from oauth_grants where id = ${grantId}::uuid and account_id = ${accountId}::uuid returning 1`.pipe(
             Effect.map((rows) => rows.length > 0),

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** An MCP client connected to an account through OAuth, as the key page lists it. */
 export interface ConnectedClient {
@@ -16,7 +17,7 @@ export interface ConnectedClient {
  * so the key page depends on no OAuth code; a server without it shows no such list.
  */
 export class ConnectedClients extends Context.Tag("adintel/ConnectedClients")<ConnectedClients, {
-  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<ConnectedClient>>
+  readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ConnectedClient>>
 }>() {}
 
 /** Where the key page's Disconnect buttons post (`id`: the connection's). */

@@ -10,6 +10,7 @@ import { type CallerInfo, PlanRequired } from "../gateway/Api.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "../gateway/Meters.js"
 import { type LogsQuery, type LogsResponse, maxLogOffset, type UsageResponse } from "./Api.js"
 import { type LogFilter, SessionsRepo } from "./SessionsRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** Wrong e-mail or password: one answer for both, so the page does not reveal which accounts exist. */
 export class BadCredentials extends Data.TaggedError("BadCredentials") {}
@@ -87,7 +88,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
     // the number of sign-ins in flight (issue 28).
     const hashing = yield* Effect.makeSemaphore(2)
 
-    const account = (accountId: string, at: Date) =>
+    const account = (accountId: AccountId, at: Date) =>
       Effect.flatMap(accountsRepo.find(accountId, at), Option.match({
         // A session outlives no account: deleting one cascades to its sessions.
         onNone: () => Effect.dieMessage(`Session of a missing account ${accountId}`),
@@ -142,9 +143,9 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
       signOut: (token: string) => repo.remove(sessionDigest(token)),
 
       /** The session's account as a caller: its meters as they stand, no charge (S4). */
-      caller: (accountId: string) => Effect.flatMap(now, (at) => Effect.map(account(accountId, at), (row) => callerOf(row, at))),
+      caller: (accountId: AccountId) => Effect.flatMap(now, (at) => Effect.map(account(accountId, at), (row) => callerOf(row, at))),
 
-      keyPage: (accountId: string, token: string) =>
+      keyPage: (accountId: AccountId, token: string) =>
         Effect.gen(function*() {
           const at = yield* now
           const row = yield* account(accountId, at)
@@ -165,7 +166,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
        * S2: Basic or higher; the old key is refused from the moment this returns. `address` is
        * the client's, recorded with the account's event (its owner is told where it came from).
        */
-      regenerate: (accountId: string, token: Option.Option<string>, address: string) =>
+      regenerate: (accountId: AccountId, token: Option.Option<string>, address: string) =>
         Effect.gen(function*() {
           const row = yield* account(accountId, yield* now)
           if (!row.api_access) return yield* Effect.fail(PlanRequired.forService(config.serviceName))
@@ -174,7 +175,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
           return key
         }),
 
-      usage: (accountId: string) =>
+      usage: (accountId: AccountId) =>
         Effect.gen(function*() {
           const at = yield* now
           const row = yield* account(accountId, at)
@@ -192,7 +193,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
           } satisfies UsageResponse
         }),
 
-      logs: (accountId: string, query: LogsQuery) =>
+      logs: (accountId: AccountId, query: LogsQuery) =>
         Effect.gen(function*() {
           const page = query.page ?? 1
           const pageSize = query.page_size ?? 20

@@ -1,12 +1,13 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { LogEntry } from "./Api.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 export type ThrottleKind = "account" | "address"
 
 /** The ledger filters of `GET /api/logs`, resolved: instants, not days. */
 export interface LogFilter {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly route: Option.Option<{ readonly exact: string } | { readonly prefix: string }>
   readonly status: Option.Option<number>
   readonly from: Option.Option<Date>
@@ -28,7 +29,7 @@ const LogRow = Schema.Struct({
 })
 
 /** What a password sign-in checks; no hash when the account has no password. */
-const Credentials = Schema.Struct({ id: Schema.String, password_hash: Schema.NullOr(Schema.String) })
+const Credentials = Schema.Struct({ id: AccountId, password_hash: Schema.NullOr(Schema.String) })
 const Notice = Schema.Struct({ notice: Schema.NullOr(Schema.String) })
 const Lockout = Schema.Struct({ locked_until: Schema.DateFromSelf })
 /** Calls of one UTC day (YYYY-MM-DD), refunded ones among them. */
@@ -42,7 +43,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
 
     const findSession = SqlSchema.findOne({
       Request: Schema.Struct({ idHash: Schema.Uint8ArrayFromSelf, now: Schema.DateFromSelf, idleSince: Schema.DateFromSelf }),
-      Result: Schema.Struct({ account_id: Schema.String }),
+      Result: Schema.Struct({ account_id: AccountId }),
       // A live session is seen again: its idle clock restarts.
       execute: ({ idHash, idleSince, now }) => sql`
         update sessions set last_seen_at = ${now}
@@ -75,13 +76,13 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
         })(undefined).pipe(Effect.orDie),
 
       /** A stronger hash of the same password, unless the password changed meanwhile (compare and set). */
-      rehash: (accountId: string, previous: string, next: string) =>
+      rehash: (accountId: AccountId, previous: string, next: string) =>
         sql`update accounts set password_hash = ${next} where id = ${accountId}::uuid and password_hash = ${previous}`.pipe(
           Effect.asVoid,
           Effect.orDie
         ),
 
-      create: (session: { idHash: Uint8Array; accountId: string; now: Date; expiresAt: Date }) =>
+      create: (session: { idHash: Uint8Array; accountId: AccountId; now: Date; expiresAt: Date }) =>
         sql`insert into sessions (id_hash, account_id, created_at, last_seen_at, expires_at)
             values (${session.idHash}, ${session.accountId}::uuid, ${session.now}, ${session.now}, ${session.expiresAt})`.pipe(
           Effect.asVoid,
@@ -99,7 +100,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
        * and the account's oldest live ones beyond `keep` (a password signed in over and over
        * does not grow the table).
        */
-      removeEnded: (accountId: string, now: Date, idleSince: Date, keep: number) =>
+      removeEnded: (accountId: AccountId, now: Date, idleSince: Date, keep: number) =>
         Effect.zipRight(
           sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`,
           sql`delete from sessions where id_hash in (
@@ -153,7 +154,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("adintel/Sessio
         sql`delete from login_failures where kind = ${kind} and subject = ${subject}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Calls per UTC day since `since` (refunded ones counted apart), busiest routes first. */
-      usage: (accountId: string, since: Date) =>
+      usage: (accountId: AccountId, since: Date) =>
         Effect.all({
           days: SqlSchema.findAll({
             Request: Schema.Void,

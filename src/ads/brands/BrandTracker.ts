@@ -8,6 +8,7 @@ import type { AdvertiserAdsParams } from "../library/Filters.js"
 import { BrandLimitReached, type BrandsQuery, type TrackedBrand } from "./Api.js"
 import { trackingLimits } from "./BrandsConfig.js"
 import { type BrandNews, BrandsRepo, type Tracker, type TrackedRow } from "./BrandsRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 export type { BrandNews, NewAd, Tracker } from "./BrandsRepo.js"
 
@@ -37,7 +38,7 @@ const viewOf = (row: TrackedRow): TrackedBrand => {
 
 /** Who follows: the account, and the plan its limit comes from. */
 export interface Follower {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly plan: PlanName
 }
 
@@ -57,7 +58,7 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
 
     return {
       /** One page of the account's tracked brands, newest follow first, and how many it tracks. */
-      list: (account: string, query: BrandsQuery) =>
+      list: (account: AccountId, query: BrandsQuery) =>
         Effect.gen(function*() {
           const window = windowOf(query)
           const { rows, total } = yield* repo.page(account, yield* now, window)
@@ -80,7 +81,7 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
         }),
 
       /** W1: also when the brand is not tracked, or unknown. */
-      unfollow: (account: string, id: string): Effect.Effect<void> => repo.unfollow(account, id),
+      unfollow: (account: AccountId, id: string): Effect.Effect<void> => repo.unfollow(account, id),
 
       /** A brand's ads through the ad search engine (P1): its filters, sorts and scroll tokens. */
       ads: (params: AdvertiserAdsParams): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
@@ -94,17 +95,17 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
         }),
 
       /** Accounts that track brands, by account id after `after` (the digest walks them in pages). */
-      trackers: (after: string | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> => repo.trackers(after, limit),
+      trackers: (after: AccountId | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> => repo.trackers(after, limit),
 
       /**
        * The account's tracked brands with ads first seen in (`since`, `until`] and after the
        * brand was followed (`since` null: since the follow): how many, and the newest `first`.
        */
-      news: (account: string, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+      news: (account: AccountId, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
         repo.news(account, since, until, first, "follow"),
 
       /** The same over the window alone, whenever the brands were followed (what they launched lately). */
-      lately: (account: string, since: Date, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+      lately: (account: AccountId, since: Date, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
         repo.news(account, since, until, first, "window"),
 
       /** The ids of the social-library brands with the most ads (demo data). */

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { maxBrandDomains } from "./Api.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** The row id of a social-library advertiser (a bigint as text): what a follow refers to. */
 export const BrandRowId = Schema.String.pipe(Schema.brand("BrandRowId"))
@@ -27,7 +28,7 @@ export const TrackedRow = Schema.Struct({
 export type TrackedRow = typeof TrackedRow.Type
 
 /** An account that tracks brands, and since when (its first follow still held). */
-export const Tracker = Schema.Struct({ account_id: Schema.String, first_followed_at: Schema.DateFromSelf })
+export const Tracker = Schema.Struct({ account_id: AccountId, first_followed_at: Schema.DateFromSelf })
 export type Tracker = typeof Tracker.Type
 
 /** One of a brand's new ads, as a digest quotes it. */
@@ -96,7 +97,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
       })(undefined)
 
     /** How many brands the account tracks. */
-    const trackedCount = (account: string) =>
+    const trackedCount = (account: AccountId) =>
       SqlSchema.single({
         Request: Schema.Void,
         Result: Count,
@@ -108,7 +109,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
      * count the limit is checked against stays true until the insert (a transaction-scoped
      * advisory lock): the limit holds exactly under concurrent follows, from any replica.
      */
-    const serialized = <A, E, R>(account: string, effect: Effect.Effect<A, E, R>) =>
+    const serialized = <A, E, R>(account: AccountId, effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(
         Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.brand_follows'), hashtext(${account}))`, effect)
       )
@@ -125,7 +126,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
         })(undefined).pipe(Effect.orDie),
 
       /** One page of the account's tracked brands, and how many it tracks. */
-      page: (account: string, now: Date, window: { readonly limit: number; readonly offset: number }) =>
+      page: (account: AccountId, now: Date, window: { readonly limit: number; readonly offset: number }) =>
         Effect.all({
           rows: tracked(sql`f.account_id = ${account}::uuid`, now, window),
           total: trackedCount(account)
@@ -135,7 +136,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
        * Follows under the account's lock and answers the brand as tracked, both in one
        * transaction; `present` and `full` write nothing.
        */
-      follow: (account: string, row: BrandRowId, now: Date, cap: number): Effect.Effect<Followed> =>
+      follow: (account: AccountId, row: BrandRowId, now: Date, cap: number): Effect.Effect<Followed> =>
         serialized(
           account,
           Effect.gen(function*() {
@@ -149,13 +150,13 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
           })
         ).pipe(Effect.orDie),
 
-      unfollow: (account: string, id: string): Effect.Effect<void> =>
+      unfollow: (account: AccountId, id: string): Effect.Effect<void> =>
         sql`delete from brand_follows f using advertisers adv
              where f.account_id = ${account}::uuid and adv.id = f.advertiser_id
                and adv.platform = 'social' and adv.external_id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Accounts that track brands, by account id after `after`, at most `limit`. */
-      trackers: (after: string | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> =>
+      trackers: (after: AccountId | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: Tracker,
@@ -171,7 +172,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
        * without any are left out.
        */
       news: (
-        account: string,
+        account: AccountId,
         since: Date | null,
         until: Date,
         first: number,

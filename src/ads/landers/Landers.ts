@@ -3,6 +3,7 @@ import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { boundedWindowOf, type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { type ExploreBody, type FavoriteLander, type FavoritesQuery, type Lander, maxLanderFavorites, type ToggleBody } from "./Api.js"
 import { LandersRepo } from "./LandersRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 const notFound = new NotFound({ error: "Lander not found" })
 const full = new InvalidRequest({ error: `Lander favorites are limited to ${maxLanderFavorites} per account` })
@@ -41,13 +42,13 @@ export class Landers extends Effect.Service<Landers>()("adintel/Landers", {
           return pageOf(window, landers, total)
         }),
 
-      favorites: (account: string, query: FavoritesQuery): Effect.Effect<Page<FavoriteLander>> => {
+      favorites: (account: AccountId, query: FavoritesQuery): Effect.Effect<Page<FavoriteLander>> => {
         const window = windowOf(query)
         return Effect.map(repo.favorites(account, window), ({ landers, total }) => pageOf(window, landers, total))
       },
 
       /** The state after the toggle; an unknown lander is a 404, one over the cap a 400. */
-      toggle: (account: string, { id }: ToggleBody): Effect.Effect<boolean, NotFound | InvalidRequest> =>
+      toggle: (account: AccountId, { id }: ToggleBody): Effect.Effect<boolean, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           const lander = yield* Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
           const now = new Date(yield* Clock.currentTimeMillis)

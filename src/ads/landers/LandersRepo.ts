@@ -4,6 +4,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type LanderSort } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** A lander's row id (a bigint as text): what a favorite refers to. */
 export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))
@@ -106,7 +107,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const count = (from: Fragment, where: Fragment) =>
       countOf(sql`select count(*)::int as n from ${from} where ${where}`)
 
-    const isFavorite = (account: string, lander: LanderRowId) =>
+    const isFavorite = (account: AccountId, lander: LanderRowId) =>
       Effect.map(sql`select 1 from lander_favorites where account_id = ${account}::uuid and lander_id = ${lander}::bigint`, (rows) => rows.length > 0)
 
     return {
@@ -143,7 +144,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
        * take turns (a transaction-scoped advisory lock), so the count the cap is checked against
        * holds until the insert, on every replica.
        */
-      toggle: (account: string, lander: LanderRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
+      toggle: (account: AccountId, lander: LanderRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`select pg_advisory_xact_lock(hashtext('adintel.lander_favorites'), hashtext(${account}))`
           if (yield* isFavorite(account, lander)) {
@@ -157,7 +158,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
 
       /** One P2 page of the account's favorite landers, newest first, and how many it has. */
       favorites: (
-        account: string,
+        account: AccountId,
         window: { readonly limit: number; readonly offset: number }
       ): Effect.Effect<{ readonly landers: ReadonlyArray<FavoriteLander>; readonly total: number }> =>
         Effect.all({

@@ -20,6 +20,7 @@ import * as Packed from "./Packed.js"
 import { growthOf, listed, phraseFolding, type Tally } from "./Ranking.js"
 import { type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
 import { anyValue, type TrendScope, windowOf } from "./Windows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 const scopeOf = (body: TrendScope): TrendScope => ({ library: body.library, niche: body.niche, country: body.country })
 
@@ -126,7 +127,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
         }),
 
       /** The shop's trending ranking by units over the window (the shop's rollups when they hold). */
-      products: (accountId: string, body: ProductsBody) =>
+      products: (accountId: AccountId, body: ProductsBody) =>
         Effect.gen(function*() {
           const days = body.window_days ?? defaultWindowDays
           const windows = windowOf(days, addDays(yield* today, -1))

@@ -6,6 +6,7 @@ import { type CreateShareLink, defaultShareDays, type ShareLink, type SharedBoar
 import { ShareLinksRepo } from "./ShareLinksRepo.js"
 import { boardNotFound, Workspace } from "./Workspace.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 const DAY = 86_400_000
 const MINUTE = 60_000
@@ -38,7 +39,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
     return {
       /** A new link to one of the account's boards; `baseUrl` is where browsers reach the service. */
       create: (
-        account: string,
+        account: AccountId,
         { board_id, expires_in_days }: CreateShareLink,
         baseUrl: string
       ): Effect.Effect<ShareLink & { readonly url: string; readonly token: string }, NotFound | Conflict> =>
@@ -55,7 +56,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
           return { ...created, url: `${baseUrl}/share/${token}`, token }
         }),
 
-      list: (account: string, query: ShareLinksQuery): Effect.Effect<Page<ShareLink>, NotFound> =>
+      list: (account: AccountId, query: ShareLinksQuery): Effect.Effect<Page<ShareLink>, NotFound> =>
         Effect.gen(function*() {
           if (query.board_id !== undefined) yield* workspace.board(account, query.board_id)
           const window = windowOf(query)
@@ -63,7 +64,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
           return pageOf(window, links, total)
         }),
 
-      revoke: (account: string, id: string): Effect.Effect<void, NotFound> =>
+      revoke: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
         Effect.flatMap(now, (at) => Effect.flatMap(repo.revoke(account, id, at), (done) => done ? Effect.void : Effect.fail(shareLinkNotFound))),
 
       /**

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import type { ShareLink } from "./Api.js"
 import type { Window } from "./WorkspaceRepo.js"
 import { countOf } from "../../platform/db/Rows.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 const LinkRow = Schema.Struct({
   id: Schema.String,
@@ -20,7 +21,7 @@ const linkColumns = "l.id::text as id, l.board_id::text as board_id, l.created_a
 
 /** What a live token opens: whose board, until when. */
 export interface SharedTarget {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly boardId: string
   readonly expiresAt: Date
 }
@@ -39,7 +40,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
     const sql = yield* SqlClient.SqlClient
 
     return {
-      create: (account: string, board: string, tokenHash: string, now: Date, expiresAt: Date, cap: number): Effect.Effect<Created> =>
+      create: (account: AccountId, board: string, tokenHash: string, now: Date, expiresAt: Date, cap: number): Effect.Effect<Created> =>
         sql.withTransaction(
           Effect.gen(function*() {
             yield* sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`
@@ -63,7 +64,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
 
       /** One P2 page of the account's live links (of one board), newest first, and how many. */
       page: (
-        account: string,
+        account: AccountId,
         board: string | undefined,
         now: Date,
         window: Window
@@ -86,7 +87,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
       },
 
       /** Whether there was a live link of the account to revoke. */
-      revoke: (account: string, id: string, now: Date): Effect.Effect<boolean> =>
+      revoke: (account: AccountId, id: string, now: Date): Effect.Effect<boolean> =>
         sql`delete from workspace_share_links
              where id = ${id}::uuid and account_id = ${account}::uuid and expires_at > ${now} returning id`.pipe(
           Effect.map((rows) => rows.length > 0),
@@ -97,7 +98,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
       resolve: (tokenHash: string, now: Date): Effect.Effect<Option.Option<SharedTarget>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Schema.Struct({ account_id: Schema.String, board_id: Schema.String, expires_at: Schema.DateFromSelf }),
+          Result: Schema.Struct({ account_id: AccountId, board_id: Schema.String, expires_at: Schema.DateFromSelf }),
           execute: () => sql`
             select account_id::text as account_id, board_id::text as board_id, expires_at
               from workspace_share_links where token_hash = ${tokenHash} and expires_at > ${now}`

@@ -16,6 +16,7 @@ import type {
 } from "./Api.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
 import { type AdRef, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
 export const nameOf = (name: string): Name => ({ name, key: name.normalize("NFC").toLowerCase() })
@@ -82,7 +83,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         return error instanceof Conflict ? Effect.fail(error) : Effect.die(error)
       })
 
-    const boardOf = (account: string, board: string): Effect.Effect<Board, NotFound> =>
+    const boardOf = (account: AccountId, board: string): Effect.Effect<Board, NotFound> =>
       Effect.flatMap(repo.board(account, board), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed }))
 
     /** The one ad a request names in the library: 404 when none, 400 when the id needs its library. */
@@ -95,14 +96,14 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
       })
 
     /** The one ad of the account's saved ads a request names (it may be gone from the library); none when not saved. */
-    const savedRef = (account: string, adId: string, library: AdLibrary | undefined): Effect.Effect<Option.Option<AdRef>, InvalidRequest> =>
+    const savedRef = (account: AccountId, adId: string, library: AdLibrary | undefined): Effect.Effect<Option.Option<AdRef>, InvalidRequest> =>
       Effect.flatMap(repo.savedLibraries(account, adId), (found): Effect.Effect<Option.Option<AdRef>, InvalidRequest> => {
         const matching = library === undefined ? found : found.filter((l) => l === library)
         if (matching.length > 1) return Effect.fail(ambiguousAd(adId, matching))
         return Effect.succeed(Option.map(Option.fromNullable(matching[0]), (l) => ({ library: l, adId })))
       })
 
-    const adsPage = (account: string, filter: { board?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {
+    const adsPage = (account: AccountId, filter: { board?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {
       const window = windowOf(request)
       return Effect.map(
         repo.savedAds(account, { board: filter.board, tag: filter.tag, sort: filter.sort ?? "newest_saved" }, window),
@@ -111,36 +112,36 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
     }
 
     return {
-      tree: (account: string): Effect.Effect<ReadonlyArray<Folder>> => repo.tree(account),
+      tree: (account: AccountId): Effect.Effect<ReadonlyArray<Folder>> => repo.tree(account),
 
-      createFolder: (account: string, name: string): Effect.Effect<Folder, Conflict> =>
+      createFolder: (account: AccountId, name: string): Effect.Effect<Folder, Conflict> =>
         Effect.flatMap(now, (at) => conflicting(repo.createFolder(account, nameOf(name), at, limits))),
 
-      renameFolder: (account: string, folder: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
+      renameFolder: (account: AccountId, folder: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
         answer(repo.renameFolder(account, folder, nameOf(name))),
 
-      moveFolder: (account: string, folder: string, position: number): Effect.Effect<Folder, NotFound> =>
+      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<Folder, NotFound> =>
         missing(repo.moveFolder(account, folder, position)),
 
       /** How many boards went with it. */
-      deleteFolder: (account: string, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
+      deleteFolder: (account: AccountId, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
         answer(repo.deleteFolder(account, folder, force)),
 
-      createBoard: (account: string, folder: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
+      createBoard: (account: AccountId, folder: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
         Effect.flatMap(now, (at) => answer(repo.createBoard(account, folder, nameOf(name), at, limits))),
 
-      renameBoard: (account: string, board: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
+      renameBoard: (account: AccountId, board: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
         answer(repo.renameBoard(account, board, nameOf(name))),
 
-      moveBoard: (account: string, { board_id, folder_id, position }: MoveBoard): Effect.Effect<Board, NotFound | Conflict | InvalidRequest> =>
+      moveBoard: (account: AccountId, { board_id, folder_id, position }: MoveBoard): Effect.Effect<Board, NotFound | Conflict | InvalidRequest> =>
         folder_id === undefined && position === undefined
           ? Effect.fail(new InvalidRequest({ error: "folder_id or position is missing" }))
           : answer(repo.moveBoard(account, board_id, { folder: folder_id, position }, limits)),
 
-      deleteBoard: (account: string, board: string): Effect.Effect<void, NotFound> => missing(repo.deleteBoard(account, board)),
+      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, NotFound> => missing(repo.deleteBoard(account, board)),
 
       /** spec: W3 `add-to-board`: idempotent; the brand is a social-library advertiser. */
-      addBrand: (account: string, board: string, brand: string): Effect.Effect<void, NotFound | Conflict> =>
+      addBrand: (account: AccountId, board: string, brand: string): Effect.Effect<void, NotFound | Conflict> =>
         Effect.gen(function*() {
           // The board first: another account's board is a 404 whatever the brand.
           yield* boardOf(account, board)
@@ -149,7 +150,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         }),
 
       /** A brand or a saved ad off a board; idempotent. */
-      removeItem: (account: string, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.Effect<void, NotFound | InvalidRequest> =>
+      removeItem: (account: AccountId, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.Effect<void, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           if (brand_id !== undefined && ad_id !== undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id: send brand_id or ad_id, not both" }))
           if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, board_id, brand_id))
@@ -159,10 +160,10 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
           if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board_id))
         }),
 
-      boardAds: (account: string, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
+      boardAds: (account: AccountId, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
         Effect.zipRight(boardOf(account, query.board_id), adsPage(account, { board: query.board_id, sort: query.sort }, query)),
 
-      boardBrands: (account: string, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
+      boardBrands: (account: AccountId, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
         Effect.zipRight(
           boardOf(account, query.board_id),
           Effect.suspend(() => {
@@ -175,7 +176,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
 
       /** The account's saved ads (W4), on one board or all, with one tag or any. */
       savedAds: (
-        account: string,
+        account: AccountId,
         query: { board_id?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined; page?: number | undefined; page_size?: number | undefined }
       ): Effect.Effect<Page<SavedAd>, NotFound> =>
         Effect.zipRight(
@@ -184,7 +185,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         ),
 
       /** spec: W4 `save`: on the board, or the default "Saved ads" board; idempotent. */
-      save: (account: string, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | Conflict | InvalidRequest> =>
+      save: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | Conflict | InvalidRequest> =>
         Effect.gen(function*() {
           if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
           const ad = yield* libraryAd(request.ad_id, request.library)
@@ -192,7 +193,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         }),
 
       /** spec: W4 `unsave`: off the board, or off every board; idempotent. */
-      unsave: (account: string, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | InvalidRequest> =>
+      unsave: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
           const ref = yield* savedRef(account, request.ad_id, request.library)
@@ -201,7 +202,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
 
       /** The note and/or tags of a saved ad; the saved ad afterwards. */
       annotate: (
-        account: string,
+        account: AccountId,
         request: { ad_id: string; library?: AdLibrary | undefined; note?: string | null | undefined; tags?: ReadonlyArray<string> | undefined }
       ): Effect.Effect<SavedAd, NotFound | InvalidRequest> =>
         Effect.gen(function*() {

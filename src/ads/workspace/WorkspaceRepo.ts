@@ -6,6 +6,7 @@ import { type AdView, AdView as AdViewSchema } from "../library/Api.js"
 import { AdRow, decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { Board, BoardBrand, BoardSummary, Folder, SavedAd, AdSort } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** A name as written, and the key its uniqueness is checked on (the service folds it). */
 export interface Name {
@@ -123,7 +124,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
     const sql = yield* SqlClient.SqlClient
 
     /** One account's workspace writes, one at a time, in one transaction; a refusal is an answer, anything else a defect. */
-    const write = <A, E, R>(account: string, effect: Effect.Effect<A, E | Refusal, R>): Effect.Effect<A, Refusal, R> =>
+    const write = <A, E, R>(account: AccountId, effect: Effect.Effect<A, E | Refusal, R>): Effect.Effect<A, Refusal, R> =>
       sql.withTransaction(Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`, effect))
         .pipe(refusalsOnly)
 
@@ -137,10 +138,10 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         execute: () => sql`select ${sql.literal(boardColumns)} from workspace_boards b where ${where} order by ${order}`
       })(undefined)
 
-    const boardOf = (account: string, board: string) =>
+    const boardOf = (account: AccountId, board: string) =>
       Effect.map(boards(sql`b.id = ${board}::uuid and b.account_id = ${account}::uuid`), (rows) => Option.fromNullable(rows[0]))
 
-    const folderOf = (account: string, folder: string) =>
+    const folderOf = (account: AccountId, folder: string) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: FolderRow,
@@ -148,17 +149,17 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })(undefined).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
     /** A folder with its boards, as the tree shows it. */
-    const folderView = (account: string, folder: string) =>
+    const folderView = (account: AccountId, folder: string) =>
       Effect.gen(function*() {
         const row = yield* existingFolder(account, folder)
         const inside = yield* boards(sql`b.folder_id = ${folder}::uuid`)
         return { id: row.id, name: row.name, boards: inside.map(summary) }
       })
 
-    const existingFolder = (account: string, folder: string) =>
+    const existingFolder = (account: AccountId, folder: string) =>
       Effect.flatMap(folderOf(account, folder), Option.match({ onNone: () => folderMissing, onSome: Effect.succeed }))
 
-    const existingBoard = (account: string, board: string) =>
+    const existingBoard = (account: AccountId, board: string) =>
       Effect.flatMap(boardOf(account, board), Option.match({ onNone: () => boardMissing, onSome: Effect.succeed }))
 
     /** The next place at the end of a list. */
@@ -176,19 +177,19 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
                    where t.id = v.id`
       })
 
-    const folderCount = (account: string) => countOf(sql`select count(*)::int as n from workspace_folders where account_id = ${account}::uuid`)
+    const folderCount = (account: AccountId) => countOf(sql`select count(*)::int as n from workspace_folders where account_id = ${account}::uuid`)
     const boardCount = (folder: string) => countOf(sql`select count(*)::int as n from workspace_boards where folder_id = ${folder}::uuid`)
     const itemCount = (board: string) =>
       countOf(sql`select ((select count(*) from workspace_board_brands where board_id = ${board}::uuid)
                      + (select count(*) from workspace_board_ads where board_id = ${board}::uuid))::int as n`)
-    const folderTaken = (account: string, key: string, except: string | null) =>
+    const folderTaken = (account: AccountId, key: string, except: string | null) =>
       countOf(sql`select count(*)::int as n from workspace_folders
                  where account_id = ${account}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
     const boardTaken = (folder: string, key: string, except: string | null) =>
       countOf(sql`select count(*)::int as n from workspace_boards
                  where folder_id = ${folder}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
 
-    const insertFolder = (account: string, name: Name, now: Date) =>
+    const insertFolder = (account: AccountId, name: Name, now: Date) =>
       Effect.gen(function*() {
         const position = yield* nextPosition("workspace_folders", sql`account_id = ${account}::uuid`)
         const [id] = yield* ids(sql`
@@ -197,7 +198,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         return id!
       })
 
-    const insertBoard = (account: string, folder: string, name: Name, now: Date, isDefault: boolean) =>
+    const insertBoard = (account: AccountId, folder: string, name: Name, now: Date, isDefault: boolean) =>
       Effect.gen(function*() {
         const position = yield* nextPosition("workspace_boards", sql`folder_id = ${folder}::uuid`)
         const [id] = yield* ids(sql`
@@ -207,7 +208,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })
 
     /** Saved ads left on no board are no longer saved (their note and tags go with them). */
-    const dropUnboarded = (account: string) =>
+    const dropUnboarded = (account: AccountId) =>
       sql`delete from saved_ads s where s.account_id = ${account}::uuid
             and not exists (select 1 from workspace_board_ads x where x.saved_ad_id = s.id)`
 
@@ -215,7 +216,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
      * The account's default board ("Saved ads"), made on first use in a folder of that name
      * (an existing board of that name there becomes the default); within the limits like any other.
      */
-    const defaultBoard = (account: string, now: Date, limits: Limits) =>
+    const defaultBoard = (account: AccountId, now: Date, limits: Limits) =>
       Effect.gen(function*() {
         const [found] = yield* ids(sql`select id::text as id from workspace_boards where account_id = ${account}::uuid and is_default`)
         if (found !== undefined) return found
@@ -235,7 +236,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })
 
     /** The saved ad's row id, saving it (with its snapshot) when the account has not yet. */
-    const savedRow = (account: string, ad: AdView, now: Date) =>
+    const savedRow = (account: AccountId, ad: AdView, now: Date) =>
       Effect.gen(function*() {
         const [existing] = yield* ids(sql`
           select id::text as id from saved_ads where account_id = ${account}::uuid and library = ${ad.library} and ad_id = ${ad.id}`)
@@ -247,12 +248,12 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         return inserted!
       })
 
-    const savedIdOf = (account: string, ref: AdRef) =>
+    const savedIdOf = (account: AccountId, ref: AdRef) =>
       ids(sql`select id::text as id from saved_ads where account_id = ${account}::uuid and library = ${ref.library} and ad_id = ${ref.adId}`)
         .pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
     /** The saved ads a filter selects, `s`, joined to the board when there is one (`x`), and to the library's ad (`a`, `adv`). */
-    const savedFrom = (account: string, filter: SavedAdsFilter, withAd: boolean) =>
+    const savedFrom = (account: AccountId, filter: SavedAdsFilter, withAd: boolean) =>
       sql`from saved_ads s
           ${filter.board === undefined ? sql.literal("") : sql`join workspace_board_ads x on x.saved_ad_id = s.id and x.board_id = ${filter.board}::uuid`}
           ${withAd ? sql.literal(adJoin) : sql.literal("")}
@@ -291,7 +292,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
     return {
       /** The account's folders in order, each with its boards in order. */
-      tree: (account: string): Effect.Effect<ReadonlyArray<Folder>> =>
+      tree: (account: AccountId): Effect.Effect<ReadonlyArray<Folder>> =>
         Effect.gen(function*() {
           const folders = yield* SqlSchema.findAll({
             Request: Schema.Void,
@@ -302,16 +303,16 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           return folders.map((f) => ({ ...f, boards: all.filter((b) => b.folder_id === f.id).map(summary) }))
         }).pipe(Effect.orDie),
 
-      board: (account: string, board: string): Effect.Effect<Option.Option<Board>> => Effect.orDie(boardOf(account, board)),
+      board: (account: AccountId, board: string): Effect.Effect<Option.Option<Board>> => Effect.orDie(boardOf(account, board)),
 
-      createFolder: (account: string, name: Name, now: Date, limits: Limits): Effect.Effect<Folder, Refusal> =>
+      createFolder: (account: AccountId, name: Name, now: Date, limits: Limits): Effect.Effect<Folder, Refusal> =>
         write(account, Effect.gen(function*() {
             if (yield* folderTaken(account, name.key, null)) return yield* refuse("FolderTaken")
             if ((yield* folderCount(account)) >= limits.maxFolders) return yield* refuse("FoldersFull")
             return yield* folderView(account, yield* insertFolder(account, name, now))
           })),
 
-      renameFolder: (account: string, folder: string, name: Name): Effect.Effect<Folder, Refusal> =>
+      renameFolder: (account: AccountId, folder: string, name: Name): Effect.Effect<Folder, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             if (yield* folderTaken(account, name.key, folder)) return yield* refuse("FolderTaken")
@@ -319,7 +320,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* folderView(account, folder)
           })),
 
-      moveFolder: (account: string, folder: string, position: number): Effect.Effect<Folder, Refusal> =>
+      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<Folder, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             yield* reorder("workspace_folders", sql`account_id = ${account}::uuid`, folder, position)
@@ -327,7 +328,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           })),
 
       /** The number of boards deleted with it. */
-      deleteFolder: (account: string, folder: string, force: boolean): Effect.Effect<number, Refusal> =>
+      deleteFolder: (account: AccountId, folder: string, force: boolean): Effect.Effect<number, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             const held = yield* boardCount(folder)
@@ -337,7 +338,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return held
           })),
 
-      createBoard: (account: string, folder: string, name: Name, now: Date, limits: Limits): Effect.Effect<Board, Refusal> =>
+      createBoard: (account: AccountId, folder: string, name: Name, now: Date, limits: Limits): Effect.Effect<Board, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             if (yield* boardTaken(folder, name.key, null)) return yield* refuse("BoardTaken")
@@ -345,7 +346,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* existingBoard(account, yield* insertBoard(account, folder, name, now, false))
           })),
 
-      renameBoard: (account: string, board: string, name: Name): Effect.Effect<Board, Refusal> =>
+      renameBoard: (account: AccountId, board: string, name: Name): Effect.Effect<Board, Refusal> =>
         write(account, Effect.gen(function*() {
             const found = yield* existingBoard(account, board)
             if (yield* boardTaken(found.folder_id, name.key, board)) return yield* refuse("BoardTaken")
@@ -355,7 +356,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
       /** To another folder (at its end unless `position` says where) and/or another place. */
       moveBoard: (
-        account: string,
+        account: AccountId,
         board: string,
         to: { readonly folder: string | undefined; readonly position: number | undefined },
         limits: Limits
@@ -379,7 +380,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* existingBoard(account, board)
           })),
 
-      deleteBoard: (account: string, board: string): Effect.Effect<void, Refusal> =>
+      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             const [deleted] = yield* ids(sql`
               delete from workspace_boards where id = ${board}::uuid and account_id = ${account}::uuid returning id::text as id`)
@@ -396,7 +397,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         })(undefined).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie),
 
       /** Idempotent: a brand already on the board is kept as it was. */
-      addBrand: (account: string, board: string, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
+      addBrand: (account: AccountId, board: string, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingBoard(account, board)
             const present = yield* countOf(sql`
@@ -407,14 +408,14 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
                        values (${board}::uuid, ${brand.id}, ${brand.name}, ${brand.domain}, ${now})`
           })),
 
-      removeBrand: (account: string, board: string, brand: string): Effect.Effect<void, Refusal> =>
+      removeBrand: (account: AccountId, board: string, brand: string): Effect.Effect<void, Refusal> =>
         write(
           account,
           Effect.zipRight(existingBoard(account, board), sql`delete from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand}`)
         ).pipe(Effect.asVoid),
 
       /** The libraries in which the account saved an ad with this id. */
-      savedLibraries: (account: string, adId: string): Effect.Effect<ReadonlyArray<string>> =>
+      savedLibraries: (account: AccountId, adId: string): Effect.Effect<ReadonlyArray<string>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: LibraryRow,
@@ -432,7 +433,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
        * Saves the ad (a snapshot of it, the first time) on a board of the account, or on its
        * default board; idempotent: an ad already on the board is kept as it was.
        */
-      saveAd: (account: string, ad: AdView, board: string | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
+      saveAd: (account: AccountId, ad: AdView, board: string | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             const target = board === undefined ? yield* defaultBoard(account, now, limits) : (yield* existingBoard(account, board)).id
             const saved = yield* savedIdOf(account, { library: ad.library, adId: ad.id })
@@ -447,7 +448,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           })),
 
       /** Off one board (an ad left on none is no longer saved), or off every board. Idempotent. */
-      unsaveAd: (account: string, ref: AdRef, board: string | undefined): Effect.Effect<void, Refusal> =>
+      unsaveAd: (account: AccountId, ref: AdRef, board: string | undefined): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             if (board !== undefined) yield* existingBoard(account, board)
             const saved = yield* savedIdOf(account, ref)
@@ -461,7 +462,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
       /** Sets the note and/or the tags; false when the account has not saved the ad. */
       annotate: (
-        account: string,
+        account: AccountId,
         ref: AdRef,
         changes: { readonly note?: string | null; readonly tags?: ReadonlyArray<string> }
       ): Effect.Effect<boolean> =>
@@ -477,7 +478,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         }).pipe(Effect.orDie),
 
       /** One saved ad of the account, as lists show it. */
-      savedAd: (account: string, ref: AdRef): Effect.Effect<Option.Option<SavedAd>> =>
+      savedAd: (account: AccountId, ref: AdRef): Effect.Effect<Option.Option<SavedAd>> =>
         Effect.gen(function*() {
           const rows = yield* sql<Record<string, unknown>>`
             select ${sql.literal(savedColumns)}, ${sql.literal(viewColumns)}
@@ -488,7 +489,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
       /** One P2 page of the account's saved ads (on one board, with one tag), and how many match. */
       savedAds: (
-        account: string,
+        account: AccountId,
         filter: SavedAdsFilter,
         window: Window
       ): Effect.Effect<{ readonly ads: ReadonlyArray<SavedAd>; readonly total: number }> =>

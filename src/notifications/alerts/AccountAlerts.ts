@@ -3,6 +3,7 @@ import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition 
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** The thresholds of monthly credits used that the owner hears of, once per period each. */
 export const creditThresholds = [80, 100] as const
@@ -71,7 +72,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
     const credits = (now: Date, percent: (typeof creditThresholds)[number]) =>
       Effect.gen(function*() {
         let delivered = 0
-        let after: string | null = null
+        let after: AccountId | null = null
         for (;;) {
           const page: ReadonlyArray<CreditUsage> = yield* events.creditUsage(now, percent, after, pageSize)
           delivered += yield* inbox.deliver(page.map((usage) => creditsItem(usage, percent, now)))

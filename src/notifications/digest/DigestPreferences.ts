@@ -1,6 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { DigestPrefs as Prefs, DigestPrefsUpdate } from "./Api.js"
 import { DigestRepo } from "./DigestRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** An account that never chose: a daily digest at 08:00 UTC, with e-mail. */
 export const defaultPrefs: Prefs = { frequency: "daily", email: true, hour_utc: 8 }
@@ -9,11 +10,11 @@ export const defaultPrefs: Prefs = { frequency: "daily", email: true, hour_utc: 
 export class DigestPreferences extends Effect.Service<DigestPreferences>()("adintel/DigestPreferences", {
   effect: Effect.gen(function*() {
     const repo = yield* DigestRepo
-    const get = (account: string): Effect.Effect<Prefs> => Effect.map(repo.prefs(account), Option.getOrElse(() => defaultPrefs))
+    const get = (account: AccountId): Effect.Effect<Prefs> => Effect.map(repo.prefs(account), Option.getOrElse(() => defaultPrefs))
     return {
       get,
       /** Changes the fields sent, keeps the others; the preferences afterwards. */
-      update: (account: string, patch: DigestPrefsUpdate): Effect.Effect<Prefs> =>
+      update: (account: AccountId, patch: DigestPrefsUpdate): Effect.Effect<Prefs> =>
         Effect.gen(function*() {
           const current = yield* get(account)
           const next: Prefs = {

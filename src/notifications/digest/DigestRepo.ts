@@ -1,10 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { DigestPrefs, Frequency } from "./Api.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** An account's digest state: its preferences (null: never set) and its latest digest's slot. */
 export const DigestState = Schema.Struct({
-  account_id: Schema.String,
+  account_id: AccountId,
   frequency: Schema.NullOr(Frequency),
   email: Schema.NullOr(Schema.Boolean),
   hour_utc: Schema.NullOr(Schema.Int),
@@ -26,14 +27,14 @@ export class DigestRepo extends Effect.Service<DigestRepo>()("adintel/DigestRepo
     const sql = yield* SqlClient.SqlClient
 
     return {
-      prefs: (account: string): Effect.Effect<Option.Option<DigestPrefs>> =>
+      prefs: (account: AccountId): Effect.Effect<Option.Option<DigestPrefs>> =>
         SqlSchema.findOne({
           Request: Schema.Void,
           Result: DigestPrefs,
           execute: () => sql`select frequency, email, hour_utc from digest_prefs where account_id = ${account}::uuid`
         })(undefined).pipe(Effect.orDie),
 
-      savePrefs: (account: string, prefs: DigestPrefs, now: Date): Effect.Effect<void> =>
+      savePrefs: (account: AccountId, prefs: DigestPrefs, now: Date): Effect.Effect<void> =>
         sql`insert into digest_prefs (account_id, frequency, email, hour_utc, updated_at)
             values (${account}::uuid, ${prefs.frequency}, ${prefs.email}, ${prefs.hour_utc}, ${now})
             on conflict (account_id) do update
@@ -43,7 +44,7 @@ export class DigestRepo extends Effect.Service<DigestRepo>()("adintel/DigestRepo
         ),
 
       /** The digest state of each of these accounts. */
-      states: (accounts: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<DigestState>> =>
+      states: (accounts: ReadonlyArray<AccountId>): Effect.Effect<ReadonlyArray<DigestState>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: DigestState,
@@ -59,7 +60,7 @@ export class DigestRepo extends Effect.Service<DigestRepo>()("adintel/DigestRepo
        * second replica's insert waits for the first's transaction, then finds the row). Also
        * drops the account's digest rows older than `keepAfter`: only the latest one is ever read.
        */
-      claim: (account: string, slot: Date, now: Date, keepAfter: Date): Effect.Effect<boolean> =>
+      claim: (account: AccountId, slot: Date, now: Date, keepAfter: Date): Effect.Effect<boolean> =>
         Effect.gen(function*() {
           const taken = yield* sql`insert into notification_digests (account_id, slot, taken_at)
                                    values (${account}::uuid, ${slot}, ${now})
@@ -69,19 +70,19 @@ export class DigestRepo extends Effect.Service<DigestRepo>()("adintel/DigestRepo
           return true
         }).pipe(Effect.orDie),
 
-      record: (account: string, slot: Date, outcome: DigestOutcome): Effect.Effect<void> =>
+      record: (account: AccountId, slot: Date, outcome: DigestOutcome): Effect.Effect<void> =>
         sql`update notification_digests set brands = ${outcome.brands}, ads = ${outcome.ads}, email_status = ${outcome.email}
              where account_id = ${account}::uuid and slot = ${slot}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Takes the digest's e-mail to send: true for the one caller that moved it from `pending`. */
-      startEmail: (account: string, slot: Date): Effect.Effect<boolean> =>
+      startEmail: (account: AccountId, slot: Date): Effect.Effect<boolean> =>
         sql`update notification_digests set email_status = 'sending'
              where account_id = ${account}::uuid and slot = ${slot} and email_status = 'pending' returning 1`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
 
-      finishEmail: (account: string, slot: Date, status: "sent" | "failed"): Effect.Effect<void> =>
+      finishEmail: (account: AccountId, slot: Date, status: "sent" | "failed"): Effect.Effect<void> =>
         sql`update notification_digests set email_status = ${status}
              where account_id = ${account}::uuid and slot = ${slot}`.pipe(Effect.asVoid, Effect.orDie),
 

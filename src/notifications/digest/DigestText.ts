@@ -2,6 +2,7 @@ import type { BrandNews } from "../../ads/brands/BrandTracker.js"
 import type { Delivery } from "../inbox/Inbox.js"
 import type { MailMessage } from "../mail/Mailer.js"
 import type { Frequency } from "./Api.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /**
  * What a digest says: one inbox item per brand with new ads, and the e-mail that sums them up
@@ -9,7 +10,7 @@ import type { Frequency } from "./Api.js"
  */
 
 export interface Digest {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly frequency: Exclude<Frequency, "off">
   /** The previous digest's slot; null: since each brand was followed. */
   readonly since: Date | null

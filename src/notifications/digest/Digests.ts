@@ -11,6 +11,7 @@ import { digestCheckEvery } from "./DigestConfig.js"
 import { type DigestState, DigestRepo } from "./DigestRepo.js"
 import { dueSlot } from "./DigestSchedule.js"
 import { type Digest, digestItems, digestMail } from "./DigestText.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** Accounts read per page of a pass. */
 const pageSize = 500
@@ -50,7 +51,7 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
       })
 
     /** Takes the account's digest of `slot`, unless another replica did; true when this one did. */
-    const take = (accountId: string, prefs: DigestPrefs, since: Date | null, slot: Date, now: Date) =>
+    const take = (accountId: AccountId, prefs: DigestPrefs, since: Date | null, slot: Date, now: Date) =>
       Effect.gen(function*() {
         const taken = yield* repo.atomically(
           Effect.gen(function*() {
@@ -75,7 +76,7 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
     const pass = (now: Date) =>
       Effect.gen(function*() {
         let taken = 0
-        let after: string | null = null
+        let after: AccountId | null = null
         for (;;) {
           const trackers: ReadonlyArray<Tracker> = yield* brands.trackers(after, pageSize)
           if (trackers.length === 0) break

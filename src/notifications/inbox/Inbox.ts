@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import type { MarkRead, Notification, NotificationsQuery } from "./Api.js"
 import { type Delivery, InboxRepo } from "./InboxRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 export type { Delivery }
 
@@ -21,18 +22,18 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
 
     return {
       /** P2 page of the account's items, newest first. */
-      list: (account: string, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
+      list: (account: AccountId, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.unread === true, window), ({ items, total }) => pageOf(window, items, total))
       },
 
-      unreadCount: (account: string): Effect.Effect<number> => repo.unread(account),
+      unreadCount: (account: AccountId): Effect.Effect<number> => repo.unread(account),
 
       /** W5: ids of other accounts (or of none) are ignored, never an error that reveals them. */
-      markRead: (account: string, { ids }: MarkRead): Effect.Effect<number> =>
+      markRead: (account: AccountId, { ids }: MarkRead): Effect.Effect<number> =>
         Effect.flatMap(now, (at) => repo.markRead(account, [...new Set(ids.map((id) => id.toLowerCase()))], at)),
 
-      markAllRead: (account: string): Effect.Effect<number> => Effect.flatMap(now, (at) => repo.markAllRead(account, at)),
+      markAllRead: (account: AccountId): Effect.Effect<number> => Effect.flatMap(now, (at) => repo.markAllRead(account, at)),
 
       /**
        * Writes what the sources found; an item whose key the account already has is left out.

@@ -3,11 +3,12 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { Notification, type NotificationData, type NotificationType } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** One item for the inbox from one of its sources, its `data` typed by its `type`; `key` makes its delivery idempotent per account. */
 export type Delivery = {
   readonly [T in NotificationType]: {
-    readonly accountId: string
+    readonly accountId: AccountId
     readonly type: T
     readonly title: string
     readonly body: string
@@ -43,12 +44,12 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
     const count = (where: Fragment) =>
       countOf(sql`select count(*)::int as n from notifications n where ${where}`)
 
-    const whereOf = (account: string, unread: boolean) =>
+    const whereOf = (account: AccountId, unread: boolean) =>
       sql.and([sql`n.account_id = ${account}::uuid`, ...(unread ? [sql`n.read_at is null`] : [])])
 
     return {
       /** One P2 page, newest first (then the later of two made at once), and how many match. */
-      page: (account: string, unread: boolean, window: { readonly limit: number; readonly offset: number }) =>
+      page: (account: AccountId, unread: boolean, window: { readonly limit: number; readonly offset: number }) =>
         Effect.all({
           items: SqlSchema.findAll({
             Request: Schema.Void,
@@ -64,15 +65,15 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
           total: count(whereOf(account, unread))
         }).pipe(Effect.orDie),
 
-      unread: (account: string): Effect.Effect<number> => count(whereOf(account, true)).pipe(Effect.orDie),
+      unread: (account: AccountId): Effect.Effect<number> => count(whereOf(account, true)).pipe(Effect.orDie),
 
       /** Marks the account's own unread items among `ids` read; how many changed. */
-      markRead: (account: string, ids: ReadonlyArray<string>, now: Date): Effect.Effect<number> =>
+      markRead: (account: AccountId, ids: ReadonlyArray<string>, now: Date): Effect.Effect<number> =>
         sql`update notifications set read_at = ${now}
              where account_id = ${account}::uuid and id = any(${ids}::uuid[]) and read_at is null
             returning 1`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
-      markAllRead: (account: string, now: Date): Effect.Effect<number> =>
+      markAllRead: (account: AccountId, now: Date): Effect.Effect<number> =>
         sql`update notifications set read_at = ${now} where account_id = ${account}::uuid and read_at is null returning 1`.pipe(
           Effect.map((rows) => rows.length),
           Effect.orDie
@@ -89,7 +90,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
           if (items.length === 0) return 0
           const inserted = yield* SqlSchema.findAll({
             Request: Schema.Void,
-            Result: Schema.Struct({ account_id: Schema.String }),
+            Result: Schema.Struct({ account_id: AccountId }),
             execute: () => sql`
               insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
               select v.account_id, v.type, v.title, v.body, v.data, v.created_at, v.dedupe_key

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
+import { AccountId } from "../../kernel/Ids.js"
 
 /** The daily short-video search counter of `account_meters` (G7). */
 export class SearchQuotaRepo extends Effect.Service<SearchQuotaRepo>()("adintel/SearchQuotaRepo", {
@@ -8,7 +9,7 @@ export class SearchQuotaRepo extends Effect.Service<SearchQuotaRepo>()("adintel/
     const sql = yield* SqlClient.SqlClient
 
     const take = SqlSchema.findOne({
-      Request: Schema.Struct({ accountId: Schema.String, day: Schema.String, limit: Schema.NullOr(Schema.Int) }),
+      Request: Schema.Struct({ accountId: AccountId, day: Schema.String, limit: Schema.NullOr(Schema.Int) }),
       Result: Schema.Struct({ search_used: Schema.Int }),
       execute: ({ accountId, day, limit }) => sql`
         update account_meters
@@ -25,7 +26,7 @@ export class SearchQuotaRepo extends Effect.Service<SearchQuotaRepo>()("adintel/
        * Takes one search of `day` if fewer than `limit` were taken (null: unlimited). Atomic:
        * concurrent searches never overshoot. False when none is left.
        */
-      take: (accountId: string, day: UtcDay, limit: number | null) =>
+      take: (accountId: AccountId, day: UtcDay, limit: number | null) =>
         take({ accountId, day, limit }).pipe(Effect.map(Option.isSome), Effect.orDie)
     }
   })

@@ -1,5 +1,6 @@
 import { Clock, Effect, Option } from "effect"
 import { ShopCountryRepo } from "./ShopCountryRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** Where an account's short-video shop calls look when they name no country. */
 export const defaultShopCountry = "US"
@@ -11,13 +12,13 @@ export const defaultShopCountry = "US"
 export class ShopCountry extends Effect.Service<ShopCountry>()("adintel/ShopCountry", {
   effect: Effect.gen(function*() {
     const repo = yield* ShopCountryRepo
-    const of = (accountId: string) => Effect.map(repo.find(accountId), Option.getOrElse(() => defaultShopCountry))
+    const of = (accountId: AccountId) => Effect.map(repo.find(accountId), Option.getOrElse(() => defaultShopCountry))
     return {
       of,
       /** The country a call uses: the one it names, else the account's. */
-      resolve: (accountId: string, given: string | undefined) => (given === undefined ? of(accountId) : Effect.succeed(given)),
+      resolve: (accountId: AccountId, given: string | undefined) => (given === undefined ? of(accountId) : Effect.succeed(given)),
       /** Sets the account's country when one is given; answers the country now in force. */
-      request: (accountId: string, country: string | undefined) =>
+      request: (accountId: AccountId, country: string | undefined) =>
         country === undefined
           ? of(accountId)
           : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.save(accountId, country, new Date(now))).pipe(Effect.as(country))

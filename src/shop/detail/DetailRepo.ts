@@ -3,6 +3,7 @@ import { dayBounds } from "../../platform/db/DaySql.js"
 import { Effect, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
 import type { ShopRecordId } from "../catalog/Entities.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** The records whose page openings are counted. */
 export type VisitType = "product" | "shop" | "creator" | "video" | "category"
@@ -154,7 +155,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
 
     return {
       /** One more visit of a record's page by an account on a UTC day. */
-      visit: (type: VisitType, table: string, region: string, id: ShopRecordId, accountId: string, day: UtcDay) =>
+      visit: (type: VisitType, table: string, region: string, id: ShopRecordId, accountId: AccountId, day: UtcDay) =>
         sql`
           insert into shop_visits (entity_type, entity_id, day, account_id, visits)
           select ${type}, e.id, ${day}::date, ${accountId}::uuid, 1 from ${sql(table)} e

@@ -3,6 +3,7 @@ import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { type Favorite, type FavoriteCheck, type FavoritesQuery, type FavoriteTarget, type FavoriteType, maxFavorites } from "./Api.js"
 import { type EntityRow, ShopFavoritesRepo } from "./ShopFavoritesRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 const typeNames: Record<FavoriteType, string> = {
   product: "Product",
@@ -47,13 +48,13 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
 
     return {
       /** P2 page of the account's favorites, newest first. */
-      list: (account: string, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
+      list: (account: AccountId, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.type, window), ({ favorites, total }) => pageOf(window, favorites, total))
       },
 
       /** The state afterwards: true when it was added, false when it was removed. */
-      toggle: (account: string, target: FavoriteTarget): Effect.Effect<boolean, NotFound | InvalidRequest> =>
+      toggle: (account: AccountId, target: FavoriteTarget): Effect.Effect<boolean, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           const entity = yield* entityOf(target)
           const outcome = yield* repo.toggle(account, target.type, entity.row, yield* now, maxFavorites)
@@ -62,7 +63,7 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
         }),
 
       /** Idempotent: a favorite already there is kept as it was (its date included). */
-      add: (account: string, target: FavoriteTarget): Effect.Effect<true, NotFound | InvalidRequest> =>
+      add: (account: AccountId, target: FavoriteTarget): Effect.Effect<true, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           const entity = yield* entityOf(target)
           const outcome = yield* repo.add(account, target.type, entity.row, yield* now, maxFavorites)
@@ -71,7 +72,7 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
         }),
 
       /** Idempotent: removing what is not a favorite is not an error; an unknown entity is. */
-      remove: (account: string, target: FavoriteTarget): Effect.Effect<false, NotFound | InvalidRequest> =>
+      remove: (account: AccountId, target: FavoriteTarget): Effect.Effect<false, NotFound | InvalidRequest> =>
         Effect.flatMap(entityOf(target), (entity) => Effect.as(repo.remove(account, target.type, entity.row), false as const)),
 
       /**
@@ -80,7 +81,7 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
        * so a page of results still renders when one of them has left the catalog.
        */
       check: (
-        account: string,
+        account: AccountId,
         { id, ids, region, type }: FavoriteCheck
       ): Effect.Effect<boolean | Record<string, boolean>, NotFound | InvalidRequest> =>
         Effect.gen(function*() {

@@ -4,6 +4,7 @@ import { Effect, Schema } from "effect"
 import { ShopRecordId } from "../catalog/Entities.js"
 import { type Favorite, FavoriteType } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** The row id of a catalog entity (a bigint as text): what a favorite refers to. */
 export const EntityRowId = Schema.String.pipe(Schema.brand("EntityRowId"))
@@ -46,18 +47,18 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
     const count = (where: Fragment) =>
       countOf(sql`select count(*)::int as n from shop_favorites f where ${where}`)
 
-    const isFavorite = (account: string, type: FavoriteType, row: EntityRowId) =>
+    const isFavorite = (account: AccountId, type: FavoriteType, row: EntityRowId) =>
       sql`select 1 from shop_favorites
            where account_id = ${account}::uuid and entity_type = ${type} and entity_id = ${row}::bigint`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
 
-    const insert = (account: string, type: FavoriteType, row: EntityRowId, now: Date) =>
+    const insert = (account: AccountId, type: FavoriteType, row: EntityRowId, now: Date) =>
       sql`insert into shop_favorites (account_id, entity_type, ${sql(entities[type].column)}, created_at)
           values (${account}::uuid, ${type}, ${row}::bigint, ${now})
           on conflict do nothing`
 
-    const remove = (account: string, type: FavoriteType, row: EntityRowId) =>
+    const remove = (account: AccountId, type: FavoriteType, row: EntityRowId) =>
       sql`delete from shop_favorites
            where account_id = ${account}::uuid and entity_type = ${type} and entity_id = ${row}::bigint`
 
@@ -65,13 +66,13 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
      * Writes that may grow an account's favorites run one at a time per account, so the count
      * the cap is checked against stays true until the insert (a transaction-scoped advisory lock).
      */
-    const serialized = <A, E, R>(account: string, effect: Effect.Effect<A, E, R>) =>
+    const serialized = <A, E, R>(account: AccountId, effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(
         Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.shop_favorites'), hashtext(${account}))`, effect)
       )
 
     /** Adds under the lock; `present` and `full` write nothing. */
-    const addLocked = (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number) =>
+    const addLocked = (account: AccountId, type: FavoriteType, row: EntityRowId, now: Date, cap: number) =>
       Effect.gen(function*() {
         if (yield* isFavorite(account, type, row)) return "present" as const
         if ((yield* count(sql`f.account_id = ${account}::uuid`)) >= cap) return "full" as const
@@ -95,7 +96,7 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
         ),
 
       /** Of these entity rows, those the account has favorited. */
-      favorited: (account: string, type: FavoriteType, rows: ReadonlyArray<EntityRowId>): Effect.Effect<ReadonlySet<EntityRowId>> =>
+      favorited: (account: AccountId, type: FavoriteType, rows: ReadonlyArray<EntityRowId>): Effect.Effect<ReadonlySet<EntityRowId>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: Schema.Struct({ row: EntityRowId }),
@@ -107,23 +108,23 @@ export class ShopFavoritesRepo extends Effect.Service<ShopFavoritesRepo>()("adin
           Effect.orDie
         ),
 
-      add: (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added> =>
+      add: (account: AccountId, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added> =>
         serialized(account, addLocked(account, type, row, now, cap)).pipe(Effect.orDie),
 
       /** Removes when present, else adds (within the cap); the state afterwards, or `full`. */
-      toggle: (account: string, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
+      toggle: (account: AccountId, type: FavoriteType, row: EntityRowId, now: Date, cap: number): Effect.Effect<Added | "removed"> =>
         serialized(
           account,
           Effect.flatMap(isFavorite(account, type, row), (present) =>
             present ? Effect.as(remove(account, type, row), "removed" as const) : addLocked(account, type, row, now, cap))
         ).pipe(Effect.orDie),
 
-      remove: (account: string, type: FavoriteType, row: EntityRowId): Effect.Effect<void> =>
+      remove: (account: AccountId, type: FavoriteType, row: EntityRowId): Effect.Effect<void> =>
         remove(account, type, row).pipe(Effect.asVoid, Effect.orDie),
 
       /** One P2 page, newest first (then the later of two made at once), and how many match. */
       page: (
-        account: string,
+        account: AccountId,
         type: FavoriteType | undefined,
         window: { readonly limit: number; readonly offset: number }
       ): Effect.Effect<{ readonly favorites: ReadonlyArray<Favorite>; readonly total: number }> => {

@@ -14,6 +14,7 @@ import {
   type UpdatePreset
 } from "./Api.js"
 import { type PresetInput, ShopPresetsRepo } from "./ShopPresetsRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 const notFound = new NotFound({ error: "Preset not found" })
 const full = new InvalidRequest({ error: `Presets are limited to ${maxPresets} per account` })
@@ -54,13 +55,13 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
     return {
       /** P2 page of the account's presets, most recently updated first. */
-      list: (account: string, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
+      list: (account: AccountId, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.scope, window), ({ presets, total }) => pageOf(window, presets, total))
       },
 
       /** A new preset; its name must be free in its scope, and the account below the cap. */
-      save: (account: string, { filters, name, scope }: SavePreset): Effect.Effect<Preset, InvalidRequest | Conflict> =>
+      save: (account: AccountId, { filters, name, scope }: SavePreset): Effect.Effect<Preset, InvalidRequest | Conflict> =>
         Effect.gen(function*() {
           const input: PresetInput = { name, nameKey: nameKey(name), filters: yield* checked(scope, filters) }
           const saved = yield* repo.save(account, scope, input, yield* now, maxPresets)
@@ -71,7 +72,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
       /** A rename, new filters (checked against the preset's own scope) or both. */
       update: (
-        account: string,
+        account: AccountId,
         { filters, id, name }: UpdatePreset
       ): Effect.Effect<Preset, InvalidRequest | NotFound | Conflict> =>
         Effect.gen(function*() {
@@ -93,7 +94,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
           return updated
         }),
 
-      remove: (account: string, { id }: DeletePreset): Effect.Effect<void, NotFound> =>
+      remove: (account: AccountId, { id }: DeletePreset): Effect.Effect<void, NotFound> =>
         Effect.flatMap(repo.remove(account, id), (removed) => removed ? Effect.void : Effect.fail(notFound))
     }
   }),

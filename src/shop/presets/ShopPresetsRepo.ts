@@ -4,6 +4,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type Preset, type PresetFilters, PresetFilterValues, PresetScope } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** A preset as written: its name, the key its uniqueness is checked on, its checked filters. */
 export interface PresetInput {
@@ -50,7 +51,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
      * the cap is checked against and the names checked for a clash stay true until the write
      * (a transaction-scoped advisory lock). The unique index stays the last word.
      */
-    const serialized = <A, E, R>(account: string, effect: Effect.Effect<A, E, R>) =>
+    const serialized = <A, E, R>(account: AccountId, effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(
         Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.shop_presets'), hashtext(${account}))`, effect)
       )
@@ -60,7 +61,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
       countOf(sql`select count(*)::int as n from shop_presets where ${where}`)
 
     /** Whether another preset of the account has this name in this scope. */
-    const taken = (account: string, scope: PresetScope, nameKey: string, except: string | null) =>
+    const taken = (account: AccountId, scope: PresetScope, nameKey: string, except: string | null) =>
       sql`select 1 from shop_presets where ${
         sql.and([
           sql`account_id = ${account}::uuid`,
@@ -72,13 +73,13 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
 
     return {
       /** The account's preset with this id. */
-      find: (account: string, id: string): Effect.Effect<Option.Option<Preset>> =>
+      find: (account: AccountId, id: string): Effect.Effect<Option.Option<Preset>> =>
         presetsOf(sql`select ${sql.literal(columns)} from shop_presets where id = ${id}::uuid and account_id = ${account}::uuid`).pipe(
           Effect.map((presets) => Option.fromNullable(presets[0])),
           Effect.orDie
         ),
 
-      save: (account: string, scope: PresetScope, input: PresetInput, now: Date, cap: number): Effect.Effect<Saved> =>
+      save: (account: AccountId, scope: PresetScope, input: PresetInput, now: Date, cap: number): Effect.Effect<Saved> =>
         serialized(
           account,
           Effect.gen(function*() {
@@ -94,7 +95,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
 
       /** Renames and/or replaces the filters; the scope is the preset's own, never changed. */
       update: (
-        account: string,
+        account: AccountId,
         id: string,
         scope: PresetScope,
         changes: Partial<PresetInput>,
@@ -119,7 +120,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
         ).pipe(Effect.orDie),
 
       /** Whether there was such a preset to delete. */
-      remove: (account: string, id: string): Effect.Effect<boolean> =>
+      remove: (account: AccountId, id: string): Effect.Effect<boolean> =>
         sql`delete from shop_presets where id = ${id}::uuid and account_id = ${account}::uuid returning id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
@@ -127,7 +128,7 @@ export class ShopPresetsRepo extends Effect.Service<ShopPresetsRepo>()("adintel/
 
       /** One P2 page, most recently updated first (of two written at one instant, the later write), and how many match. */
       page: (
-        account: string,
+        account: AccountId,
         scope: PresetScope | undefined,
         window: { readonly limit: number; readonly offset: number }
       ): Effect.Effect<{ readonly presets: ReadonlyArray<Preset>; readonly total: number }> => {

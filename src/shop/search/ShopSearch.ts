@@ -16,6 +16,7 @@ import {
   type TrendingParams
 } from "./Api.js"
 import { type ByType, type PrefixPatterns, type Reach, ShopSearchRepo } from "./ShopSearchRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** P2's page, the same bound as explore's: offsets cost what they skip. */
 const pagingOf = (params: { readonly page?: number | undefined; readonly page_size?: number | undefined }) =>
@@ -79,7 +80,7 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
        * Products by growth of `metric` over the last `days` days against the days before them;
        * only products with some of it in both windows (previous > 0 and current > 0).
        */
-      trending: (accountId: string, params: TrendingParams) =>
+      trending: (accountId: AccountId, params: TrendingParams) =>
         Effect.gen(function*() {
           const paging = yield* pagingOf(params)
           const region = yield* countries.resolve(accountId, params.country)
@@ -89,7 +90,7 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
         }),
 
       /** Products whose title matches `q`, best first; metrics over the 30 days up to yesterday. */
-      search: (accountId: string, params: SearchParams) =>
+      search: (accountId: AccountId, params: SearchParams) =>
         Effect.gen(function*() {
           const paging = yield* pagingOf(params)
           const region = yield* countries.resolve(accountId, params.country)
@@ -103,7 +104,7 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
        * statement each). Read from the strings summed ahead when they hold the 30 days up to
        * yesterday, else from the catalog itself: the same strings, found through its indexes.
        */
-      suggestions: (accountId: string, params: SuggestionsParams) =>
+      suggestions: (accountId: AccountId, params: SuggestionsParams) =>
         Effect.gen(function*() {
           const limit = params.limit ?? defaultSuggestions
           const window = yield* lastDays(defaultPeriodDays)

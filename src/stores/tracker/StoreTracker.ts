@@ -7,6 +7,7 @@ import type { StoreView } from "../catalog/Views.js"
 import { trackerLimits } from "../Config.js"
 import { maxNewProducts, maxTrackedDays, type StoreTarget, type TrackedQuery, type TrackedStore, StoreTrackingLimit } from "./Api.js"
 import { StoreTrackerRepo } from "./StoreTrackerRepo.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 export interface TrackerCounts {
   readonly tracked: number
@@ -40,7 +41,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
     const catalog = yield* StoreCatalog
     const limits = yield* Effect.orDie(trackerLimits)
 
-    const counts = (account: string, plan: PlanName): Effect.Effect<TrackerCounts> =>
+    const counts = (account: AccountId, plan: PlanName): Effect.Effect<TrackerCounts> =>
       Effect.map(repo.count(account), (tracked) => ({ tracked, limit: limits[plan], remaining: Math.max(0, limits[plan] - tracked) }))
 
     const find = (target: StoreTarget): Effect.Effect<FoundStore, InvalidRequest | NotFound> =>
@@ -50,7 +51,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
       status: counts,
 
       track: (
-        account: string,
+        account: AccountId,
         plan: PlanName,
         target: StoreTarget,
         base: string
@@ -68,7 +69,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
           return { store: view!, ...(yield* counts(account, plan)) }
         }),
 
-      untrack: (account: string, plan: PlanName, target: StoreTarget): Effect.Effect<TrackerCounts, InvalidRequest | NotFound> =>
+      untrack: (account: AccountId, plan: PlanName, target: StoreTarget): Effect.Effect<TrackerCounts, InvalidRequest | NotFound> =>
         Effect.gen(function*() {
           const store = yield* find(target)
           yield* repo.untrack(account, store.row)
@@ -76,7 +77,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
         }),
 
       /** P2 page of the tracked stores with what happened since each was tracked. */
-      stores: (account: string, query: TrackedQuery, base: string): Effect.Effect<Page<TrackedStore>> =>
+      stores: (account: AccountId, query: TrackedQuery, base: string): Effect.Effect<Page<TrackedStore>> =>
         Effect.gen(function*() {
           const window = windowOf(query)
           const total = yield* repo.count(account)

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { StoreRow } from "../catalog/StoreCatalogRepo.js"
 import { countOf } from "../../platform/db/Rows.js"
+import type { AccountId } from "../../kernel/Ids.js"
 
 /** What a track did; `present` (tracked already) and `full` (at the limit) wrote nothing. */
 export type Tracking = "added" | "present" | "full"
@@ -13,17 +14,17 @@ export class StoreTrackerRepo extends Effect.Service<StoreTrackerRepo>()("adinte
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const count = (account: string) =>
+    const count = (account: AccountId) =>
       countOf(sql`select count(*)::int as n from store_tracking where account_id = ${account}::uuid`)
 
     return {
-      count: (account: string): Effect.Effect<number> => Effect.orDie(count(account)),
+      count: (account: AccountId): Effect.Effect<number> => Effect.orDie(count(account)),
 
       /**
        * Tracks under a per-account lock (transaction-scoped advisory lock), so the count the
        * limit is checked against stays true until the insert, on every replica.
        */
-      track: (account: string, store: StoreRow, now: Date, limit: number): Effect.Effect<Tracking> =>
+      track: (account: AccountId, store: StoreRow, now: Date, limit: number): Effect.Effect<Tracking> =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`select pg_advisory_xact_lock(hashtext('adintel.store_tracking'), hashtext(${account}))`
           const present = yield* sql`select 1 from store_tracking where account_id = ${account}::uuid and store_id = ${store}::bigint`
@@ -33,11 +34,11 @@ export class StoreTrackerRepo extends Effect.Service<StoreTrackerRepo>()("adinte
           return "added" as const
         })).pipe(Effect.orDie),
 
-      untrack: (account: string, store: StoreRow): Effect.Effect<void> =>
+      untrack: (account: AccountId, store: StoreRow): Effect.Effect<void> =>
         sql`delete from store_tracking where account_id = ${account}::uuid and store_id = ${store}::bigint`.pipe(Effect.asVoid, Effect.orDie),
 
       /** One page of the tracked stores, newest tracked first (then the later of two at once). */
-      page: (account: string, window: { readonly limit: number; readonly offset: number }) =>
+      page: (account: AccountId, window: { readonly limit: number; readonly offset: number }) =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: TrackedRow,
