@@ -85,12 +85,14 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
   const rows = new Map<number, Array<CountedAd>>()
   let maxId = 0
   let maxCell = 0
-  for (const ad of ads) for (const cell of ad.cells) maxCell = Math.max(maxCell, cell)
-  const cellStride = maxCell + 1
   let minDay = Infinity
-  for (const ad of ads) minDay = Math.min(minDay, ad.day)
   let maxDay = -Infinity
-  for (const ad of ads) maxDay = Math.max(maxDay, ad.day)
+  for (const ad of ads) {
+    for (const cell of ad.cells) maxCell = Math.max(maxCell, cell)
+    minDay = Math.min(minDay, ad.day)
+    maxDay = Math.max(maxDay, ad.day)
+  }
+  const cellStride = maxCell + 1
   const dayStride = maxDay - minDay + 1
   for (const ad of ads) {
     ad.terms.forEach((terms, kind) => {

@@ -203,8 +203,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
      */
     const countAll = (batchSize: number | undefined, wait: boolean, wholeOnly = false): Effect.Effect<number> =>
       Effect.gen(function*() {
+        // Each import batch's signal asks this: whole batches waiting, read without counting them all.
+        if (wholeOnly && !(yield* repo.pendingAtLeast(bulkBatch))) return 0
         const backlog = yield* repo.pendingCount
-        if (wholeOnly && backlog < bulkBatch) return 0
         const bulk = backlog >= bulkBacklog
         const size = batchSize ?? (bulk ? bulkBatch : batch)
         // A long count says how far it is, with its rate and the time left (issue 29).

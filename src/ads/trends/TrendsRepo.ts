@@ -99,7 +99,10 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const listener = yield* PgListener
-    const anyPending = Effect.map(countOf(sql`select count(*)::int as n from (select 1 from trend_pending limit 1) p`), (n) => n > 0)
+    /** Whether at least `n` ads are not counted yet, without counting them all. */
+    const pendingAtLeast = (n: number) =>
+      Effect.map(countOf(sql`select count(*)::int as n from (select 1 from trend_pending limit ${n}) p`), (found) => found >= n)
+    const anyPending = pendingAtLeast(1)
 
     const stateOf = (locked: boolean) =>
       SqlSchema.single({
@@ -144,6 +147,9 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
 
       /** How many ads are not counted yet: for the progress of a long count. */
       pendingCount: countOf(sql`select count(*)::int as n from trend_pending`).pipe(Effect.orDie),
+
+      /** Whether at least `n` ads are not counted yet: what each import batch's signal asks, without counting them all. */
+      pendingAtLeast: (n: number): Effect.Effect<boolean> => Effect.orDie(pendingAtLeast(n)),
 
       /**
        * Which of these ads (row ids) are not counted yet, their pending rows locked to the
