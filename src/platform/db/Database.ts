@@ -126,6 +126,19 @@ const listenerOn = (url: Redacted.Redacted): PgListener["Type"] => ({
       ))
 })
 
+/**
+ * A connection given back to the pool inside a transaction is rolled back before anyone else
+ * uses it: its ROLLBACK is queued ahead of the next borrower's statements. `@effect/sql` always
+ * ends its transactions, but an interrupted statement's cancel (`pg_cancel_backend`, sent from
+ * another connection, best-effort and late when the pool is busy) can land on that ROLLBACK
+ * itself; the connection then came back in a failed transaction, and every later statement on
+ * it answered `25P02` (seen once in CI: an import's lanes interrupted by another lane's failure).
+ */
+const rollBackLeftOpen = (error: Error | undefined, client: Pg.PoolClient) => {
+  const status = client.getTransactionStatus()
+  if (error === undefined && (status === "T" || status === "E")) client.query("rollback").catch(() => undefined)
+}
+
 /** A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the statement timeout; and a `PgListener` on it. */
 export const clientLayer = (url: Redacted.Redacted): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener, ConfigError | SqlError> =>
   Layer.merge(Layer.succeed(PgListener, listenerOn(url)), poolLayer(url))
@@ -142,7 +155,7 @@ const poolLayer = (url: Redacted.Redacted) =>
               application_name: "adintel",
               // Set on each connection as it opens: every statement of every pooled connection.
               statement_timeout: Duration.toMillis(timeout)
-            }).on("error", () => undefined)),
+            }).on("error", () => undefined).on("release", rollBackLeftOpen)),
           (pool) => Effect.promise(() => pool.end())
         ),
         applicationName: "adintel"
