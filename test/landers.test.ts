@@ -218,6 +218,28 @@ describe("landers", () => {
         }])
       }))
 
+    it.effect("explore: a lander imported again with new values is filtered and counted by them, not by its old ones", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const record = records.find((l) => l.niche != null && l.platform != null && l.offer_price != null)!
+        const old = { domain: [record.domain], niche: [record.niche], platform: [record.platform], country: record.countries ?? [] }
+        const niche = record.niche === "home" ? "Fitness" : "Home"
+        const changed = { ...record, niche, platform: "Quokkashop", offer_price: 777, countries: ["NZ"], page_type: "quiz" }
+        const matches = (filters: Record<string, unknown>) =>
+          Effect.map(explore(api_key, { ...filters, page_size: 100 }), (a) => (expect(a.status, a.body).toBe(200), {
+            found: (a.json.data as Array<{ id: string }>).some((l) => l.id === record.external_id),
+            total: a.json.total as number
+          }))
+        expect((yield* matches(old)).found).toBe(true)
+        yield* ingestAll("landers", [changed])
+        const now = { domain: [record.domain], niche: [niche.toLowerCase()], platform: ["QUOKKASHOP"], country: ["NZ"], type: ["quiz"], min_price: 777, max_price: 777 }
+        expect(yield* matches(now)).toEqual({ found: true, total: 1 })
+        expect((yield* matches(old)).found).toBe(false)
+        yield* ingestAll("landers", [record])
+        expect((yield* matches(old)).found).toBe(true)
+        expect(yield* matches(now)).toEqual({ found: false, total: 0 })
+      }))
+
     it.effect("explore: bad input is a 400 naming the field, keeps its credit and changes nothing", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account()

@@ -43,6 +43,9 @@ const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-
 /** Landers with their ad counts (migration 0079: every lander has its row). */
 const landersWithCounts = `landers l join lander_ad_counts c on c.lander_id = l.id`
 
+/** The same with what explore filters on (migration 0081: every lander has its row). */
+const landersFiltered = `${landersWithCounts} join lander_facets f on f.lander_id = l.id`
+
 /** The view's columns over `landers l` and `lander_ad_counts c`. */
 const viewColumns = `
   l.external_id as id, l.url, coalesce(l.final_url, l.url) as final_url, l.domain, l.page_type as type,
@@ -66,25 +69,29 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
     const query = (q: string) => sql`websearch_to_tsquery('english', ${q})`
 
-    /** The filters over `landersWithCounts`; every value parameterised. */
+    /**
+     * The filters over `landersFiltered`: the full text in `landers l`, the ad count in
+     * `lander_ad_counts c`, everything else in the narrow `lander_facets f`; every value
+     * parameterised.
+     */
     const where = (f: ExploreBody): Fragment => {
       const clauses: ReadonlyArray<Fragment | undefined> = [
         f.q === undefined ? undefined : sql`l.search_vector @@ ${query(f.q)}`,
-        f.type === undefined ? undefined : sql`l.page_type = any(${f.type}::text[])`,
-        f.niche === undefined ? undefined : sql`lower(l.niche) = any(${lowered(f.niche)}::text[])`,
-        f.domain === undefined ? undefined : sql`l.domain = any(${f.domain}::text[])`,
-        f.platform === undefined ? undefined : sql`lower(l.platform) = any(${lowered(f.platform)}::text[])`,
-        f.country === undefined ? undefined : sql`l.countries && ${f.country}::text[]`,
-        f.language === undefined ? undefined : sql`l.languages && ${f.language}::text[]`,
-        f.first_seen_from === undefined ? undefined : sql`l.first_seen >= ${startOf(f.first_seen_from)}`,
-        f.first_seen_to === undefined ? undefined : sql`l.first_seen < ${endOf(f.first_seen_to)}`,
-        f.last_seen_from === undefined ? undefined : sql`l.last_seen >= ${startOf(f.last_seen_from)}`,
-        f.last_seen_to === undefined ? undefined : sql`l.last_seen < ${endOf(f.last_seen_to)}`,
+        f.type === undefined ? undefined : sql`f.page_type = any(${f.type}::text[])`,
+        f.niche === undefined ? undefined : sql`f.niche_key = any(${lowered(f.niche)}::text[])`,
+        f.domain === undefined ? undefined : sql`f.domain = any(${f.domain}::text[])`,
+        f.platform === undefined ? undefined : sql`f.platform_key = any(${lowered(f.platform)}::text[])`,
+        f.country === undefined ? undefined : sql`f.countries && ${f.country}::text[]`,
+        f.language === undefined ? undefined : sql`f.languages && ${f.language}::text[]`,
+        f.first_seen_from === undefined ? undefined : sql`f.first_seen >= ${startOf(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? undefined : sql`f.first_seen < ${endOf(f.first_seen_to)}`,
+        f.last_seen_from === undefined ? undefined : sql`f.last_seen >= ${startOf(f.last_seen_from)}`,
+        f.last_seen_to === undefined ? undefined : sql`f.last_seen < ${endOf(f.last_seen_to)}`,
         f.min_ads === undefined ? undefined : sql`c.ads_count >= ${f.min_ads}`,
         f.max_ads === undefined ? undefined : sql`c.ads_count <= ${f.max_ads}`,
-        f.min_price === undefined ? undefined : sql`l.offer_price >= ${f.min_price}`,
-        f.max_price === undefined ? undefined : sql`l.offer_price <= ${f.max_price}`,
-        f.currency === undefined ? undefined : sql`l.currency = ${f.currency}`
+        f.min_price === undefined ? undefined : sql`f.offer_price >= ${f.min_price}`,
+        f.max_price === undefined ? undefined : sql`f.offer_price <= ${f.max_price}`,
+        f.currency === undefined ? undefined : sql`f.currency = ${f.currency}`
       ]
       const present = clauses.filter((clause): clause is Fragment => clause !== undefined)
       return present.length === 0 ? sql`true` : sql.and(present)
@@ -104,6 +111,13 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
       }
     }
 
+    const totalFrom = (f: ExploreBody) =>
+      [
+        "lander_facets f",
+        f.q === undefined ? "" : " join landers l on l.id = f.lander_id",
+        f.min_ads === undefined && f.max_ads === undefined ? "" : " join lander_ad_counts c on c.lander_id = f.lander_id"
+      ].join("")
+
     const count = (from: Fragment, where: Fragment) =>
       countOf(sql`select count(*)::int as n from ${from} where ${where}`)
 
@@ -122,13 +136,14 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Request: Schema.Void,
             Result: LanderRow,
             execute: () => sql`
-              select ${sql.literal(viewColumns)} from ${sql.literal(landersWithCounts)}
+              select ${sql.literal(viewColumns)} from ${sql.literal(landersFiltered)}
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
-          // Every lander has its count row: the total joins it only when a filter reads it.
-          total: count(sql.literal(filters.min_ads === undefined && filters.max_ads === undefined ? "landers l" : landersWithCounts), where(filters))
+          // The total reads the narrow facets, joining the wide landers only for the full text
+          // and the counts only when a filter reads them (every lander has both rows).
+          total: count(sql.literal(totalFrom(filters)), where(filters))
         }, { concurrency: 2 }).pipe(Effect.orDie),
 
       /** A lander's row by its imported id. */

@@ -36,6 +36,7 @@ import m0077 from "./0077_trend_packed_counts.js"
 import m0078 from "./0078_trend_pending_day.js"
 import m0079 from "./0079_lander_ad_counts.js"
 import m0080 from "./0080_ads_advertiser_covering.js"
+import m0081 from "./0081_lander_facets.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -73,7 +74,8 @@ export const migrations = {
   "0077_trend_packed_counts": m0077,
   "0078_trend_pending_day": m0078,
   "0079_lander_ad_counts": m0079,
-  "0080_ads_advertiser_covering": m0080
+  "0080_ads_advertiser_covering": m0080,
+  "0081_lander_facets": m0081
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
