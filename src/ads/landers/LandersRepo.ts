@@ -46,6 +46,18 @@ const landersWithCounts = `landers l join lander_ad_counts c on c.lander_id = l.
 /** The same with what explore filters on (migration 0081: every lander has its row). */
 const landersFiltered = `${landersWithCounts} join lander_facets f on f.lander_id = l.id`
 
+/** Where each filter reads its value: the narrow facets (lower-cased niche and platform), or the lander's own row. */
+const filterColumns = {
+  facets: {
+    type: "f.page_type", niche: "f.niche_key", domain: "f.domain", platform: "f.platform_key", countries: "f.countries",
+    languages: "f.languages", first_seen: "f.first_seen", last_seen: "f.last_seen", price: "f.offer_price", currency: "f.currency"
+  },
+  landers: {
+    type: "l.page_type", niche: "lower(l.niche)", domain: "l.domain", platform: "lower(l.platform)", countries: "l.countries",
+    languages: "l.languages", first_seen: "l.first_seen", last_seen: "l.last_seen", price: "l.offer_price", currency: "l.currency"
+  }
+} as const
+
 /** The view's columns over `landers l` and `lander_ad_counts c`. */
 const viewColumns = `
   l.external_id as id, l.url, coalesce(l.final_url, l.url) as final_url, l.domain, l.page_type as type,
@@ -70,32 +82,43 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const query = (q: string) => sql`websearch_to_tsquery('english', ${q})`
 
     /**
-     * The filters over `landersFiltered`: the full text in `landers l`, the ad count in
-     * `lander_ad_counts c`, everything else in the narrow `lander_facets f`; every value
-     * parameterised.
+     * The filters, every value parameterised. Without `q` they read the narrow `lander_facets f`
+     * (a total then scans 46 MB, not the 293 MB of 1.2 KB lander rows, at 10M ads); with `q` the
+     * full-text match drives the query, and they read the matching landers' own row `l`, not a
+     * facet row per match. The ad count is in `lander_ad_counts c` either way.
      */
     const where = (f: ExploreBody): Fragment => {
+      const on = f.q === undefined ? filterColumns.facets : filterColumns.landers
+      const column = (name: keyof typeof on) => sql.literal(on[name])
       const clauses: ReadonlyArray<Fragment | undefined> = [
         f.q === undefined ? undefined : sql`l.search_vector @@ ${query(f.q)}`,
-        f.type === undefined ? undefined : sql`f.page_type = any(${f.type}::text[])`,
-        f.niche === undefined ? undefined : sql`f.niche_key = any(${lowered(f.niche)}::text[])`,
-        f.domain === undefined ? undefined : sql`f.domain = any(${f.domain}::text[])`,
-        f.platform === undefined ? undefined : sql`f.platform_key = any(${lowered(f.platform)}::text[])`,
-        f.country === undefined ? undefined : sql`f.countries && ${f.country}::text[]`,
-        f.language === undefined ? undefined : sql`f.languages && ${f.language}::text[]`,
-        f.first_seen_from === undefined ? undefined : sql`f.first_seen >= ${startOf(f.first_seen_from)}`,
-        f.first_seen_to === undefined ? undefined : sql`f.first_seen < ${endOf(f.first_seen_to)}`,
-        f.last_seen_from === undefined ? undefined : sql`f.last_seen >= ${startOf(f.last_seen_from)}`,
-        f.last_seen_to === undefined ? undefined : sql`f.last_seen < ${endOf(f.last_seen_to)}`,
+        f.type === undefined ? undefined : sql`${column("type")} = any(${f.type}::text[])`,
+        f.niche === undefined ? undefined : sql`${column("niche")} = any(${lowered(f.niche)}::text[])`,
+        f.domain === undefined ? undefined : sql`${column("domain")} = any(${f.domain}::text[])`,
+        f.platform === undefined ? undefined : sql`${column("platform")} = any(${lowered(f.platform)}::text[])`,
+        f.country === undefined ? undefined : sql`${column("countries")} && ${f.country}::text[]`,
+        f.language === undefined ? undefined : sql`${column("languages")} && ${f.language}::text[]`,
+        f.first_seen_from === undefined ? undefined : sql`${column("first_seen")} >= ${startOf(f.first_seen_from)}`,
+        f.first_seen_to === undefined ? undefined : sql`${column("first_seen")} < ${endOf(f.first_seen_to)}`,
+        f.last_seen_from === undefined ? undefined : sql`${column("last_seen")} >= ${startOf(f.last_seen_from)}`,
+        f.last_seen_to === undefined ? undefined : sql`${column("last_seen")} < ${endOf(f.last_seen_to)}`,
         f.min_ads === undefined ? undefined : sql`c.ads_count >= ${f.min_ads}`,
         f.max_ads === undefined ? undefined : sql`c.ads_count <= ${f.max_ads}`,
-        f.min_price === undefined ? undefined : sql`f.offer_price >= ${f.min_price}`,
-        f.max_price === undefined ? undefined : sql`f.offer_price <= ${f.max_price}`,
-        f.currency === undefined ? undefined : sql`f.currency = ${f.currency}`
+        f.min_price === undefined ? undefined : sql`${column("price")} >= ${f.min_price}`,
+        f.max_price === undefined ? undefined : sql`${column("price")} <= ${f.max_price}`,
+        f.currency === undefined ? undefined : sql`${column("currency")} = ${f.currency}`
       ]
       const present = clauses.filter((clause): clause is Fragment => clause !== undefined)
       return present.length === 0 ? sql`true` : sql.and(present)
     }
+
+    /** What a page reads: the landers with their counts, and their facets when the filters read them. */
+    const pageFrom = (f: ExploreBody) => (f.q === undefined ? landersFiltered : landersWithCounts)
+
+    /** What the total counts over: the filters' own table, with the counts only when a filter reads them. */
+    const totalFrom = (f: ExploreBody) =>
+      (f.q === undefined ? "lander_facets f" : "landers l") +
+      (f.min_ads === undefined && f.max_ads === undefined ? "" : ` join lander_ad_counts c on c.lander_id = ${f.q === undefined ? "f.lander_id" : "l.id"}`)
 
     /** Ties broken by the lander's id (A to Z), so every order is total and pages never overlap. */
     const orderOf = (sort: LanderSort, q: string | undefined): Fragment => {
@@ -110,13 +133,6 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
           return sql`(l.last_seen - l.first_seen) desc nulls last, l.external_id`
       }
     }
-
-    const totalFrom = (f: ExploreBody) =>
-      [
-        "lander_facets f",
-        f.q === undefined ? "" : " join landers l on l.id = f.lander_id",
-        f.min_ads === undefined && f.max_ads === undefined ? "" : " join lander_ad_counts c on c.lander_id = f.lander_id"
-      ].join("")
 
     const count = (from: Fragment, where: Fragment) =>
       countOf(sql`select count(*)::int as n from ${from} where ${where}`)
@@ -136,13 +152,11 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Request: Schema.Void,
             Result: LanderRow,
             execute: () => sql`
-              select ${sql.literal(viewColumns)} from ${sql.literal(landersFiltered)}
+              select ${sql.literal(viewColumns)} from ${sql.literal(pageFrom(filters))}
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
-          // The total reads the narrow facets, joining the wide landers only for the full text
-          // and the counts only when a filter reads them (every lander has both rows).
           total: count(sql.literal(totalFrom(filters)), where(filters))
         }, { concurrency: 2 }).pipe(Effect.orDie),
 
