@@ -23,6 +23,8 @@ export interface Cluster {
   readonly urlFor: (database: string) => string
   /** Where the cluster's files are and who runs it, for the start-up log. */
   readonly where: string
+  /** The cluster's own directory (`PGDATA`): what a replica copies. */
+  readonly dir: string
   /** Stops the server if this process started it; a server another process runs is left alone. */
   readonly stop: () => Promise<void>
 }
@@ -41,6 +43,14 @@ export interface ClusterOptions {
    */
   readonly sharedBuffers?: string
   readonly onLog?: (line: string) => void
+  /**
+   * A streaming replica of this cluster (issue 31, R1): made on first start from a base backup of
+   * it (PostgreSQL's low-level API: `pg_backup_start`, a file copy, `pg_backup_stop`), with a
+   * `standby.signal`, `primary_conninfo` and a physical replication slot, so it needs no other
+   * binaries than the primary's. It answers read-only once it has replayed the backup. Its
+   * superuser and password are the primary's (it is a copy).
+   */
+  readonly replicaOf?: Cluster
 }
 
 /**
@@ -86,7 +96,10 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
   const home = runAs === undefined ? { dir: dataDir, blocked: undefined } : await rootHome(dataDir, runAs, setting)
   const clusterDir = path.join(home.dir, "pg")
   // Beside the cluster, wherever that is, so the two never part.
-  const password = await readOrCreateSecret(path.join(home.dir, "pg-password"))
+  const ownPassword = await readOrCreateSecret(path.join(home.dir, "pg-password"))
+
+  // A replica's superuser is the primary's, with its password.
+  const password = options.replicaOf === undefined ? ownPassword : decodeURIComponent(new URL(options.replicaOf.adminUrl).password)
 
   // Clients on this machine talk over a Unix socket in the cluster directory when its path
   // fits the kernel's limit (cheaper than loopback TCP); TCP on 127.0.0.1 otherwise.
@@ -96,7 +109,7 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     const via = useSocket ? `?host=${encodeURIComponent(socketDir)}` : ""
     const urlFor = (database: string) =>
       `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}${via}`
-    return { adminUrl: urlFor("postgres"), urlFor, where, stop }
+    return { adminUrl: urlFor("postgres"), urlFor, where, dir: clusterDir, stop }
   }
 
   // Another process of ours (the server, while an operator runs the admin CLI) already runs
@@ -111,7 +124,11 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     const bin = await binaries(home.dir, runAs)
     // Each program's own output log: a failure's reason is that program's.
     const how = (): Launch => ({ cwd: home.dir, account: runAs, log: outputLog(options.onLog) })
-    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) await initialise(bin.initdb, clusterDir, password, how())
+    const slot = `adintel_replica_${createHash("sha256").update(clusterDir).digest("hex").slice(0, 12)}`
+    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
+      if (options.replicaOf === undefined) await initialise(bin.initdb, clusterDir, password, how())
+      else await baseBackup(options.replicaOf, clusterDir, slot, runAs)
+    }
     const port = await freePort()
     const server = await launchServer(bin.postgres, clusterDir, [
       "-p", String(port),
@@ -126,7 +143,9 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       // checkpointed every few seconds and most of its WAL was these copies; the WAL is recycled,
       // so the cost is disk held between checkpoints, not growth.
       ...walSettings.flatMap((setting) => ["-c", setting])
-    ], how())
+      // A standby says "ready to accept read-only connections"; one that is not (its signal
+      // lost) says the primary's line, and is found out by `pg_is_in_recovery()`, not by a hang.
+    ], how(), options.replicaOf === undefined ? "database system is ready to accept connections" : "database system is ready to accept")
     const where = [
       `data in ${clusterDir}`,
       ...(runAs === undefined ? [] : [`run as the user ${user}`]),
@@ -135,7 +154,11 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     ].join(", ")
     return make(port, where, async () => {
       await stopServer(server)
-      if (!options.persistent) await fs.rm(clusterDir, { recursive: true, force: true })
+      if (!options.persistent) {
+        await fs.rm(clusterDir, { recursive: true, force: true })
+        // The slot would keep the primary's WAL for a replica that is gone.
+        if (options.replicaOf !== undefined) await dropSlot(options.replicaOf, slot)
+      }
       await removeHome()
     })
   } catch (error) {
@@ -368,13 +391,13 @@ const initialise = async (initdb: string, clusterDir: string, password: string, 
   }
 }
 
-/** The server process, once it accepts connections. */
-const launchServer = async (postgres: string, clusterDir: string, args: ReadonlyArray<string>, how: Launch) => {
+/** The server process, once it accepts connections (`ready`: the line it says so with). */
+const launchServer = async (postgres: string, clusterDir: string, args: ReadonlyArray<string>, how: Launch, ready: string) => {
   const { child, exit } = launch(postgres, ["-D", clusterDir, ...args], how)
   const ended = exit.then(() => {
     throw didNotStart(clusterDir, how.log)
   })
-  await Promise.race([how.log.seen("database system is ready to accept connections"), ended])
+  await Promise.race([how.log.seen(ready), ended])
   return { child, exit }
 }
 
@@ -385,6 +408,84 @@ const stopServer = async ({ child, exit }: { child: ChildProcess; exit: Promise<
   const slow = setTimeout(() => child.kill("SIGQUIT"), 30_000)
   await exit.catch(() => undefined)
   clearTimeout(slow)
+}
+
+/** What a base backup leaves out of the copy: PostgreSQL's "Making a Base Backup Using the Low Level API". */
+const notCopied = new Set(["postmaster.pid", "postmaster.opts", "backup_label", "tablespace_map", "standby.signal"])
+const emptiedDirs = new Set(["pg_wal", "pg_replslot", "pg_stat_tmp", "pg_dynshmem", "pg_notify", "pg_serial", "pg_snapshots", "pg_subtrans"])
+
+/**
+ * `clusterDir` made a standby of `primary`: a physical slot keeps the WAL it needs from the
+ * backup's start, the files are copied between `pg_backup_start` and `pg_backup_stop` (one
+ * session), and the copy gets the returned `backup_label`, a `standby.signal` and the
+ * connection and slot to stream from.
+ */
+const baseBackup = async (primary: Cluster, clusterDir: string, slot: string, account: Account | undefined) => {
+  const { default: pg } = await import("pg")
+  const client = new pg.Client({ connectionString: primary.adminUrl })
+  await client.connect()
+  try {
+    await client.query(
+      "select pg_create_physical_replication_slot($1, true) where not exists (select 1 from pg_replication_slots where slot_name = $1)",
+      [slot]
+    )
+    await client.query("select pg_backup_start($1, true)", [`adintel replica ${path.basename(path.dirname(clusterDir))}`])
+    try {
+      await fs.cp(primary.dir, clusterDir, {
+        recursive: true,
+        filter: async (source) => {
+          const relative = path.relative(primary.dir, source)
+          const parts = relative.split(path.sep)
+          if (relative === "") return true
+          if (parts.length === 1 && notCopied.has(parts[0]!)) return false
+          if (parts.length > 1 && emptiedDirs.has(parts[0]!)) return false
+          // The primary's Unix sockets and their lock files live in its directory.
+          if (parts.length === 1 && parts[0]!.startsWith(".s.PGSQL.")) return false
+          return (await fs.lstat(source).then((stat) => !stat.isSocket(), () => false))
+        }
+      })
+    } finally {
+      const stopped = await client.query<{ labelfile: string; spcmapfile: string | null }>("select labelfile, spcmapfile from pg_backup_stop(false)")
+      const { labelfile, spcmapfile } = stopped.rows[0]!
+      await fs.writeFile(path.join(clusterDir, "backup_label"), labelfile)
+      if (spcmapfile !== null && spcmapfile !== "") await fs.writeFile(path.join(clusterDir, "tablespace_map"), spcmapfile)
+    }
+  } finally {
+    await client.end()
+  }
+  const url = new URL(primary.adminUrl)
+  const conninfo = [
+    `host=127.0.0.1`, `port=${url.port}`, `user=${decodeURIComponent(url.username)}`,
+    `password=${decodeURIComponent(url.password)}`, "application_name=adintel_replica"
+  ].join(" ")
+  await fs.writeFile(path.join(clusterDir, "standby.signal"), "")
+  await fs.appendFile(path.join(clusterDir, "postgresql.auto.conf"), `\nprimary_conninfo = '${conninfo}'\nprimary_slot_name = '${slot}'\n`)
+  await fs.chmod(clusterDir, 0o700)
+  if (account !== undefined) await chownTree(clusterDir, account)
+}
+
+/** `dir` and everything in it given to `account`. */
+const chownTree = async (dir: string, account: Account): Promise<void> => {
+  await fs.chown(dir, account.uid, account.gid)
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const at = path.join(dir, entry.name)
+    if (entry.isDirectory()) await chownTree(at, account)
+    else await fs.lchown(at, account.uid, account.gid)
+  }
+}
+
+/** Drops a replica's slot on its primary; a primary already stopped has nothing to keep. */
+const dropSlot = async (primary: Cluster, slot: string) => {
+  const { default: pg } = await import("pg")
+  const client = new pg.Client({ connectionString: primary.adminUrl })
+  try {
+    await client.connect()
+    await client.query("select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = $1", [slot])
+  } catch {
+    // Stopped first, or the slot is gone: nothing is retained for it.
+  } finally {
+    await client.end().catch(() => undefined)
+  }
 }
 
 /** Creates a database unless it exists. */

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Schedule } from "effect"
+import pg from "pg"
+import * as path from "node:path"
+import { type Cluster, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
+import { tempDir } from "./support/TempDir.js"
+
+/**
+ * A streaming replica from the embedded PostgreSQL's own binaries (issue 31, R1): a base backup
+ * by the low-level API, `standby.signal`, `primary_conninfo` and a slot. What every replica test
+ * stands on, checked against PostgreSQL's own views.
+ */
+
+const cluster = (dir: string, replicaOf?: Cluster) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startCluster({ dataDir: dir, persistent: false, sharedBuffers: "128MB", ...(replicaOf ? { replicaOf } : {}) })),
+    (c) => Effect.promise(() => c.stop())
+  )
+
+const connected = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      return client
+    }),
+    (client) => Effect.promise(() => client.end())
+  )
+
+const rows = <A extends pg.QueryResultRow>(client: pg.Client, text: string, values: ReadonlyArray<unknown> = []) =>
+  Effect.promise(() => client.query<A>(text, [...values]).then((r) => r.rows))
+
+const failure = (client: pg.Client, text: string) =>
+  Effect.promise(() => client.query(text).then(() => undefined, (error: { code?: string; message: string }) => ({ code: error.code, message: error.message })))
+
+/** Waits (bounded) until the replica holds what the primary wrote: polls PostgreSQL, no fixed sleep. */
+const eventually = <A>(read: Effect.Effect<A>, holds: (a: A) => boolean) =>
+  read.pipe(
+    Effect.filterOrFail(holds, () => "not yet"),
+    Effect.retry(Schedule.spaced(Duration.millis(50)).pipe(Schedule.upTo(Duration.seconds(20))))
+  )
+
+describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
+  it.live("is made from a base backup, streams the primary's writes, refuses its own, and pauses and resumes replay", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir("replica")
+      const primary = yield* cluster(path.join(dir, "primary"))
+      const onPrimary = yield* connected(primary.adminUrl)
+      yield* rows(onPrimary, "create table probe (n int primary key)")
+      yield* rows(onPrimary, "insert into probe values (1)")
+
+      const replica = yield* cluster(path.join(dir, "replica"), primary)
+      const onReplica = yield* connected(replica.adminUrl)
+      expect(yield* rows(onReplica, "select pg_is_in_recovery() as standby")).toEqual([{ standby: true }])
+      // Streaming from the primary, through its slot.
+      expect(yield* eventually(rows<{ state: string }>(onPrimary, "select state from pg_stat_replication"), (r) => r.length === 1))
+        .toEqual([{ state: "streaming" }])
+      expect(yield* rows(onPrimary, "select slot_type, active from pg_replication_slots")).toEqual([{ slot_type: "physical", active: true }])
+      // What the backup held, and what was written after it.
+      expect(yield* rows(onReplica, "select n from probe")).toEqual([{ n: 1 }])
+      yield* rows(onPrimary, "insert into probe values (2)")
+      expect(yield* eventually(rows(onReplica, "select n from probe order by n"), (r) => r.length === 2)).toEqual([{ n: 1 }, { n: 2 }])
+      // Caught up: the replica has replayed the primary's current WAL position.
+      const [{ lsn }] = yield* rows<{ lsn: string }>(onPrimary, "select pg_current_wal_lsn()::text as lsn")
+      expect(yield* eventually(
+        rows<{ behind: string }>(onReplica, "select pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::text as behind", [lsn]),
+        (r) => Number(r[0]!.behind) <= 0
+      )).toHaveLength(1)
+
+      // Read-only: a write is refused with PostgreSQL's own error.
+      expect(yield* failure(onReplica, "insert into probe values (3)")).toEqual({
+        code: "25006",
+        message: "cannot execute INSERT in a read-only transaction"
+      })
+
+      // Replay paused: the primary's write does not reach the replica, and its lag grows; resumed, it does.
+      yield* rows(onReplica, "select pg_wal_replay_pause()")
+      yield* eventually(rows<{ state: string }>(onReplica, "select pg_get_wal_replay_pause_state() as state"), (r) => r[0]!.state === "paused")
+      yield* rows(onPrimary, "insert into probe values (4)")
+      const [{ ahead }] = yield* rows<{ ahead: string }>(onPrimary, "select pg_current_wal_lsn()::text as ahead")
+      yield* eventually(
+        rows<{ received: string }>(onReplica, "select pg_wal_lsn_diff(pg_last_wal_receive_lsn(), $1::pg_lsn)::text as received", [ahead]),
+        (r) => Number(r[0]!.received) >= 0
+      )
+      expect(yield* rows(onReplica, "select count(*)::int as n from probe")).toEqual([{ n: 2 }])
+      expect(Number((yield* rows<{ behind: string }>(onReplica, "select pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::text as behind", [ahead]))[0]!.behind))
+        .toBeGreaterThan(0)
+      yield* rows(onReplica, "select pg_wal_replay_resume()")
+      expect(yield* eventually(rows(onReplica, "select n from probe order by n"), (r) => r.length === 3)).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }])
+    })), 120_000)
+
+  it.live("a replica stopped leaves no slot on its primary (the primary keeps no WAL for it)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir("replica-slot")
+      const primary = yield* cluster(path.join(dir, "primary"))
+      const onPrimary = yield* connected(primary.adminUrl)
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* cluster(path.join(dir, "replica"), primary)
+        expect(yield* rows(onPrimary, "select count(*)::int as n from pg_replication_slots")).toEqual([{ n: 1 }])
+      }))
+      expect(yield* rows(onPrimary, "select count(*)::int as n from pg_replication_slots")).toEqual([{ n: 0 }])
+    })), 120_000)
+})
