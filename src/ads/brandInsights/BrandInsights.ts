@@ -1,10 +1,11 @@
 import { Clock, Effect, Option } from "effect"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { BrandId, idOf } from "../../kernel/Ids.js"
 import { earliestDay } from "../../kernel/Fields.js"
 import { addDays, dayMillis, dayOf, daysIn, startOf, type UtcDay } from "../../kernel/UtcDay.js"
 import { StoredTranscripts } from "../../transcripts/StoredTranscripts.js"
 import { libraries } from "../library/Filters.js"
-import { brandsPrefix, defaultPeriodDays, maxPeriodDays, type TabAnswer, type TabList, type TabQuery } from "./Api.js"
+import { type BrandRef, brandsPrefix, defaultPeriodDays, maxPeriodDays, type TabAnswer, type TabList, type TabQuery } from "./Api.js"
 import { BrandInsightsRepo, type SqlTab, type TabScope } from "./BrandInsightsRepo.js"
 import { adsShown, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
 
@@ -86,7 +87,10 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
       tab: <T extends TabName>(tab: T, query: TabQuery): Effect.Effect<TabAnswer<T>, InvalidRequest | NotFound> =>
         Effect.gen(function*() {
           const period = yield* periodOf(query)
-          const brand = yield* Effect.flatMap(repo.brand(query.id), Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed }))
+          const brand = yield* Effect.flatMap(
+            Effect.flatMap(idOf(BrandId, brandNotFound)(query.id), repo.brand),
+            Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
+          )
           const advertisers = yield* repo.advertisers(brand, query.library ?? libraries)
           const at = (days: number) => new Date(startOf(addDays(period.date_to, -days)))
           const scope: TabScope = {
@@ -100,8 +104,10 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
             countries: query.country
           }
           const data = yield* answers[tab](scope)
+          // The answer's plain `BrandRef` (a branded id in it makes the object too unlike `TabAnswer<T>` for the `as` below).
+          const named: typeof BrandRef.Type = { id: brand.id, name: brand.name }
           // (`as`: TypeScript does not resolve the distributive `TabAnswer<T>` for a type parameter; this is tab `T`'s.)
-          return { success: true, brand: { id: brand.id, name: brand.name }, period, data } as TabAnswer<T>
+          return { success: true, brand: named, period, data } as TabAnswer<T>
         })
     }
   }),

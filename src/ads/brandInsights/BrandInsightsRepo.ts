@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { BrandId } from "../../kernel/Ids.js"
 import type { Library } from "../library/Filters.js"
 import {
   angleSignals,
@@ -17,12 +18,16 @@ import {
   type Signal,
   videoLengthBuckets
 } from "./CopySignals.js"
-import { adsShown, brandTabs, type TabData, type TabName, topItems } from "./Tabs.js"
+import { adsShown, type BrandTabs, brandTabs, type TabData, type TabName, topItems } from "./Tabs.js"
+
+/** An advertiser's row id (`advertisers.id`, a bigint as text): what the ads of a tab are read by. */
+export const AdvertiserRowId = Schema.String.pipe(Schema.brand("AdvertiserRowId"))
+export type AdvertiserRowId = typeof AdvertiserRowId.Type
 
 /** A brand: a social-network page (INTERPRETATIONS W1). `row` is its advertiser row id. */
 export const BrandRow = Schema.Struct({
-  row: Schema.String,
-  id: Schema.String,
+  row: AdvertiserRowId,
+  id: BrandId,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String)
 })
@@ -33,7 +38,7 @@ export type BrandRow = typeof BrandRow.Type
  * period as instants (`end` excluded) and its days, and the countries asked for.
  */
 export interface TabScope {
-  readonly advertisers: ReadonlyArray<string>
+  readonly advertisers: ReadonlyArray<AdvertiserRowId>
   readonly start: Date
   readonly end: Date
   readonly dateFrom: string
@@ -57,6 +62,12 @@ export const VideoAd = Schema.Struct({
 })
 export type VideoAd = typeof VideoAd.Type
 
+/**
+ * The tabs' schemas of `data`, typed per tab: indexing this mapped type by a tab `T` gives tab
+ * `T`'s schema (`brandTabs[T]` would give the union of every tab's), so decoding needs no cast.
+ */
+const tabSchemas: { readonly [T in SqlTab]: { readonly data: Schema.Schema<TabData<T>, BrandTabs[T]["data"]["Encoded"]> } } = brandTabs
+
 /** What a tab's statement reads: its answer, and how many of its ads had no stored signals holding. */
 const TabRow = Schema.Struct({ data: Schema.Unknown, stale: Schema.Int })
 
@@ -71,6 +82,26 @@ type Column =
 /** The signals derived from an ad's copy, landing URL and media, as `brand_ad_signals` stores them (migration 0030). */
 const signalColumns = ["hook", "angle", "persona", "offers", "percents", "codes", "emoji", "product", "video_seconds"] as const
 type SignalColumn = (typeof signalColumns)[number]
+
+/**
+ * What a statement splices into its text (`sql.literal`) comes from these closed lists, never from
+ * a caller's string: the instants of an ad, and the names a statement reads rows under (`a`: `ads`,
+ * `b`: the period's ads, `l`: its launches, `t`: a ranked or grouped row).
+ */
+type Seen = "first_seen" | "last_seen"
+type Alias = "a" | "b" | "l" | "t"
+/** An instant column, or the earliest or latest of one over a group. */
+type SeenExpression = Seen | `${Alias}.${Seen}` | `${"min" | "max"}(${Seen})`
+/** The field naming the value of a ranked list's items (`rank`); a parameter, but from the tabs' declared names. */
+type RankKey =
+  | "library" | "country" | "text" | "emoji" | "hook" | "angle" | "persona" | "offer" | "percent" | "code"
+  | "product" | "format" | "placement" | "language" | "niche"
+/** The reported ranges of an ad: each a `<range>_lower`, `<range>_upper` column pair. */
+type Range = "impressions" | "reach" | "spend"
+/** An ad's formats, as the `formats` tab counts them per week. */
+const formats = ["image", "video", "carousel", "text", "dpa"] as const
+/** The counts a weekly series carries (`weekly`): launches, or the ads running per format. */
+type WeekCount = "launched" | (typeof formats)[number]
 
 /** Names the rules the stored signals were derived with: rows derived with other rules no longer hold. */
 const rulesDigest = createHash("sha256")
@@ -107,7 +138,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     const sql = yield* SqlClient.SqlClient
 
     const findBrand = SqlSchema.findOne({
-      Request: Schema.String,
+      Request: BrandId,
       Result: BrandRow,
       execute: (id) => sql`
         select id::text as row, external_id as id, name, domain
@@ -117,14 +148,14 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     /** The page itself, and in the other libraries the advertisers with the page's domain. */
     const findAdvertisers = SqlSchema.findAll({
       Request: Schema.Struct({ brand: BrandRow, libraries: Schema.Array(Schema.String) }),
-      Result: Schema.Struct({ row: Schema.String }),
+      Result: Schema.Struct({ row: AdvertiserRowId }),
       execute: ({ brand, libraries }) => sql`
         select id::text as row from advertisers
          where platform = any(${libraries}::text[])
            and (id = ${brand.row}::bigint or (${brand.domain}::text is not null and domain = ${brand.domain} and platform <> 'social'))`
     })
 
-    const iso = (column: string) => sql.literal(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`)
+    const iso = (instant: SeenExpression) => sql.literal(`to_char(${instant} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`)
 
     /** The period's ads of the brand (`a`), in the libraries and countries asked for. */
     const inScope = (scope: TabScope) =>
@@ -211,7 +242,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
      * `last_seen`; one row per ad and value) yields: the ads with each, most first, ties by the
      * value's text. Counting rows, not distinct ids, lets PostgreSQL group by hashing.
      */
-    const rank = (source: Fragment, key: string, { active = true, limit = topItems, span = false }: RankOptions = {}) =>
+    const rank = (source: Fragment, key: RankKey, { active = true, limit = topItems, span = false }: RankOptions = {}) =>
       sql`coalesce((select json_agg(json_build_object(${key}::text, t.k, 'ads', t.ads
           ${active ? sql`, 'active', t.active` : sql``}
           ${span ? sql`, 'first_seen', ${iso("t.first_seen")}, 'last_seen', ${iso("t.last_seen")}` : sql``}) order by t.ads desc, t.k::text collate "C")
@@ -232,18 +263,18 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     const of = (key: Fragment, from: Fragment = sql`b`) => sql`select ${key} as k, b.status, b.first_seen, b.last_seen from ${from}`
 
     /** A tagged field, else derived from the copy: the ranked values and how many ads came by each way. */
-    const taggedOrDerived = (column: "angle" | "persona", key: string) => sql`
+    const taggedOrDerived = (column: "angle" | "persona") => sql`
       with t as (select b.id, b.status, b.first_seen, b.last_seen, b.${sql.literal(column)} is not null as tagged,
                      coalesce(b.${sql.literal(column)}, b.${sql.literal(`d_${column}`)}) as k from b)
       select json_build_object(
-        ${`${key}s`}::text, ${rank(sql`select k, status, first_seen, last_seen from t`, key)},
+        ${`${column}s`}::text, ${rank(sql`select k, status, first_seen, last_seen from t`, column)},
         'tagged', (select count(*) filter (where tagged) from t)::int,
         'derived', (select count(*) filter (where not tagged and k is not null) from t)::int,
         'unknown', (select count(*) filter (where k is null) from t)::int) as data`
 
     /** A range column pair as `RangeStats`, over the rows of `b` that `where` keeps. */
-    const rangeStats = (lower: string, upper: string, where: Fragment = sql`true`) => {
-      const [lo, up] = [sql.literal(lower), sql.literal(upper)]
+    const rangeStats = (range: Range, where: Fragment = sql`true`) => {
+      const [lo, up] = [sql.literal(`${range}_lower` satisfies Column), sql.literal(`${range}_upper` satisfies Column)]
       return sql`(select json_build_object(
           'reported', count(${lo})::int,
           'unreported', (count(*) - count(${lo}))::int,
@@ -258,15 +289,14 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
      * Per week of the period (its Mondays, `scope.weeks`), the `counts` over the rows of `b` in
      * it: each row of `source` (rows of `week` and the columns `counts` reads), zeros included.
      */
-    const weekly = (scope: TabScope, source: Fragment, counts: ReadonlyArray<readonly [string, Fragment]>) =>
+    const weekly = (scope: TabScope, source: Fragment, counts: ReadonlyArray<readonly [WeekCount, Fragment]>) =>
       sql`coalesce((select json_agg(json_build_object('week', to_char(w.week, 'YYYY-MM-DD'),
                                       ${sql.csv(counts.map(([name]) => sql`${name}::text, coalesce(t.${sql.literal(name)}, 0)`))}) order by w.week)
                       from unnest(${scope.weeks}::date[]) as w(week)
                       left join (select r.week::date as week, ${sql.csv(counts.map(([name, count]) => sql`(${count})::int as ${sql.literal(name)}`))}
                                    from (${source}) r group by 1) t on t.week = w.week), '[]'::json)`
-    const mondayOf = (column: string) => sql.literal(`date_trunc('week', ${column} at time zone 'UTC')`)
+    const mondayOf = (column: `${Alias}.${Seen}`) => sql.literal(`date_trunc('week', ${column} at time zone 'UTC')`)
 
-    const formats = ["image", "video", "carousel", "text", "dpa"] as const
     const hook = sql`coalesce(b.hook, b.d_hook)`
     const launchedIn = (scope: TabScope) => sql`b.first_seen >= ${scope.start}`
     /** The period's launches: rows of `b` first seen within it. */
@@ -314,8 +344,8 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
           'tagged', (select count(*) from b where b.hook is not null)::int,
           'derived', (select count(*) from b where b.hook is null and b.d_hook is not null)::int) as data`, ["hook"]),
 
-      angles: reading(["angle"], () => taggedOrDerived("angle", "angle"), ["angle"]),
-      personas: reading(["persona"], () => taggedOrDerived("persona", "persona"), ["persona"]),
+      angles: reading(["angle"], () => taggedOrDerived("angle"), ["angle"]),
+      personas: reading(["persona"], () => taggedOrDerived("persona"), ["persona"]),
 
       offers: reading([], () => sql`
         select json_build_object(
@@ -439,16 +469,16 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
 
       reach: reading(["impressions_lower", "impressions_upper", "reach_lower", "reach_upper", "spend_lower", "spend_upper", "spend_currency"], () => sql`
         select json_build_object(
-          'impressions', ${rangeStats("impressions_lower", "impressions_upper")},
-          'reach', ${rangeStats("reach_lower", "reach_upper")},
+          'impressions', ${rangeStats("impressions")},
+          'reach', ${rangeStats("reach")},
           'spend', json_build_object(
             'reported', (select count(spend_lower) from b)::int,
             'unreported', (select count(*) - count(spend_lower) from b)::int,
-            'currencies', coalesce((select json_agg(json_build_object('currency', c.currency) ::jsonb || ${rangeStats("spend_lower", "spend_upper", sql`b.spend_currency = c.currency`)}::jsonb order by c.currency collate "C")
+            'currencies', coalesce((select json_agg(json_build_object('currency', c.currency) ::jsonb || ${rangeStats("spend", sql`b.spend_currency = c.currency`)}::jsonb order by c.currency collate "C")
                                       from (select distinct spend_currency as currency from b where spend_lower is not null and spend_currency is not null) c), '[]'::json))) as data`),
 
       engagement: reading(["likes", "comments", "shares", "views", "engagement"], () => {
-        const shows = sql.literal("(likes is not null or comments is not null or shares is not null or views is not null)")
+        const shows = sql`(likes is not null or comments is not null or shares is not null or views is not null)`
         const item = sql`(${tabAd}::jsonb || jsonb_build_object('likes', likes, 'comments', comments, 'shares', shares, 'views', views, 'engagement', engagement))`
         return sql`
           select json_build_object(
@@ -491,13 +521,12 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
       })(undefined).pipe(
         Effect.orDie,
         Effect.tap((row) => Option.exists(row, ({ stale }) => stale > 0) ? refreshSignals(scope) : Effect.void),
-        // (`as`: indexing the table by a type parameter types the schema as any tab's; it is tab `T`'s.)
-        Effect.flatMap((row) => Effect.orDie(Schema.decodeUnknown(brandTabs[tab].data as Schema.Schema<TabData<T>, unknown>)(Option.getOrUndefined(row)?.data)))
+        Effect.flatMap((row) => Effect.orDie(Schema.decodeUnknown(tabSchemas[tab].data)(Option.getOrUndefined(row)?.data)))
       )
     }
 
     return {
-      brand: (id: string) => Effect.orDie(findBrand(id)),
+      brand: (id: BrandId) => Effect.orDie(findBrand(id)),
 
       advertisers: (brand: BrandRow, libraries: ReadonlyArray<Library>) =>
         Effect.map(Effect.orDie(findAdvertisers({ brand, libraries })), (rows) => rows.map((r) => r.row)),

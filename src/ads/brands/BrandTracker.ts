@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import type { PlanName } from "../../access/gateway/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { windowOf } from "../../kernel/Paging.js"
@@ -8,7 +8,7 @@ import type { AdvertiserAdsParams } from "../library/Filters.js"
 import { BrandLimitReached, type BrandsQuery, type TrackedBrand } from "./Api.js"
 import { trackingLimits } from "./BrandsConfig.js"
 import { type BrandNews, BrandsRepo, type Tracker, type TrackedRow } from "./BrandsRepo.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AccountId, BrandId, idOf } from "../../kernel/Ids.js"
 
 export type { BrandNews, NewAd, Tracker } from "./BrandsRepo.js"
 
@@ -53,8 +53,12 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
     const limits = yield* trackingLimits
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+    /** The brand a request names (its id branded on the way in: one no brand can have is not found). */
     const brandOf = (id: string) =>
-      Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed }))
+      Effect.flatMap(
+        Effect.flatMap(idOf(BrandId, brandNotFound)(id), repo.find),
+        Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
+      )
 
     return {
       /** One page of the account's tracked brands, newest follow first, and how many it tracks. */
@@ -81,7 +85,8 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
         }),
 
       /** W1: also when the brand is not tracked, or unknown. */
-      unfollow: (account: AccountId, id: string): Effect.Effect<void> => repo.unfollow(account, id),
+      unfollow: (account: AccountId, id: string): Effect.Effect<void> =>
+        Option.match(Schema.decodeUnknownOption(BrandId)(id), { onNone: () => Effect.void, onSome: (brand) => repo.unfollow(account, brand) }),
 
       /** A brand's ads through the ad search engine (P1): its filters, sorts and scroll tokens. */
       ads: (params: AdvertiserAdsParams): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>

@@ -2,19 +2,19 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { maxBrandDomains } from "./Api.js"
-import { AccountId } from "../../kernel/Ids.js"
+import { AccountId, BrandId } from "../../kernel/Ids.js"
 
 /** The row id of a social-library advertiser (a bigint as text): what a follow refers to. */
 export const BrandRowId = Schema.String.pipe(Schema.brand("BrandRowId"))
 export type BrandRowId = typeof BrandRowId.Type
 
 /** A brand a request named, found in the library. */
-export const BrandRef = Schema.Struct({ row: BrandRowId, id: Schema.String, name: Schema.String, domain: Schema.NullOr(Schema.String) })
+export const BrandRef = Schema.Struct({ row: BrandRowId, id: BrandId, name: Schema.String, domain: Schema.NullOr(Schema.String) })
 export type BrandRef = typeof BrandRef.Type
 
 /** A tracked brand with its figures, as the list and `follow` show it (before the service's shaping). */
 export const TrackedRow = Schema.Struct({
-  id: Schema.String,
+  id: BrandId,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String),
   total_ads: Schema.Int,
@@ -43,7 +43,7 @@ export type NewAd = typeof NewAd.Type
 
 /** A tracked brand's ads first seen in a window: how many, and the newest few. */
 export const BrandNews = Schema.Struct({
-  id: Schema.String,
+  id: BrandId,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String),
   count: Schema.Int,
@@ -116,7 +116,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
 
     return {
       /** A social-library advertiser by its id. */
-      find: (id: string): Effect.Effect<Option.Option<BrandRef>> =>
+      find: (id: BrandId): Effect.Effect<Option.Option<BrandRef>> =>
         SqlSchema.findOne({
           Request: Schema.Void,
           Result: BrandRef,
@@ -150,7 +150,7 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
           })
         ).pipe(Effect.orDie),
 
-      unfollow: (account: AccountId, id: string): Effect.Effect<void> =>
+      unfollow: (account: AccountId, id: BrandId): Effect.Effect<void> =>
         sql`delete from brand_follows f using advertisers adv
              where f.account_id = ${account}::uuid and adv.id = f.advertiser_id
                and adv.platform = 'social' and adv.external_id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
@@ -202,10 +202,10 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
         })(undefined).pipe(Effect.orDie),
 
       /** The social-library advertisers with the most ads, most first (the demo's tracked brands). */
-      busiest: (limit: number): Effect.Effect<ReadonlyArray<string>> =>
+      busiest: (limit: number): Effect.Effect<ReadonlyArray<BrandId>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Schema.Struct({ id: Schema.String }),
+          Result: Schema.Struct({ id: BrandId }),
           execute: () => sql`
             select adv.external_id as id from advertisers adv
              where adv.platform = 'social' and exists (select 1 from ads a where a.advertiser_id = adv.id)

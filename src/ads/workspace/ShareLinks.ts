@@ -6,12 +6,13 @@ import { type CreateShareLink, defaultShareDays, type ShareLink, type SharedBoar
 import { ShareLinksRepo } from "./ShareLinksRepo.js"
 import { boardNotFound, Workspace } from "./Workspace.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AccountId, BoardId, idOf } from "../../kernel/Ids.js"
 
 const DAY = 86_400_000
 const MINUTE = 60_000
 
 export const shareLinkNotFound = new NotFound({ error: "Share link not found" })
+const boardId = idOf(BoardId, boardNotFound)
 
 /** Too many views from one client address this minute; a slot frees in `retryAfterSeconds`. */
 export class TooManyViews extends Data.TaggedError("TooManyViews")<{ readonly retryAfterSeconds: number }> {}
@@ -47,7 +48,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
           const at = yield* now
           const token = newToken()
           const expiresAt = new Date(at.getTime() + (expires_in_days ?? defaultShareDays) * DAY)
-          const created = yield* repo.create(account, board_id, hashToken(token), at, expiresAt, limits.maxShareLinksPerBoard)
+          const created = yield* repo.create(account, yield* boardId(board_id), hashToken(token), at, expiresAt, limits.maxShareLinksPerBoard)
           if (created === "missing") return yield* Effect.fail(boardNotFound)
           if (created === "full") {
             const cap = limits.maxShareLinksPerBoard
@@ -58,9 +59,9 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
 
       list: (account: AccountId, query: ShareLinksQuery): Effect.Effect<Page<ShareLink>, NotFound> =>
         Effect.gen(function*() {
-          if (query.board_id !== undefined) yield* workspace.board(account, query.board_id)
+          const board = query.board_id === undefined ? undefined : (yield* workspace.board(account, query.board_id)).id
           const window = windowOf(query)
-          const { links, total } = yield* repo.page(account, query.board_id, yield* now, window)
+          const { links, total } = yield* repo.page(account, board, yield* now, window)
           return pageOf(window, links, total)
         }),
 

@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import type { ShareLink } from "./Api.js"
 import type { Window } from "./WorkspaceRepo.js"
 import { countOf } from "../../platform/db/Rows.js"
-import { AccountId } from "../../kernel/Ids.js"
+import { AccountId, BoardId } from "../../kernel/Ids.js"
 
 const LinkRow = Schema.Struct({
   id: Schema.String,
@@ -22,7 +22,7 @@ const linkColumns = "l.id::text as id, l.board_id::text as board_id, l.created_a
 /** What a live token opens: whose board, until when. */
 export interface SharedTarget {
   readonly accountId: AccountId
-  readonly boardId: string
+  readonly boardId: BoardId
   readonly expiresAt: Date
 }
 
@@ -40,7 +40,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
     const sql = yield* SqlClient.SqlClient
 
     return {
-      create: (account: AccountId, board: string, tokenHash: string, now: Date, expiresAt: Date, cap: number): Effect.Effect<Created> =>
+      create: (account: AccountId, board: BoardId, tokenHash: string, now: Date, expiresAt: Date, cap: number): Effect.Effect<Created> =>
         sql.withTransaction(
           Effect.gen(function*() {
             yield* sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`
@@ -65,7 +65,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
       /** One P2 page of the account's live links (of one board), newest first, and how many. */
       page: (
         account: AccountId,
-        board: string | undefined,
+        board: BoardId | undefined,
         now: Date,
         window: Window
       ): Effect.Effect<{ readonly links: ReadonlyArray<ShareLink>; readonly total: number }> => {
@@ -98,7 +98,7 @@ export class ShareLinksRepo extends Effect.Service<ShareLinksRepo>()("adintel/Sh
       resolve: (tokenHash: string, now: Date): Effect.Effect<Option.Option<SharedTarget>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Schema.Struct({ account_id: AccountId, board_id: Schema.String, expires_at: Schema.DateFromSelf }),
+          Result: Schema.Struct({ account_id: AccountId, board_id: BoardId, expires_at: Schema.DateFromSelf }),
           execute: () => sql`
             select account_id::text as account_id, board_id::text as board_id, expires_at
               from workspace_share_links where token_hash = ${tokenHash} and expires_at > ${now}`

@@ -5,18 +5,16 @@ import type { AdView } from "../library/Api.js"
 import type {
   AdLibrary,
   AdSort,
-  Board,
   BoardAdsQuery,
   BoardBrand,
   BoardBrandsQuery,
-  Folder,
   MoveBoard,
   RemoveFromBoard,
   SavedAd
 } from "./Api.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
-import { type AdRef, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AdRef, type BoardRecord, type FolderRecord, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
+import { type AccountId, BoardId, BrandId, FolderId, idOf } from "../../kernel/Ids.js"
 
 /** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
 export const nameOf = (name: string): Name => ({ name, key: name.normalize("NFC").toLowerCase() })
@@ -83,8 +81,16 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         return error instanceof Conflict ? Effect.fail(error) : Effect.die(error)
       })
 
-    const boardOf = (account: AccountId, board: string): Effect.Effect<Board, NotFound> =>
-      Effect.flatMap(repo.board(account, board), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed }))
+    // The ids a request names, branded on the way in: one that cannot be an id names nothing.
+    const folderId = idOf(FolderId, folderNotFound)
+    const boardId = idOf(BoardId, boardNotFound)
+    const brandId = idOf(BrandId, brandNotFound)
+
+    const boardOf = (account: AccountId, board: string): Effect.Effect<BoardRecord, NotFound> =>
+      Effect.flatMap(boardId(board), (id) => Effect.flatMap(repo.board(account, id), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed })))
+    /** The board a request may name, as the account's (its id read back), or none. */
+    const someBoardOf = (account: AccountId, board: string | undefined): Effect.Effect<BoardId | undefined, NotFound> =>
+      board === undefined ? Effect.succeed(undefined) : Effect.map(boardOf(account, board), (found) => found.id)
 
     /** The one ad a request names in the library: 404 when none, 400 when the id needs its library. */
     const libraryAd = (adId: string, library: AdLibrary | undefined): Effect.Effect<AdView, NotFound | InvalidRequest> =>
@@ -103,7 +109,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         return Effect.succeed(Option.map(Option.fromNullable(matching[0]), (l) => ({ library: l, adId })))
       })
 
-    const adsPage = (account: AccountId, filter: { board?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {
+    const adsPage = (account: AccountId, filter: { board?: BoardId | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {
       const window = windowOf(request)
       return Effect.map(
         repo.savedAds(account, { board: filter.board, tag: filter.tag, sort: filter.sort ?? "newest_saved" }, window),
@@ -112,65 +118,70 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
     }
 
     return {
-      tree: (account: AccountId): Effect.Effect<ReadonlyArray<Folder>> => repo.tree(account),
+      tree: (account: AccountId): Effect.Effect<ReadonlyArray<FolderRecord>> => repo.tree(account),
 
-      createFolder: (account: AccountId, name: string): Effect.Effect<Folder, Conflict> =>
+      createFolder: (account: AccountId, name: string): Effect.Effect<FolderRecord, Conflict> =>
         Effect.flatMap(now, (at) => conflicting(repo.createFolder(account, nameOf(name), at, limits))),
 
-      renameFolder: (account: AccountId, folder: string, name: string): Effect.Effect<Folder, NotFound | Conflict> =>
-        answer(repo.renameFolder(account, folder, nameOf(name))),
+      renameFolder: (account: AccountId, folder: string, name: string): Effect.Effect<FolderRecord, NotFound | Conflict> =>
+        Effect.flatMap(folderId(folder), (id) => answer(repo.renameFolder(account, id, nameOf(name)))),
 
-      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<Folder, NotFound> =>
-        missing(repo.moveFolder(account, folder, position)),
+      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<FolderRecord, NotFound> =>
+        Effect.flatMap(folderId(folder), (id) => missing(repo.moveFolder(account, id, position))),
 
       /** How many boards went with it. */
       deleteFolder: (account: AccountId, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
-        answer(repo.deleteFolder(account, folder, force)),
+        Effect.flatMap(folderId(folder), (id) => answer(repo.deleteFolder(account, id, force))),
 
-      createBoard: (account: AccountId, folder: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
-        Effect.flatMap(now, (at) => answer(repo.createBoard(account, folder, nameOf(name), at, limits))),
+      createBoard: (account: AccountId, folder: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
+        Effect.flatMap(folderId(folder), (id) => Effect.flatMap(now, (at) => answer(repo.createBoard(account, id, nameOf(name), at, limits)))),
 
-      renameBoard: (account: AccountId, board: string, name: string): Effect.Effect<Board, NotFound | Conflict> =>
-        answer(repo.renameBoard(account, board, nameOf(name))),
+      renameBoard: (account: AccountId, board: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
+        Effect.flatMap(boardId(board), (id) => answer(repo.renameBoard(account, id, nameOf(name)))),
 
-      moveBoard: (account: AccountId, { board_id, folder_id, position }: MoveBoard): Effect.Effect<Board, NotFound | Conflict | InvalidRequest> =>
+      moveBoard: (account: AccountId, { board_id, folder_id, position }: MoveBoard): Effect.Effect<BoardRecord, NotFound | Conflict | InvalidRequest> =>
         folder_id === undefined && position === undefined
           ? Effect.fail(new InvalidRequest({ error: "folder_id or position is missing" }))
-          : answer(repo.moveBoard(account, board_id, { folder: folder_id, position }, limits)),
+          : Effect.gen(function*() {
+            const board = yield* boardId(board_id)
+            const folder = folder_id === undefined ? undefined : yield* folderId(folder_id)
+            return yield* answer(repo.moveBoard(account, board, { folder, position }, limits))
+          }),
 
-      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, NotFound> => missing(repo.deleteBoard(account, board)),
+      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, NotFound> =>
+        Effect.flatMap(boardId(board), (id) => missing(repo.deleteBoard(account, id))),
 
       /** spec: W3 `add-to-board`: idempotent; the brand is a social-library advertiser. */
       addBrand: (account: AccountId, board: string, brand: string): Effect.Effect<void, NotFound | Conflict> =>
         Effect.gen(function*() {
           // The board first: another account's board is a 404 whatever the brand.
-          yield* boardOf(account, board)
-          const found = yield* Effect.flatMap(repo.brand(brand), Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed }))
-          yield* answer(repo.addBrand(account, board, found, yield* now, limits))
+          const { id } = yield* boardOf(account, board)
+          const found = yield* Effect.flatMap(
+            Effect.flatMap(brandId(brand), repo.brand),
+            Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
+          )
+          yield* answer(repo.addBrand(account, id, found, yield* now, limits))
         }),
 
       /** A brand or a saved ad off a board; idempotent. */
       removeItem: (account: AccountId, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.Effect<void, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
           if (brand_id !== undefined && ad_id !== undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id: send brand_id or ad_id, not both" }))
-          if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, board_id, brand_id))
+          if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, yield* boardId(board_id), yield* brandId(brand_id)))
           if (ad_id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id or ad_id is missing" }))
-          yield* boardOf(account, board_id)
+          const { id } = yield* boardOf(account, board_id)
           const ref = yield* savedRef(account, ad_id, library)
-          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board_id))
+          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, id))
         }),
 
       boardAds: (account: AccountId, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
-        Effect.zipRight(boardOf(account, query.board_id), adsPage(account, { board: query.board_id, sort: query.sort }, query)),
+        Effect.flatMap(boardOf(account, query.board_id), ({ id }) => adsPage(account, { board: id, sort: query.sort }, query)),
 
       boardBrands: (account: AccountId, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
-        Effect.zipRight(
-          boardOf(account, query.board_id),
-          Effect.suspend(() => {
-            const window = windowOf(query)
-            return Effect.map(repo.brands(query.board_id, window), ({ brands, total }) => pageOf(window, brands, total))
-          })
-        ),
+        Effect.flatMap(boardOf(account, query.board_id), ({ id }) => {
+          const window = windowOf(query)
+          return Effect.map(repo.brands(id, window), ({ brands, total }) => pageOf(window, brands, total))
+        }),
 
       board: boardOf,
 
@@ -179,25 +190,22 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
         account: AccountId,
         query: { board_id?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined; page?: number | undefined; page_size?: number | undefined }
       ): Effect.Effect<Page<SavedAd>, NotFound> =>
-        Effect.zipRight(
-          query.board_id === undefined ? Effect.void : boardOf(account, query.board_id),
-          adsPage(account, { board: query.board_id, tag: query.tag, sort: query.sort }, query)
-        ),
+        Effect.flatMap(someBoardOf(account, query.board_id), (board) => adsPage(account, { board, tag: query.tag, sort: query.sort }, query)),
 
       /** spec: W4 `save`: on the board, or the default "Saved ads" board; idempotent. */
       save: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | Conflict | InvalidRequest> =>
         Effect.gen(function*() {
-          if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
+          const board = yield* someBoardOf(account, request.board_id)
           const ad = yield* libraryAd(request.ad_id, request.library)
-          yield* answer(repo.saveAd(account, ad, request.board_id, yield* now, limits))
+          yield* answer(repo.saveAd(account, ad, board, yield* now, limits))
         }),
 
       /** spec: W4 `unsave`: off the board, or off every board; idempotent. */
       unsave: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | InvalidRequest> =>
         Effect.gen(function*() {
-          if (request.board_id !== undefined) yield* boardOf(account, request.board_id)
+          const board = yield* someBoardOf(account, request.board_id)
           const ref = yield* savedRef(account, request.ad_id, request.library)
-          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, request.board_id))
+          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board))
         }),
 
       /** The note and/or tags of a saved ad; the saved ad afterwards. */

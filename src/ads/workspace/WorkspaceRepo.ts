@@ -4,9 +4,9 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Data, Effect, Option, Schema } from "effect"
 import { type AdView, AdView as AdViewSchema } from "../library/Api.js"
 import { AdRow, decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
-import type { Board, BoardBrand, BoardSummary, Folder, SavedAd, AdSort } from "./Api.js"
+import type { BoardBrand, BoardSummary, Folder, SavedAd, AdSort } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AccountId, BoardId, BrandId, FolderId } from "../../kernel/Ids.js"
 
 /** A name as written, and the key its uniqueness is checked on (the service folds it). */
 export interface Name {
@@ -22,7 +22,7 @@ export interface Window {
 
 /** A brand as the library has it, when it is added to a board. */
 export interface BrandRecord {
-  readonly id: string
+  readonly id: BrandId
   readonly name: string
   readonly domain: string | null
 }
@@ -35,7 +35,7 @@ export interface AdRef {
 
 /** Which saved ads a list shows. */
 export interface SavedAdsFilter {
-  readonly board: string | undefined
+  readonly board: BoardId | undefined
   readonly tag: string | undefined
   readonly sort: AdSort
 }
@@ -73,18 +73,24 @@ const boardMissing = refuse("BoardMissing")
 const refusalsOnly = <A, E, R>(effect: Effect.Effect<A, E | Refusal, R>): Effect.Effect<A, Refusal, R> =>
   Effect.catchAll(effect, (e) => (e instanceof Refusal ? Effect.fail(e) : Effect.die(e)))
 
-const FolderRow = Schema.Struct({ id: Schema.String, name: Schema.String })
+const FolderRow = Schema.Struct({ id: FolderId, name: Schema.String })
 const BoardRow = Schema.Struct({
-  id: Schema.String,
+  id: BoardId,
   name: Schema.String,
-  folder_id: Schema.String,
+  folder_id: FolderId,
   brands_count: Schema.Int,
   ads_count: Schema.Int
 })
-const Id = Schema.Struct({ id: Schema.String })
+/** A board as the repository reads it: the contract's `Board` with its ids branded. */
+export type BoardRecord = typeof BoardRow.Type
+/** A folder as the repository reads it: the contract's `Folder` with its ids branded. */
+export interface FolderRecord extends Folder {
+  readonly id: FolderId
+  readonly boards: ReadonlyArray<BoardSummary & { readonly id: BoardId }>
+}
 
 const BrandRow = Schema.Struct({
-  id: Schema.String,
+  id: BrandId,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String),
   active_ads: Schema.Int,
@@ -128,8 +134,10 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       sql.withTransaction(Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.workspace'), hashtext(${account}))`, effect))
         .pipe(refusalsOnly)
 
-    const ids = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-      SqlSchema.findAll({ Request: Schema.Void, Result: Id, execute: () => statement })(undefined).pipe(Effect.map((rows) => rows.map((r) => r.id)))
+    /** The `id` column of the statement's rows, decoded with `id`. */
+    const idsOf = <A>(id: Schema.Schema<A, string>, statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+      SqlSchema.findAll({ Request: Schema.Void, Result: Schema.Struct({ id }), execute: () => statement })(undefined).pipe(Effect.map((rows) => rows.map((r) => r.id)))
+    const ids = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) => idsOf(Schema.String, statement)
 
     const boards = (where: Fragment, order: Fragment = sql`b.position, b.created_at, b.id`) =>
       SqlSchema.findAll({
@@ -138,10 +146,10 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         execute: () => sql`select ${sql.literal(boardColumns)} from workspace_boards b where ${where} order by ${order}`
       })(undefined)
 
-    const boardOf = (account: AccountId, board: string) =>
+    const boardOf = (account: AccountId, board: BoardId) =>
       Effect.map(boards(sql`b.id = ${board}::uuid and b.account_id = ${account}::uuid`), (rows) => Option.fromNullable(rows[0]))
 
-    const folderOf = (account: AccountId, folder: string) =>
+    const folderOf = (account: AccountId, folder: FolderId) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: FolderRow,
@@ -149,17 +157,17 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })(undefined).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
     /** A folder with its boards, as the tree shows it. */
-    const folderView = (account: AccountId, folder: string) =>
+    const folderView = (account: AccountId, folder: FolderId) =>
       Effect.gen(function*() {
         const row = yield* existingFolder(account, folder)
         const inside = yield* boards(sql`b.folder_id = ${folder}::uuid`)
         return { id: row.id, name: row.name, boards: inside.map(summary) }
       })
 
-    const existingFolder = (account: AccountId, folder: string) =>
+    const existingFolder = (account: AccountId, folder: FolderId) =>
       Effect.flatMap(folderOf(account, folder), Option.match({ onNone: () => folderMissing, onSome: Effect.succeed }))
 
-    const existingBoard = (account: AccountId, board: string) =>
+    const existingBoard = (account: AccountId, board: BoardId) =>
       Effect.flatMap(boardOf(account, board), Option.match({ onNone: () => boardMissing, onSome: Effect.succeed }))
 
     /** The next place at the end of a list. */
@@ -178,30 +186,30 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })
 
     const folderCount = (account: AccountId) => countOf(sql`select count(*)::int as n from workspace_folders where account_id = ${account}::uuid`)
-    const boardCount = (folder: string) => countOf(sql`select count(*)::int as n from workspace_boards where folder_id = ${folder}::uuid`)
-    const itemCount = (board: string) =>
+    const boardCount = (folder: FolderId) => countOf(sql`select count(*)::int as n from workspace_boards where folder_id = ${folder}::uuid`)
+    const itemCount = (board: BoardId) =>
       countOf(sql`select ((select count(*) from workspace_board_brands where board_id = ${board}::uuid)
                      + (select count(*) from workspace_board_ads where board_id = ${board}::uuid))::int as n`)
-    const folderTaken = (account: AccountId, key: string, except: string | null) =>
+    const folderTaken = (account: AccountId, key: string, except: FolderId | null) =>
       countOf(sql`select count(*)::int as n from workspace_folders
                  where account_id = ${account}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
-    const boardTaken = (folder: string, key: string, except: string | null) =>
+    const boardTaken = (folder: FolderId, key: string, except: BoardId | null) =>
       countOf(sql`select count(*)::int as n from workspace_boards
                  where folder_id = ${folder}::uuid and name_key = ${key} and id is distinct from ${except}::uuid`).pipe(Effect.map((n) => n > 0))
 
     const insertFolder = (account: AccountId, name: Name, now: Date) =>
       Effect.gen(function*() {
         const position = yield* nextPosition("workspace_folders", sql`account_id = ${account}::uuid`)
-        const [id] = yield* ids(sql`
+        const [id] = yield* idsOf(FolderId, sql`
           insert into workspace_folders (account_id, name, name_key, position, created_at)
           values (${account}::uuid, ${name.name}, ${name.key}, ${position}, ${now}) returning id::text as id`)
         return id!
       })
 
-    const insertBoard = (account: AccountId, folder: string, name: Name, now: Date, isDefault: boolean) =>
+    const insertBoard = (account: AccountId, folder: FolderId, name: Name, now: Date, isDefault: boolean) =>
       Effect.gen(function*() {
         const position = yield* nextPosition("workspace_boards", sql`folder_id = ${folder}::uuid`)
-        const [id] = yield* ids(sql`
+        const [id] = yield* idsOf(BoardId, sql`
           insert into workspace_boards (account_id, folder_id, name, name_key, position, is_default, created_at)
           values (${account}::uuid, ${folder}::uuid, ${name.name}, ${name.key}, ${position}, ${isDefault}, ${now}) returning id::text as id`)
         return id!
@@ -218,16 +226,16 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
      */
     const defaultBoard = (account: AccountId, now: Date, limits: Limits) =>
       Effect.gen(function*() {
-        const [found] = yield* ids(sql`select id::text as id from workspace_boards where account_id = ${account}::uuid and is_default`)
+        const [found] = yield* idsOf(BoardId, sql`select id::text as id from workspace_boards where account_id = ${account}::uuid and is_default`)
         if (found !== undefined) return found
-        const [folderFound] = yield* ids(sql`
+        const [folderFound] = yield* idsOf(FolderId, sql`
           select id::text as id from workspace_folders where account_id = ${account}::uuid and name_key = ${defaultBoardName.key}`)
         let folder = folderFound
         if (folder === undefined) {
           if ((yield* folderCount(account)) >= limits.maxFolders) return yield* refuse("FoldersFull")
           folder = yield* insertFolder(account, defaultBoardName, now)
         }
-        const [named] = yield* ids(sql`
+        const [named] = yield* idsOf(BoardId, sql`
           update workspace_boards set is_default = true
            where folder_id = ${folder}::uuid and name_key = ${defaultBoardName.key} returning id::text as id`)
         if (named !== undefined) return named
@@ -292,7 +300,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
 
     return {
       /** The account's folders in order, each with its boards in order. */
-      tree: (account: AccountId): Effect.Effect<ReadonlyArray<Folder>> =>
+      tree: (account: AccountId): Effect.Effect<ReadonlyArray<FolderRecord>> =>
         Effect.gen(function*() {
           const folders = yield* SqlSchema.findAll({
             Request: Schema.Void,
@@ -303,16 +311,16 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           return folders.map((f) => ({ ...f, boards: all.filter((b) => b.folder_id === f.id).map(summary) }))
         }).pipe(Effect.orDie),
 
-      board: (account: AccountId, board: string): Effect.Effect<Option.Option<Board>> => Effect.orDie(boardOf(account, board)),
+      board: (account: AccountId, board: BoardId): Effect.Effect<Option.Option<BoardRecord>> => Effect.orDie(boardOf(account, board)),
 
-      createFolder: (account: AccountId, name: Name, now: Date, limits: Limits): Effect.Effect<Folder, Refusal> =>
+      createFolder: (account: AccountId, name: Name, now: Date, limits: Limits): Effect.Effect<FolderRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             if (yield* folderTaken(account, name.key, null)) return yield* refuse("FolderTaken")
             if ((yield* folderCount(account)) >= limits.maxFolders) return yield* refuse("FoldersFull")
             return yield* folderView(account, yield* insertFolder(account, name, now))
           })),
 
-      renameFolder: (account: AccountId, folder: string, name: Name): Effect.Effect<Folder, Refusal> =>
+      renameFolder: (account: AccountId, folder: FolderId, name: Name): Effect.Effect<FolderRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             if (yield* folderTaken(account, name.key, folder)) return yield* refuse("FolderTaken")
@@ -320,7 +328,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* folderView(account, folder)
           })),
 
-      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<Folder, Refusal> =>
+      moveFolder: (account: AccountId, folder: FolderId, position: number): Effect.Effect<FolderRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             yield* reorder("workspace_folders", sql`account_id = ${account}::uuid`, folder, position)
@@ -328,7 +336,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           })),
 
       /** The number of boards deleted with it. */
-      deleteFolder: (account: AccountId, folder: string, force: boolean): Effect.Effect<number, Refusal> =>
+      deleteFolder: (account: AccountId, folder: FolderId, force: boolean): Effect.Effect<number, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             const held = yield* boardCount(folder)
@@ -338,7 +346,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return held
           })),
 
-      createBoard: (account: AccountId, folder: string, name: Name, now: Date, limits: Limits): Effect.Effect<Board, Refusal> =>
+      createBoard: (account: AccountId, folder: FolderId, name: Name, now: Date, limits: Limits): Effect.Effect<BoardRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingFolder(account, folder)
             if (yield* boardTaken(folder, name.key, null)) return yield* refuse("BoardTaken")
@@ -346,7 +354,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* existingBoard(account, yield* insertBoard(account, folder, name, now, false))
           })),
 
-      renameBoard: (account: AccountId, board: string, name: Name): Effect.Effect<Board, Refusal> =>
+      renameBoard: (account: AccountId, board: BoardId, name: Name): Effect.Effect<BoardRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             const found = yield* existingBoard(account, board)
             if (yield* boardTaken(found.folder_id, name.key, board)) return yield* refuse("BoardTaken")
@@ -357,10 +365,10 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       /** To another folder (at its end unless `position` says where) and/or another place. */
       moveBoard: (
         account: AccountId,
-        board: string,
-        to: { readonly folder: string | undefined; readonly position: number | undefined },
+        board: BoardId,
+        to: { readonly folder: FolderId | undefined; readonly position: number | undefined },
         limits: Limits
-      ): Effect.Effect<Board, Refusal> =>
+      ): Effect.Effect<BoardRecord, Refusal> =>
         write(account, Effect.gen(function*() {
             const found = yield* existingBoard(account, board)
             const folder = to.folder ?? found.folder_id
@@ -380,7 +388,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
             return yield* existingBoard(account, board)
           })),
 
-      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, Refusal> =>
+      deleteBoard: (account: AccountId, board: BoardId): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             const [deleted] = yield* ids(sql`
               delete from workspace_boards where id = ${board}::uuid and account_id = ${account}::uuid returning id::text as id`)
@@ -389,15 +397,15 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           })),
 
       /** A social-library advertiser by its id. */
-      brand: (id: string): Effect.Effect<Option.Option<BrandRecord>> =>
+      brand: (id: BrandId): Effect.Effect<Option.Option<BrandRecord>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Schema.Struct({ id: Schema.String, name: Schema.String, domain: Schema.NullOr(Schema.String) }),
+          Result: Schema.Struct({ id: BrandId, name: Schema.String, domain: Schema.NullOr(Schema.String) }),
           execute: () => sql`select external_id as id, name, domain from advertisers where platform = 'social' and external_id = ${id}`
         })(undefined).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie),
 
       /** Idempotent: a brand already on the board is kept as it was. */
-      addBrand: (account: AccountId, board: string, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
+      addBrand: (account: AccountId, board: BoardId, brand: BrandRecord, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             yield* existingBoard(account, board)
             const present = yield* countOf(sql`
@@ -408,7 +416,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
                        values (${board}::uuid, ${brand.id}, ${brand.name}, ${brand.domain}, ${now})`
           })),
 
-      removeBrand: (account: AccountId, board: string, brand: string): Effect.Effect<void, Refusal> =>
+      removeBrand: (account: AccountId, board: BoardId, brand: BrandId): Effect.Effect<void, Refusal> =>
         write(
           account,
           Effect.zipRight(existingBoard(account, board), sql`delete from workspace_board_brands where board_id = ${board}::uuid and brand_id = ${brand}`)
@@ -433,7 +441,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
        * Saves the ad (a snapshot of it, the first time) on a board of the account, or on its
        * default board; idempotent: an ad already on the board is kept as it was.
        */
-      saveAd: (account: AccountId, ad: AdView, board: string | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
+      saveAd: (account: AccountId, ad: AdView, board: BoardId | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             const target = board === undefined ? yield* defaultBoard(account, now, limits) : (yield* existingBoard(account, board)).id
             const saved = yield* savedIdOf(account, { library: ad.library, adId: ad.id })
@@ -448,7 +456,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
           })),
 
       /** Off one board (an ad left on none is no longer saved), or off every board. Idempotent. */
-      unsaveAd: (account: AccountId, ref: AdRef, board: string | undefined): Effect.Effect<void, Refusal> =>
+      unsaveAd: (account: AccountId, ref: AdRef, board: BoardId | undefined): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             if (board !== undefined) yield* existingBoard(account, board)
             const saved = yield* savedIdOf(account, ref)
@@ -506,7 +514,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         }).pipe(Effect.orDie),
 
       /** One P2 page of a board's brands, latest added first, and how many it has. */
-      brands: (board: string, window: Window): Effect.Effect<{ readonly brands: ReadonlyArray<BoardBrand>; readonly total: number }> =>
+      brands: (board: BoardId, window: Window): Effect.Effect<{ readonly brands: ReadonlyArray<BoardBrand>; readonly total: number }> =>
         Effect.all({
           brands: SqlSchema.findAll({
             Request: Schema.Void,
@@ -531,7 +539,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
   })
 }) {}
 
-const summary = (board: Board): BoardSummary => ({
+const summary = (board: BoardRecord): FolderRecord["boards"][number] => ({
   id: board.id,
   name: board.name,
   brands_count: board.brands_count,
