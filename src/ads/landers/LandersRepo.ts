@@ -5,6 +5,7 @@ import { Effect, Option, Schema } from "effect"
 import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type LanderSort } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { ReadSql } from "../../platform/db/Replicas.js"
 
 /** A lander's row id (a bigint as text): what a favorite refers to. */
 export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))
@@ -76,6 +77,8 @@ export type Added = "added" | "present" | "full"
 export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // Explore reads on a replica when one is healthy (issue 31); favorites read and write the primary.
+    const read = yield* ReadSql
 
     const { endOf, startOf } = dayBounds(sql)
     const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
@@ -135,7 +138,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     }
 
     const count = (from: Fragment, where: Fragment) =>
-      countOf(sql`select count(*)::int as n from ${from} where ${where}`)
+      countOf(read`select count(*)::int as n from ${from} where ${where}`)
 
     const isFavorite = (account: AccountId, lander: LanderRowId) =>
       Effect.map(sql`select 1 from lander_favorites where account_id = ${account}::uuid and lander_id = ${lander}::bigint`, (rows) => rows.length > 0)
@@ -151,7 +154,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
           landers: SqlSchema.findAll({
             Request: Schema.Void,
             Result: LanderRow,
-            execute: () => sql`
+            execute: () => read`
               select ${sql.literal(viewColumns)} from ${sql.literal(pageFrom(filters))}
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { ReadSql } from "../../platform/db/Replicas.js"
 import { AdFormat, AdLibrary, AdStatus, MediaAsset, SearchCreative } from "../records/Ads.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
@@ -162,7 +162,8 @@ const decodeDetail = decodeAdRows({
 
 export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSearchRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    // Research reads: on a healthy replica when one is configured, read-only either way (issue 31).
+    const sql = yield* ReadSql
 
     const { endOf, startOf } = dayBounds(sql)
     const metricRange = (metric: EngagementMetric, min: number | undefined, max: number | undefined) => [

@@ -6,6 +6,7 @@ import type { ConfigError } from "effect/ConfigError"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
 import { migrate, MigrationSkipped } from "./migrations/index.js"
+import { ReadSql, readLayer, ReplicaHealth } from "./Replicas.js"
 
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
 export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
@@ -139,34 +140,59 @@ const rollBackLeftOpen = (error: Error | undefined, client: Pg.PoolClient) => {
   if (error === undefined && (status === "T" || status === "E")) client.query("rollback").catch(() => undefined)
 }
 
-/** A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the statement timeout; and a `PgListener` on it. */
-export const clientLayer = (url: Redacted.Redacted): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener, ConfigError | SqlError> =>
-  Layer.merge(Layer.succeed(PgListener, listenerOn(url)), poolLayer(url))
+/**
+ * The pool's connections as `/metrics` samples them: in use, idle, and clients waiting for one
+ * (issue 30). Read from the pool at the moment it is asked, nothing kept.
+ */
+export class DatabasePool extends Context.Tag("adintel/DatabasePool")<DatabasePool, {
+  readonly connections: Effect.Effect<{ readonly inUse: number; readonly idle: number; readonly waiting: number }>
+}>() {}
+
+/**
+ * A `PgClient` on a given URL: a pool of `DATABASE_POOL_SIZE` connections, each with the
+ * statement timeout; a `PgListener` on it; and `ReadSql`, the research reads' read-only client
+ * over the streaming replicas of `DATABASE_REPLICA_URLS`, or this URL when none is configured or
+ * healthy (`Replicas.ts`, issue 31).
+ */
+export const clientLayer = (
+  url: Redacted.Redacted
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth, ConfigError | SqlError> =>
+  Layer.unwrapEffect(Effect.map(Effect.all([poolSize, statementTimeout]), ([max, timeout]) =>
+    readLayer(url, { max, statementTimeoutMs: Duration.toMillis(timeout) }))).pipe(
+      Layer.provideMerge(Layer.merge(Layer.succeed(PgListener, listenerOn(url)), poolLayer(url)))
+    )
 
 const poolLayer = (url: Redacted.Redacted) =>
-  Layer.unwrapEffect(
-    Effect.map(Effect.all([poolSize, statementTimeout]), ([max, timeout]) =>
-      PgClient.layerFromPool({
-        acquire: Effect.acquireRelease(
-          Effect.sync(() =>
-            new Pg.Pool({
-              connectionString: Redacted.value(url),
-              max,
-              application_name: "adintel",
-              // Set on each connection as it opens: every statement of every pooled connection.
-              statement_timeout: Duration.toMillis(timeout)
-            }).on("error", () => undefined).on("release", rollBackLeftOpen)),
-          (pool) => Effect.promise(() => pool.end())
-        ),
-        applicationName: "adintel"
-      }))
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const [max, timeout] = yield* Effect.all([poolSize, statementTimeout])
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          new Pg.Pool({
+            connectionString: Redacted.value(url),
+            max,
+            application_name: "adintel",
+            // Set on each connection as it opens: every statement of every pooled connection.
+            statement_timeout: Duration.toMillis(timeout)
+          }).on("error", () => undefined).on("release", rollBackLeftOpen)),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      const connections = Effect.sync(() => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }))
+      return Layer.merge(
+        PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "adintel" }),
+        Layer.succeed(DatabasePool, { connections })
+      )
+    })
   )
 
 /**
  * The one store: `DATABASE_URL` when set, else the embedded PostgreSQL under `DATA_DIR`.
  * Migrated before anything else sees it.
  */
-export const layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener, EmbeddedDatabaseUnavailable | MigrationSkipped> = Layer.unwrapScoped(
+export const layer: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth,
+  EmbeddedDatabaseUnavailable | MigrationSkipped
+> = Layer.unwrapScoped(
   Effect.gen(function*() {
     const configured = yield* Effect.orDie(databaseUrl)
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
