@@ -13,4 +13,18 @@ describe("docker-compose.yml", () => {
     expect(argv[0]).toBe("postgres")
     for (const setting of walSettings) expect(argv).toContain(setting)
   })
+
+  it("runs a streaming replica of db and gives its URL to the app (issue 31, R1)", () => {
+    const replica = compose.slice(compose.indexOf("\n  replica:\n"), compose.indexOf("\n  app:\n"))
+    expect(replica).toContain("image: postgres:16")
+    // A base backup of db through its own slot, written as a standby, then a hot standby.
+    expect(replica).toMatch(/pg_basebackup -h db -U adintel -D "\$\$PGDATA" -R -X stream -C -S adintel_replica_1/)
+    expect(replica).toContain("exec postgres -c hot_standby=on")
+    expect(replica).toMatch(/- replica-data:\/var\/lib\/postgresql\/data/)
+    // The primary lets it stream: the script its image runs at initdb.
+    expect(compose).toContain("./docker/primary-replication.sh:/docker-entrypoint-initdb.d/primary-replication.sh:ro")
+    expect(readFileSync(new URL("../docker/primary-replication.sh", import.meta.url), "utf8")).toContain("host replication ${POSTGRES_USER} all scram-sha-256")
+    expect(compose).toContain("DATABASE_REPLICA_URLS: ${DATABASE_REPLICA_URLS-postgres://adintel:adintel@replica:5432/adintel}")
+    expect(compose).toMatch(/^volumes:\n {2}db-data:\n {2}replica-data:\n/m)
+  })
 })
