@@ -66,7 +66,7 @@ const replicaCommits = Effect.map(
   (rows) => Number(rows[0]!.n)
 )
 
-const eventually = <A>(read: Effect.Effect<A>, holds: (a: A) => boolean) =>
+const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => boolean) =>
   read.pipe(Effect.filterOrFail(holds, () => "not yet"), Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))))
 
 /** The replica in: its replay lag under `REPLICA_MAX_LAG`. */

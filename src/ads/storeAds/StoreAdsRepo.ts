@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { ReadSql } from "../../platform/db/Replicas.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { AdView } from "../library/Api.js"
@@ -41,7 +41,8 @@ const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-
 /** The SQL of the store search-ads routes: every creative is `library = 'search'` of one store. */
 export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreAdsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    // Research reads: on a healthy replica when one is configured, read-only either way (issue 31).
+    const sql = yield* ReadSql
 
     const { endOf, startOf } = dayBounds(sql)
 

@@ -1,4 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlSchema } from "@effect/sql"
+import { ReadSql } from "../../platform/db/Replicas.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 
@@ -157,7 +158,8 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 
 export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adintel/StoreCatalogRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    // Research reads: on a healthy replica when one is configured, read-only either way (issue 31).
+    const sql = yield* ReadSql
 
     /**
      * Every store with what is estimated of it: the mean units and revenue of the last 30 days
