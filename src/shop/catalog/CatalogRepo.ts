@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { unboundedStatements } from "../../platform/db/Database.js"
+import { ReadSql } from "../../platform/db/Replicas.js"
 import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
@@ -161,6 +162,9 @@ const categorySubtree = (sql: SqlClient.SqlClient, region: string, externalId: s
 export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/CatalogRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // Explore, counts, series and categories read on a healthy replica when one is configured
+    // (issue 31); the rollups' refresh and its state stay on the primary.
+    const read = yield* ReadSql
     const days = dayBounds(sql)
 
     /** Each period metric of the entity as an aggregate over daily rows `d`. */
@@ -346,7 +350,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
     }
 
     const countOf = (from: Fragment) =>
-      sql`select count(*)::int as total from ${from} m`.pipe(
+      read`select count(*)::int as total from ${from} m`.pipe(
         Effect.flatMap(decodeAll(Schema.Struct({ total: Schema.Int }))),
         Effect.map((rows) => rows[0]?.total ?? 0)
       )
@@ -363,7 +367,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
     ): Effect.Effect<Rows<{ readonly row: CatalogRow<"products"> } & A>> =>
       Effect.gen(function*() {
         const view = productViewOver(window.period)
-        const raw = yield* sql`
+        const raw = yield* read`
           with m as (${ranking.matches}),
           page as (
             select m.id, ${ranking.columns}, count(*) over () as total, row_number() over (order by ${ranking.order}) as position
@@ -422,7 +426,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
     const Categories = SqlSchema.findAll({
       Request: Schema.String,
       Result: CategoryRow,
-      execute: (region) => sql`
+      execute: (region) => read`
         select c.external_id as id, c.name, c.level, p.external_id as parent_id
           from shop_categories c left join shop_categories p on p.id = c.parent_id
          where c.region = ${region}
@@ -432,7 +436,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
     const Counts = SqlSchema.single({
       Request: Schema.Struct({ region: Schema.String, id: Schema.String }),
       Result: CategoryCounts,
-      execute: ({ id, region }) => sql`
+      execute: ({ id, region }) => read`
         select (select count(*) from shop_products where category_id in ${subtree(region, id)})::int as products,
                (select count(*) from shop_shops where main_category_id in ${subtree(region, id)})::int as shops,
                (select count(*) from shop_creators where category_ids && array${subtree(region, id)})::int as creators,
@@ -473,7 +477,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
 
       /** Whether a record exists in the region. */
       exists: (entity: ShopEntity, region: string, externalId: ShopRecordId): Effect.Effect<boolean> =>
-        sql`select 1 from ${sql(specOf(entity).table)} where region = ${region} and external_id = ${externalId}`.pipe(
+        read`select 1 from ${sql(specOf(entity).table)} where region = ${region} and external_id = ${externalId}`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
@@ -485,7 +489,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
       series: (entity: ShopEntity, region: string, externalId: ShopRecordId, from: UtcDay, to: UtcDay): Effect.Effect<ReadonlyArray<SeriesDay>> => {
         const spec = specOf(entity)
         const columns = [...new Set(Object.values(spec.metrics).map((m) => m.column))]
-        return sql`
+        return read`
           select g.day::date::text as day, ${sql.csv(columns.map((c) => sql`d.${sql(c)}::float8 as ${sql(c)}`))}
             from generate_series(${from}::date, ${to}::date, interval '1 day') as g(day)
             left join ${sql(spec.daily.table)} d
@@ -509,7 +513,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
       page: <E extends ShopEntity>(query: PageQuery<E>): Effect.Effect<Rows<CatalogRow<E>>> => {
         const spec = specOf(query.entity)
         const names = Object.keys(spec.metrics)
-        return sql`
+        return read`
           with m as (${matching(query, { current: true, previous: isGrowth(query) })}),
           page as (
             select m.*, count(*) over () as total, row_number() over (order by ${orderOf(query)}) as position

@@ -1,3 +1,4 @@
+import { ReadSql } from "../../platform/db/Replicas.js"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { dayBounds } from "../../platform/db/DaySql.js"
 import { Effect, Schema } from "effect"
@@ -32,9 +33,12 @@ const ConversionTotals = Schema.Struct({ views: Schema.Number, units: Schema.Num
 export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // What videos and metrics show is read on a healthy replica when one is configured (issue 31);
+    // visits, which an account's own calls write and read back, stay on the primary.
+    const read = yield* ReadSql
     const { endOf, startOf } = dayBounds(sql)
     /** The videos showing a shop's products, published within the period. */
-    const shopVideos = ({ from, id, region, to }: Span) => sql`
+    const shopVideos = ({ from, id, region, to }: Span) => read`
       select distinct v.id, v.creator_id, v.is_ad from shop_videos v
         join shop_video_products vp on vp.video_id = v.id
         join shop_products p on p.id = vp.product_id
@@ -81,7 +85,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
     const shopExtra = SqlSchema.single({
       Request: Span,
       Result: ShopExtra,
-      execute: (span) => sql`
+      execute: (span) => read`
         with p as (select id, launched_on from shop_products
                     where shop_id = (select id from shop_shops where region = ${span.region} and external_id = ${span.id})),
              v as (${shopVideos(span)})
@@ -97,7 +101,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
     const shopStrategy = SqlSchema.findAll({
       Request: Schema.Struct({ ...Span.fields, ads: Schema.Boolean }),
       Result: CreatorViews,
-      execute: ({ ads, ...span }) => sql`
+      execute: ({ ads, ...span }) => read`
         with v as (select * from (${shopVideos(span)}) x where is_ad = ${ads}),
              views as (select v.id, v.creator_id,
                               coalesce((select sum(d.views) from shop_video_daily d
@@ -112,7 +116,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
     const productChannels = SqlSchema.findAll({
       Request: Span,
       Result: Channel,
-      execute: ({ from, id, region, to }) => sql`
+      execute: ({ from, id, region, to }) => read`
         with v as (
           select v.id, v.creator_id, v.is_ad,
                  (select sum(d.views) from shop_video_daily d
@@ -126,7 +130,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
     const conversionTotals = SqlSchema.single({
       Request: Span,
       Result: ConversionTotals,
-      execute: ({ from, id, region, to }) => sql`
+      execute: ({ from, id, region, to }) => read`
         select coalesce(sum(d.views), 0)::float8 as views, coalesce(sum(d.units), 0)::float8 as units,
                coalesce(sum(d.gmv), 0)::float8 as gmv
           from shop_product_daily d
@@ -137,7 +141,7 @@ export class DetailRepo extends Effect.Service<DetailRepo>()("adintel/DetailRepo
     const conversionCreators = SqlSchema.findAll({
       Request: Span,
       Result: CreatorViews,
-      execute: ({ from, id, region, to }) => sql`
+      execute: ({ from, id, region, to }) => read`
         select c.external_id as creator, c.handle, count(distinct v.id)::int as videos,
                coalesce(sum((select sum(d.views) from shop_video_daily d
                               where d.video_id = v.id and d.day between ${from}::date and ${to}::date)), 0)::float8 as views
