@@ -11,7 +11,7 @@ import * as Database from "../src/platform/db/Database.js"
 import type { ReadSql } from "../src/platform/db/Replicas.js"
 import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
+import { type Cluster, ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { ShopRollups } from "../src/shop/search/ShopRollups.js"
 import { progressLine } from "../src/platform/Progress.js"
 
@@ -54,19 +54,73 @@ const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): P
   }
 }
 
+/** The scratch clusters by their databases' URLs: what `BENCH_REPLICA` makes a replica of. */
+const scratchClusters = new Map<string, { readonly cluster: Cluster; readonly dir: string; readonly database: string }>()
+
 /** A fresh embedded PostgreSQL with one database, removed after `use` whatever happens. */
 export const withScratchDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> =>
   withTempDir(name, async (dir) => {
     const cluster = await startCluster({ dataDir: dir, persistent: false })
     const forget = onInterrupt(() => cluster.stop())
+    const url = cluster.urlFor(name)
     try {
       await ensureDatabase(cluster.adminUrl, name)
-      return await use(cluster.urlFor(name), dir)
+      scratchClusters.set(url, { cluster, dir, database: name })
+      return await use(url, dir)
     } finally {
       forget()
+      await stopReplica(url)
+      scratchClusters.delete(url)
       await cluster.stop()
     }
   })
+
+const replicas = new Map<string, Cluster>()
+
+/**
+ * `BENCH_REPLICA=1` (issue 31): a streaming replica of the scratch database's cluster, started
+ * once (after the world is loaded: the server's first start) and caught up before it is used;
+ * the server gets it as `DATABASE_REPLICA_URLS`. Not for `BENCH_DATABASE_URL`, whose cluster
+ * another process runs.
+ */
+const replicaOf = async (url: string): Promise<string | undefined> => {
+  if (process.env["BENCH_REPLICA"] !== "1") return undefined
+  const scratch = scratchClusters.get(url)
+  if (scratch === undefined) throw new Error("BENCH_REPLICA needs a scratch database (unset BENCH_DATABASE_URL)")
+  let replica = replicas.get(url)
+  if (replica === undefined) {
+    replica = await startCluster({ dataDir: path.join(scratch.dir, "replica"), persistent: false, replicaOf: scratch.cluster })
+    replicas.set(url, replica)
+    onInterrupt(() => stopReplica(url))
+    await caughtUp(scratch.cluster.adminUrl, replica.adminUrl)
+    console.log("  a streaming replica serves the research reads (BENCH_REPLICA=1, DATABASE_REPLICA_URLS)")
+  }
+  return replica.urlFor(scratch.database)
+}
+
+const stopReplica = async (url: string) => {
+  const replica = replicas.get(url)
+  replicas.delete(url)
+  await replica?.stop()
+}
+
+/** Waits until the replica has replayed what the primary has written so far. */
+const caughtUp = async (primaryUrl: string, replicaUrl: string) => {
+  const { default: pg } = await import("pg")
+  const [primary, replica] = [new pg.Client({ connectionString: primaryUrl }), new pg.Client({ connectionString: replicaUrl })]
+  await Promise.all([primary.connect(), replica.connect()])
+  try {
+    const { rows: [{ lsn }] } = await primary.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")
+    for (let i = 0; ; i++) {
+      const { rows: [{ done }] } = await replica.query<{ done: boolean }>("select pg_last_wal_replay_lsn() >= $1::pg_lsn as done", [lsn])
+      if (done) return
+      if (i > 6_000) throw new Error("the replica did not catch up in 10 minutes")
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  } finally {
+    await Promise.all([primary.end(), replica.end()])
+  }
+}
 
 /**
  * The database a benchmark measures: `BENCH_DATABASE_URL` when set (a world loaded earlier, to
@@ -124,8 +178,17 @@ export const startServer = async (url: string, port: number, logFile: string, en
   const profile = process.env["BENCH_PROFILE_DIR"]
   const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
   const log = await open(logFile, "w")
+  const replica = await replicaOf(url)
   const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts"], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), KEY_ENCRYPTION_SECRET: secret, DEMO_ACCOUNT: "false", ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      KEY_ENCRYPTION_SECRET: secret,
+      DEMO_ACCOUNT: "false",
+      ...(replica === undefined ? {} : { DATABASE_REPLICA_URLS: replica }),
+      ...env
+    },
     stdio: ["ignore", log.fd, log.fd]
   })
   let exited = false

@@ -2,6 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Option, Predicate } from "effect"
 import { AppConfig } from "./platform/AppConfig.js"
 import * as Database from "./platform/db/Database.js"
+import * as Tracing from "./platform/telemetry/Tracing.js"
 import { DemoData } from "./demo/DemoData.js"
 import { FirstStartLive } from "./demo/FirstStart.js"
 import * as Server from "./app/Server.js"
@@ -12,7 +13,9 @@ const Main = Layer.mergeAll(
   FirstStartLive.pipe(Layer.provide(DemoData.Default), Layer.provide(Server.ServicesLive))
 ).pipe(
   Layer.provide(AppConfig.layer),
-  Layer.provide(Database.layer)
+  Layer.provide(Database.layer),
+  // Outermost: every layer built after it (the database's included) runs under its tracer.
+  Layer.provide(Tracing.layer)
 )
 
 Layer.launch(Main).pipe(

@@ -38,7 +38,8 @@ describe("HTTP surface", () => {
         expect(ready.status).toBe(200)
         // No PATH in the test's configuration: ffmpeg is the npm package's binary, no speech engine is found.
         const { engines, ...rest } = JSON.parse(ready.body)
-        expect(rest).toEqual({ status: "ready" })
+        // No DATABASE_REPLICA_URLS: no replica (R1), and the primary serves every read.
+        expect(rest).toEqual({ status: "ready", replicas: [] })
         expect(Object.keys(engines)).toEqual(["similarity", "audio", "transcription", "scripts"])
         expect(engines).toMatchObject({
           similarity: "postgres (full text + pg_trgm, perceptual hashes)",

@@ -83,6 +83,13 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
     it.effect("ad searches and landers explore are served by the replica; their answers are the primary's", () =>
       Effect.gen(function*() {
         yield* caughtUp
+        // `/ready` shows it, by position (its URL holds a password).
+        const ready = yield* call("/ready")
+        expect(ready.status).toBe(200)
+        expect(JSON.parse(ready.body).replicas).toEqual([
+          { name: "replica-1", healthy: true, lag_ms: expect.any(Number), reason: null, checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }
+        ])
+        expect(ready.body).not.toContain("postgres://")
         const { api_key } = yield* account()
         const before = yield* replicaCommits
         const answers = yield* Effect.forEach(Array.from({ length: 40 }, (_, n) => n), (n) => search(api_key, n))
@@ -137,6 +144,12 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         const health = yield* ReplicaHealth
         yield* health.check
         expect((yield* health.states)[0]).toMatchObject({ name: "replica-1", healthy: false })
+        // Still ready: with no healthy replica the primary serves every read (R1).
+        const ready = yield* call("/ready")
+        expect(ready.status).toBe(200)
+        expect(JSON.parse(ready.body).replicas).toEqual([
+          { name: "replica-1", healthy: false, lag_ms: null, reason: expect.stringMatching(/^it cannot be reached \(|^it did not answer/), checked_at: expect.any(String) }
+        ])
       }))
   })
 })

@@ -1,3 +1,4 @@
+import type { ReplicaHealth } from "../platform/db/Replicas.js"
 import {
   FileSystem,
   HttpApi,
@@ -18,16 +19,12 @@ import { Cause, Clock, type ConfigError, Effect, Layer, Option, ParseResult, Sch
 import { createServer } from "node:http"
 import type { Duplex } from "node:stream"
 import { Accounts } from "../access/accounts/Accounts.js"
-import { AdminAuthLive, AdminLive } from "../access/accounts/Http.js"
-import { AdSearch } from "../ads/library/AdSearch.js"
+import { AdminAuthLive } from "../access/accounts/Http.js"
 import { AdSimilarity } from "../ads/library/AdSimilarity.js"
-import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
-import { CatalogAdminLive } from "../ingest/Http.js"
-import { Ingest } from "../ingest/Ingest.js"
 import { AdIntelApi } from "./Api.js"
+import { FamilyHandlersLive, FamilyServicesLive } from "./Families.js"
 import { DocsPageLive, OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.js"
-import { CreditsLive } from "../access/credits/Http.js"
 import { InternalServerError, InvalidRequest, NotFound, PayloadTooLarge, RequestHeaderFieldsTooLarge } from "../kernel/Errors.js"
 import { RemoteMedia } from "../platform/media/RemoteMedia.js"
 import { describeIssue, describeParseError } from "../kernel/Issues.js"
@@ -36,67 +33,22 @@ import { Gateway } from "../access/gateway/Gateway.js"
 import { MeteredLive, pathOf } from "../access/gateway/Http.js"
 import { InFlight } from "../access/gateway/InFlight.js"
 import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
-import { SessionAuthLive, SessionLive } from "../access/session/Http.js"
-import { Sessions } from "../access/session/Sessions.js"
-import { ShopLive } from "../shop/account/Http.js"
-import { ShopDetailLive, ShopProductDetailLive } from "../shop/detail/Http.js"
-import { ShopDetail } from "../shop/detail/ShopDetail.js"
-import { ShopExploreLive } from "../shop/explore/Http.js"
-import { ShopExplore } from "../shop/explore/ShopExplore.js"
+import { SessionAuthLive } from "../access/session/Http.js"
 import { ShopRollups } from "../shop/search/ShopRollups.js"
-import { SearchQuota } from "../shop/account/SearchQuota.js"
-import { ShopCountry } from "../shop/account/ShopCountry.js"
-import { ShopFavoritesLive } from "../shop/favorites/Http.js"
-import { ShopFavorites } from "../shop/favorites/ShopFavorites.js"
-import { ShopPresetsLive } from "../shop/presets/Http.js"
-import { ShopPresets } from "../shop/presets/ShopPresets.js"
-import { ShopSearchLive } from "../shop/search/Http.js"
-import { ShopSearch } from "../shop/search/ShopSearch.js"
-import { StoreAdsLive } from "../ads/storeAds/Http.js"
-import { LandersLive } from "../ads/landers/Http.js"
-import { Landers } from "../ads/landers/Landers.js"
-import { TrendsLive } from "../ads/trends/Http.js"
-import { Trends } from "../ads/trends/Trends.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
-import { StoreAds } from "../ads/storeAds/StoreAds.js"
-import { BrandInsightsLive } from "../ads/brandInsights/Http.js"
-import { BrandInsights } from "../ads/brandInsights/BrandInsights.js"
-import { SavedAdsLive } from "../ads/savedAds/Http.js"
-import { ShareLive, WorkspaceLive } from "../ads/workspace/Http.js"
-import { ShareLinks } from "../ads/workspace/ShareLinks.js"
-import { Workspace } from "../ads/workspace/Workspace.js"
 import { SignedIn } from "../access/session/SignedIn.js"
-import { SystemLive } from "../system/Http.js"
-import { Readiness } from "../system/Readiness.js"
-import { McpLive } from "../mcp/Http.js"
-import { Mcp } from "../mcp/Mcp.js"
-import { OAuth } from "../access/oauth/OAuth.js"
-import { ConnectedClientsLive, McpClientsLive, OAuthRoutesLive } from "../access/oauth/Http.js"
+import { MetricsRouteLive } from "../system/Metrics.js"
+import { observeRequests, withoutPlatformRequestSpans } from "../platform/telemetry/Tracing.js"
 import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
 import { PipelineLive } from "../transcripts/Engines.js"
-import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
 import type { MediaFetcher } from "../transcripts/engines/media/MediaFetcher.js"
 import type { ScriptWriter } from "../transcripts/engines/script/ScriptWriter.js"
 import type { Transcriber } from "../transcripts/engines/speech/Transcriber.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
-import { StoreExplorerLive } from "../stores/explorer/Http.js"
-import { StoreExplorer } from "../stores/explorer/StoreExplorer.js"
-import { StoreMediaLive } from "../stores/media/Http.js"
-import { StoreMedia } from "../stores/media/StoreMedia.js"
-import { StoreTrackerLive } from "../stores/tracker/Http.js"
-import { StoreTracker } from "../stores/tracker/StoreTracker.js"
-import { StoreVisualSearchLive } from "../stores/visual/Http.js"
 import { maxVisualBodyBytes, visualPath } from "../stores/visual/Api.js"
-import { VisualSearch } from "../stores/visual/VisualSearch.js"
-import { BrandTracker } from "../ads/brands/BrandTracker.js"
-import { BrandTrackerLive } from "../ads/brands/Http.js"
 import { AccountAlerts } from "../notifications/alerts/AccountAlerts.js"
-import { DigestPreferences } from "../notifications/digest/DigestPreferences.js"
 import { Digests } from "../notifications/digest/Digests.js"
-import { DigestPrefsLive } from "../notifications/digest/Http.js"
-import { NotificationsLive } from "../notifications/inbox/Http.js"
-import { Inbox } from "../notifications/inbox/Inbox.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -231,91 +183,26 @@ export const accessLog = HttpMiddleware.make((app) =>
 )
 
 /**
- * Every service the routes and the background fibers use. Each brings what it uses through its
- * own `dependencies`, so this is a list, not an order; whatever a handler needs and this list
- * lacks leaves `layer()` with an unmet requirement, which does not compile.
+ * Every service the routes and the background fibers use: the metered path's, the registry of
+ * handlers, remote media, and each family's (app/Families.ts). Each brings what it uses through
+ * its own `dependencies`, so these are lists, not an order; whatever a handler needs and they
+ * lack leaves `layer()` with an unmet requirement, which does not compile.
  */
 export const ServicesLive = Layer.mergeAll(
   Gateway.Default,
   InFlight.Default,
   Accounts.Default,
-  Readiness.Default,
-  Ingest.Default,
-  Sessions.Default,
-  AdSearch.Default,
-  AdSimilarity.layerConfig,
-  StoreAds.Default,
-  BrandInsights.Default,
-  SearchQuota.Default,
-  ShopCountry.Default,
-  ShopExplore.Default,
-  ShopSearch.Default,
-  ShopDetail.Default,
-  ShopFavorites.Default,
-  ShopPresets.Default,
-  ShopRollups.Default,
   RemoteMedia.Default,
-  Workspace.Default,
-  ShareLinks.Default,
-  StoreTracker.Default,
-  StoreExplorer.Default,
-  VisualSearch.Default,
-  StoreMedia.Default,
   RouteHandlers.Default,
-  OAuth.Default,
-  Mcp.Default,
-  ConnectedClientsLive.pipe(Layer.provide(OAuth.Default)),
-  BrandTracker.Default,
-  Inbox.Default,
-  DigestPreferences.Default,
-  Digests.Default,
-  AccountAlerts.Default,
-  Landers.Default,
-  Trends.Default,
-  TrendCounts.Default
+  FamilyServicesLive
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */
 export type RouteServices = Layer.Layer.Success<typeof ServicesLive> | AppConfig | Transcripts | SignedIn
 
-/** The contract with all its handlers. */
+/** The contract with all its handlers: each family's (app/Families.ts), behind the middleware. */
 export const ApiLive = HttpApiBuilder.api(AdIntelApi).pipe(
-  Layer.provide([
-    SystemLive,
-    CreditsLive,
-    AdLibraryLive,
-    AdsLive,
-    StoreAdsLive,
-    BrandInsightsLive,
-    MagicAiLive,
-    ShopLive,
-    ShopExploreLive,
-    ShopSearchLive,
-    ShopDetailLive,
-    ShopProductDetailLive,
-    ShopFavoritesLive,
-    ShopPresetsLive,
-    VideoTranscriptsLive,
-    AdTranscriptsLive,
-    SessionLive,
-    AdminLive,
-    CatalogAdminLive,
-    WorkspaceLive,
-    ShareLive,
-    SavedAdsLive,
-    StoreTrackerLive,
-    StoreExplorerLive,
-    StoreVisualSearchLive,
-    StoreMediaLive,
-    McpLive,
-    OAuthRoutesLive,
-    McpClientsLive,
-    BrandTrackerLive,
-    NotificationsLive,
-    DigestPrefsLive,
-    LandersLive,
-    TrendsLive
-  ]),
+  Layer.provide(FamilyHandlersLive),
   Layer.provide([MeteredLive, SessionAuthLive, AdminAuthLive])
 )
 
@@ -360,13 +247,16 @@ export const serve = <E, R>(api: Layer.Layer<HttpApi.Api, E, R>, options: ServeO
     // (`any`: each middleware widens the app's error and context types; HttpApiBuilder.serve takes the result.)
     let served: HttpApp.Default<any, any> = app
     if (options.accessLog !== false) served = accessLog(served)
+    served = observeRequests(served)
     for (const middleware of options.middleware ?? []) served = middleware(served)
     return served as HttpApp.Default
   }).pipe(
     Layer.provide(DocsPageLive),
     Layer.provide(OpenApiDocumentLive),
+    Layer.provide(MetricsRouteLive),
     Layer.provide(ConventionsLive),
     Layer.provide(api),
+    withoutPlatformRequestSpans,
     HttpServer.withLogAddress
   )
 
@@ -399,7 +289,7 @@ export const NodeServerLive = Layer.unwrapEffect(
 
 export interface LayerOptions extends ServeOptions {
   /** The contract and handlers to serve: `ApiLive` unless a test or an extension composes its own. */
-  readonly api?: Layer.Layer<HttpApi.Api, never, RouteServices | SqlClient.SqlClient>
+  readonly api?: Layer.Layer<HttpApi.Api, never, RouteServices | SqlClient.SqlClient | ReplicaHealth>
   /**
    * The transcript pipeline's layers (media, audio, speech, script): the configured engines
    * unless a test swaps them.

@@ -1,11 +1,13 @@
 import { Chunk, Effect, Either, GroupBy, Option, Schema, Stream } from "effect"
 import { describeParseError, fieldName } from "../kernel/Issues.js"
 import { parseJson } from "../kernel/Json.js"
+import { importedRecords, record } from "../platform/telemetry/Metrics.js"
 import { textRule, unstorableTextAt } from "../kernel/Text.js"
 import { IngestRepo, type LineError } from "./IngestRepo.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
 import type { EntityName } from "./Records.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 /** What an import answers (spec of the admin ingest route). */
 export interface IngestReport {
@@ -217,7 +219,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
             progress.accepted += batch.lines - batch.rejected
             errors.push(...batch.errors)
             if (errors.length > 2 * maxReportedErrors) trim()
-            return onProgress({ ...progress })
+            return Effect.zipRight(record(importedRecords, batch.lines - batch.rejected, { entity: name }), onProgress({ ...progress }))
           }),
           Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
           Effect.tap(() =>
@@ -230,7 +232,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       })
     }
 
-    return {
+    return traced("Ingest", {
       /**
        * Waits until what imports derive after they return (the ads' trend counts) holds every
        * record stored so far, on any replica: tests and the admin CLI wait on this, not on time.
@@ -257,7 +259,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
           records.pipe(Stream.zipWithIndex, Stream.map(([value, index]) => ({ line: index + 1, value: Either.right(value) }))),
           onProgress
         )
-    }
+    })
   }),
   dependencies: [IngestRepo.Default, TrendCounts.Default]
 }) {}

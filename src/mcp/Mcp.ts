@@ -7,6 +7,7 @@ import { Gateway } from "../access/gateway/Gateway.js"
 import { OAuth } from "../access/oauth/OAuth.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { McpTools } from "./McpTools.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 /**
  * MCP over JSON-RPC 2.0 (spec: INTERPRETATIONS M1, M2; MCP 2025-06-18 and 2025-03-26): the
@@ -142,7 +143,7 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
           ? tools.has(m["params"]["name"])
           : Effect.succeed(false)).pipe(Effect.map((known) => known.every((k) => k)))
 
-    return {
+    return traced("Mcp", {
       credential,
 
       /**
@@ -165,7 +166,7 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
             rate: yield* Ref.get(rate)
           } satisfies Answer
         })
-    }
+    })
   }),
   dependencies: [McpTools.Default, Gateway.Default, OAuth.Default]
 }) {}

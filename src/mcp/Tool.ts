@@ -35,3 +35,26 @@ export const tool = <
   endpoint: E,
   about: Omit<ToolDeclaration, "group" | "endpoint">
 ): ToolDeclaration => ({ group: group.identifier, endpoint, ...about })
+
+/**
+ * A decision that routes are not tools, and why: every route of the contract is a tool or named
+ * here, once (test/routes.test.ts), so a new route cannot leave MCP by forgetting it. A group
+ * that is not metered (probes, session pages, the admin API, public pages) may be declared
+ * whole; a metered group names its routes, so each new one is decided on its own.
+ */
+export interface NoToolDeclaration {
+  readonly group: string
+  readonly endpoints: ReadonlyArray<string> | "every route"
+  /** Why a language model gets no tool for it (docs/SPEC-NOTES.md, "MCP and its OAuth server": which tools). */
+  readonly why: string
+}
+
+/** Declares routes of `group` that are not tools; the names are checked at compile time. */
+export const noTool = <
+  G extends HttpApiGroup.HttpApiGroup.Any,
+  const E extends HttpApiEndpoint.HttpApiEndpoint.Name<EndpointsOf<G>>
+>(
+  group: G,
+  endpoints: ReadonlyArray<E> | "every route",
+  why: string
+): NoToolDeclaration => ({ group: group.identifier, endpoints, why })

@@ -18,7 +18,17 @@ import { NotificationsApi } from "../notifications/inbox/Api.js"
 import { StoreExplorerApi } from "../stores/explorer/Api.js"
 import { StoreTrackerApi } from "../stores/tracker/Api.js"
 import { StoreVisualSearchApi } from "../stores/visual/Api.js"
-import { tool, type ToolDeclaration } from "./Tool.js"
+import { AdminApi } from "../access/accounts/Api.js"
+import { McpClientsApi } from "../access/oauth/Api.js"
+import { SessionApi } from "../access/session/Api.js"
+import { ShareApi } from "../ads/workspace/Api.js"
+import { CatalogAdminApi } from "../ingest/Api.js"
+import { unknownPathNames } from "../shop/account/Api.js"
+import { ShopFavoritesApi } from "../shop/favorites/Api.js"
+import { ShopPresetsApi } from "../shop/presets/Api.js"
+import { StoreMediaApi } from "../stores/media/Api.js"
+import { SystemApi } from "../system/Api.js"
+import { noTool, type NoToolDeclaration, tool, type ToolDeclaration } from "./Tool.js"
 
 /**
  * The MCP tools, one per research capability (issue 21): each is a route of the contract and a
@@ -355,3 +365,57 @@ export const tools = {
 } satisfies Record<string, ToolDeclaration>
 
 export type ToolName = keyof typeof tools
+
+/**
+ * The routes that are not tools, each with its reason (docs/SPEC-NOTES.md, "MCP and its OAuth
+ * server": which tools). A new route is a tool above or a line here (test/routes.test.ts).
+ */
+export const notTools: ReadonlyArray<NoToolDeclaration> = [
+  noTool(SystemApi, "every route", "Probes for operators and load balancers: unmetered, not research"),
+  noTool(SessionApi, "every route", "The browser side: sign-in, the key page and its forms"),
+  noTool(McpClientsApi, "every route", "The key page's Disconnect, a session form"),
+  noTool(AdminApi, "every route", "The admin API: the operator's token, not an account's"),
+  noTool(CatalogAdminApi, "every route", "The admin API: the operator's token, not an account's"),
+  noTool(ShareApi, "every route", "The public page of a share link: no key, no credit"),
+  noTool(StoreMediaApi, "every route", "Product photos for browsers"),
+  noTool(StoreAdsApi, ["count", "detail"], "The list and overview tools answer the count; one creative is get_store_search_ad"),
+  noTool(BrandInsightsApi, ["unknownTab"], "The 404 of a tab name that does not exist"),
+  noTool(ShopApi, ["requestCountry"], "Account settings are not research"),
+  noTool(ShopApi, unknownPathNames, "G9: the answer for an unknown short-video shop path"),
+  noTool(
+    ShopExploreApi,
+    ["categoriesExplore", "categoriesCount", "shopsExplore", "shopsCount", "creatorsExplore", "creatorsCount", "videosExplore", "videosCount", "productsExplore", "productsCount"],
+    "The GET form of explore and count: the tool is the POST form, which takes the same filters"
+  ),
+  noTool(
+    ShopDetailApi,
+    [
+      "shopDetailTotal", "shopDetailSearchNewProducts", "shopDetailSearchVideos", "shopDetailSearchCooperativeCreators", "shopDetailExtraTotal",
+      "shopDetailSalesStrategySelfPromotion", "shopDetailSalesStrategyAffiliate", "creatorDetailTotal", "creatorDetailSearchProducts",
+      "creatorDetailSearchShopList", "creatorDetailSearchCooperativeShops", "shopsProducts", "shopsSummary", "shopsDetails", "shopDetails",
+      "products", "productDetails", "productSalesChannel", "videoMetrics", "videoHistory", "videoProducts", "videoSimilar", "creatorHistory",
+      "categoriesTopProducts", "categoriesTopShops", "categoriesTopCreators", "categoriesLayers", "categoriesHistory", "categoriesSiblings"
+    ],
+    "The detail pages' other lists, totals and records by id: the page tools, their daily series and main lists cover research; these stay REST routes"
+  ),
+  noTool(ShopDetailApi, ["productOtherVisits", "categoryVisitEvents", "detailVisitEvents"], "The dashboard's visit counters"),
+  noTool(
+    ShopProductDetailApi,
+    ["productDetailTotal", "productDetailSalesTrend", "productDetailSearchCreators", "productDetailSearchVideos", "productDetailCreatorGetConversionRadio", "productDetailById"],
+    "The product page's other lists, totals and records by id: get_product_detail, its daily series and main lists cover research"
+  ),
+  noTool(ShopFavoritesApi, ["list", "toggle", "add", "remove", "check"], "Account settings are not research"),
+  noTool(ShopPresetsApi, ["list", "save", "update", "delete"], "Account settings are not research"),
+  noTool(
+    AdTranscriptsApi,
+    ["generate", "similarScript"],
+    "Generation is offered only where a browser session stands behind the credential (S6): the session-only video routes are the tools"
+  ),
+  noTool(
+    WorkspaceApi,
+    ["renameFolder", "moveFolder", "deleteFolder", "renameBoard", "moveBoard", "deleteBoard", "revokeShareLink"],
+    "Rearranges or deletes what a user built, which a language model should not do on its own"
+  ),
+  noTool(WorkspaceApi, ["boardBrands", "shareLinks"], "Not among the workspace tools (the tree, create, add, remove, a board's ads, share): listing a board's brands and the links made stays REST"),
+  noTool(DigestPrefsApi, ["update"], "Changing digest preferences is left to the dashboard")
+]

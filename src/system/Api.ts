@@ -11,6 +11,15 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
 }) {}
 export const NotReadyBody = envelope(NotReady, 503)
 
+/** A read replica's state: its name by position (its URL holds a password), whether it serves reads, its lag, why it is out. */
+export const ReplicaStatus = Schema.Struct({
+  name: Schema.String.annotations({ description: "replica-<n>: its position in DATABASE_REPLICA_URLS" }),
+  healthy: Schema.Boolean.annotations({ description: "Whether it serves research reads now" }),
+  lag_ms: Schema.NullOr(Schema.Int).annotations({ description: "Replay lag in milliseconds; null when it could not be read" }),
+  reason: Schema.NullOr(Schema.String).annotations({ description: "Why it is out; null when it is in" }),
+  checked_at: Schema.NullOr(Schema.String).annotations({ description: "When it was last checked (UTC, ISO 8601)" })
+})
+
 /** Liveness and readiness for orchestrators: unmetered, no key. */
 export class SystemApi extends HttpApiGroup.make("system").annotateContext(inProduct("Service"))
   .add(
@@ -27,7 +36,10 @@ export class SystemApi extends HttpApiGroup.make("system").annotateContext(inPro
           audio: Schema.String.annotations({ description: "What extracts a video's audio for transcription" }),
           transcription: Schema.String.annotations({ description: "What turns speech into text" }),
           scripts: Schema.String.annotations({ description: "What writes similar scripts" })
-        }).annotations({ description: "The engines configuration chose" })
+        }).annotations({ description: "The engines configuration chose" }),
+        replicas: Schema.Array(ReplicaStatus).annotations({
+          description: "The streaming replicas of DATABASE_REPLICA_URLS as the last lag check found them (R1); one that is out does not make the service unready"
+        })
       }))
       .addError(NotReadyBody)
       .annotate(OpenApi.Summary, "Readiness: the database answers and start-up loads are complete")

@@ -6,6 +6,7 @@ import { Readiness } from "./Readiness.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
 import { Trends } from "../ads/trends/Trends.js"
 import { serveGroup } from "../access/gateway/Http.js"
+import { ReplicaHealth } from "../platform/db/Replicas.js"
 
 export const SystemLive = serveGroup(SystemContract, "system", (handlers) =>
   Effect.gen(function*() {
@@ -13,6 +14,7 @@ export const SystemLive = serveGroup(SystemContract, "system", (handlers) =>
     const similarity = yield* AdSimilarity
     const { engines } = yield* Transcripts
     const trends = yield* Trends
+    const health = yield* ReplicaHealth
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
@@ -25,6 +27,7 @@ export const SystemLive = serveGroup(SystemContract, "system", (handlers) =>
           if (!(yield* readiness.database)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
           // Every research route answers at its usual speed: trends included (issue 28).
           if (!(yield* trends.counted)) return yield* Effect.fail(new NotReady({ error: "Counting trends" }))
-          return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines } }
+          const replicas = (yield* health.states).map((r) => ({ name: r.name, healthy: r.healthy, lag_ms: r.lagMs, reason: r.reason, checked_at: r.checkedAt }))
+          return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines }, replicas }
         }))
   }))

@@ -1,5 +1,6 @@
 import { Effect, Option, SubscriptionRef } from "effect"
 import { SystemRepo } from "./SystemRepo.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 /** Work the service must finish before it reports ready, such as the first demo data load. */
 export interface Loading {
@@ -13,7 +14,7 @@ export class Readiness extends Effect.Service<Readiness>()("adintel/Readiness", 
   effect: Effect.gen(function*() {
     const state = yield* SubscriptionRef.make(Option.none<Loading>())
     const repo = yield* SystemRepo
-    return {
+    return traced("Readiness", {
       state,
       loading: (task: string, percent: number) =>
         SubscriptionRef.set(state, Option.some({ task, percent: Math.max(0, Math.min(100, Math.floor(percent))) })),
@@ -21,7 +22,7 @@ export class Readiness extends Effect.Service<Readiness>()("adintel/Readiness", 
       current: SubscriptionRef.get(state),
       /** True when the database answers within two seconds. */
       database: repo.ping
-    }
+    })
   }),
   dependencies: [SystemRepo.Default]
 }) {}

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { type SeededTranscript, StoredTranscriptsRepo } from "./StoredTranscriptsRepo.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 export type { SeededTranscript } from "./StoredTranscriptsRepo.js"
 
@@ -11,7 +12,7 @@ export type { SeededTranscript } from "./StoredTranscriptsRepo.js"
 export class StoredTranscripts extends Effect.Service<StoredTranscripts>()("adintel/StoredTranscripts", {
   effect: Effect.gen(function*() {
     const repo = yield* StoredTranscriptsRepo
-    return {
+    return traced("StoredTranscripts", {
       /** The stored transcript text of each ad that has one, by ad id (`ad_id` of the transcript routes). */
       ofAds: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
         ids.length === 0
@@ -20,7 +21,7 @@ export class StoredTranscripts extends Effect.Service<StoredTranscripts>()("adin
 
       seed: (records: ReadonlyArray<SeededTranscript>, now: Date) =>
         records.length === 0 ? Effect.void : repo.seed(records, "demo", now)
-    }
+    })
   }),
   dependencies: [StoredTranscriptsRepo.Default]
 }) {}

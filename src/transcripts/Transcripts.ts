@@ -14,6 +14,7 @@ import type { ProductionLevel, ScriptBrief, Transcript } from "./engines/Pipelin
 import { ScriptWriter } from "./engines/script/ScriptWriter.js"
 import { Transcriber } from "./engines/speech/Transcriber.js"
 import { TranscriptsRepo } from "./TranscriptsRepo.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 /** A generation request, the record named by its id whatever the route calls it. */
 export interface GenerateRequest {
@@ -134,7 +135,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         })
       )
 
-    return {
+    return traced("Transcripts", {
       /** What `/ready` and the start-up log name. */
       engines: { audio: extractor.engine, transcription: transcriber.engine, scripts: writer.engine },
 
@@ -210,7 +211,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
             } satisfies ScriptGenerated
           }))
         })
-    }
+    })
   }),
   dependencies: [TranscriptsRepo.Default]
 }) {}

@@ -9,6 +9,7 @@ import { creditBalance, scriptResetsAt, searchesLeft, startOfNextUtcDay } from "
 import type { AccountView, CreateAccount, CreatedAccount, UpdateAccount } from "./Api.js"
 import { type AccountRow, AccountsRepo } from "./AccountsRepo.js"
 import * as Password from "./Password.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const accountNotFound = new NotFound({ error: "Account not found" })
 
@@ -56,7 +57,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
 
     const mustExist = (found: boolean) => (found ? Effect.void : Effect.fail(accountNotFound))
 
-    return {
+    return traced("Accounts", {
       idOf,
 
       view,
@@ -130,7 +131,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
         ref.includes("@")
           ? Effect.flatMap(repo.findIdByEmail(ref), Option.match({ onNone: () => Effect.fail(accountNotFound), onSome: Effect.succeed }))
           : Effect.flatMap(idOf(ref), (id) => Effect.as(view(id), id))
-    }
+    })
   }),
   dependencies: [AccountsRepo.Default, KeySealer.Default, AccountEvents.Default]
 }) {}

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { type AccountEvent, AccountEventsRepo, type CreditUsage, type EventPosition, type KeyOrigin } from "./AccountEventsRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export type { AccountEvent, CreditUsage, EventPosition, KeyOrigin }
 
@@ -10,7 +11,7 @@ export type { AccountEvent, CreditUsage, EventPosition, KeyOrigin }
  * runs on the metered path: the gateway's admission is untouched.
  */
 export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/AccountEvents", {
-  effect: Effect.map(AccountEventsRepo, (repo) => ({
+  effect: Effect.map(AccountEventsRepo, (repo) => traced("AccountEvents", {
     /** Records a key regeneration (call it inside the transaction that replaces the key). */
     keyRegenerated: repo.keyRegenerated,
     /** Events that occurred at or after `from`, oldest first, paged by position. */

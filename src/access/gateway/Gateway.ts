@@ -1,5 +1,7 @@
 import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, PubSub, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
+import { admissionBatchSize, admissionWait, creditsCharged, creditsRefunded, rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
+import { noteRequest, traced } from "../../platform/telemetry/Tracing.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
@@ -82,7 +84,13 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const refunds = yield* PubSub.unbounded<string>()
     const refund = (chargeId: string) =>
       Effect.flatMap(now, (at) => repo.refund(chargeId, at)).pipe(
-        Effect.tap((refunded) => refunded ? PubSub.publish(refunds, chargeId) : Effect.void)
+        Effect.tap((refunded) =>
+          refunded
+            ? PubSub.publish(refunds, chargeId).pipe(
+              Effect.zipRight(record(creditsRefunded, 1, { by: "call" })),
+              Effect.zipRight(noteRequest((facts) => facts.refunded++))
+            )
+            : Effect.void)
       )
 
     // Admissions go to the database in batches: calls that arrive while `admitWorkers` batches
@@ -93,6 +101,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const runBatch = (batch: Chunk.Chunk<PendingAdmission>) =>
       Effect.gen(function*() {
         const items = Chunk.toReadonlyArray(batch)
+        yield* record(admissionBatchSize, items.length)
         const exit = yield* Effect.exit(repo.admitMany(items.map((item) => item.request), replica.id))
         yield* Effect.forEach(items, (item, i) =>
           Exit.match(exit, {
@@ -111,8 +120,11 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const admitBatched = (request: AdmitRequest) =>
       Effect.gen(function*() {
         const verdict = yield* Deferred.make<AdmitRow>()
+        const queuedAt = yield* Clock.currentTimeNanos
         yield* Queue.offer(admissions, { request, verdict })
-        return yield* Deferred.await(verdict).pipe(Effect.onInterrupt(() => Deferred.interrupt(verdict)))
+        const row = yield* Deferred.await(verdict).pipe(Effect.onInterrupt(() => Deferred.interrupt(verdict)))
+        yield* record(admissionWait, Number((yield* Clock.currentTimeNanos) - queuedAt) / 1e9)
+        return row
       })
 
     const refuse = (error: Refusal["error"], rate?: RateWindow) =>
@@ -140,6 +152,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
           case "plan_required":
             return yield* refuse(PlanRequired.forService(config.serviceName))
           case "rate_limited":
+            yield* record(rateLimitRefusals, 1, { limit: "per_minute" })
             return yield* refuse(RateLimited.perMinute(config.rateLimitPerMinute), rateOf(row))
           case "credits_exhausted":
             return yield* refuse(
@@ -147,6 +160,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
               rateOf(row)
             )
           case "admitted":
+            yield* record(creditsCharged, 1)
             return {
               accountId: row.account_id!,
               keyId: row.key_id!,
@@ -214,6 +228,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
           const page: ReadonlyArray<OpenCharge> = yield* find(after)
           for (const [accountId, charges] of groupByAccount(page)) {
             const refunded = yield* repo.refundOpen(accountId, charges, at)
+            yield* record(creditsRefunded, refunded.length, { by: "sweeper" })
             yield* PubSub.publishAll(refunds, refunded)
             total += refunded.length
           }
@@ -265,10 +280,11 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
           remaining: slot.remaining,
           resetSeconds: Math.max(1, Math.ceil(slot.reset_ms / 1000))
         }
+        if (!slot.allowed) yield* record(rateLimitRefusals, 1, { limit: "per_minute" })
         return slot.allowed ? rate : yield* Effect.fail(new WindowFull({ error: RateLimited.perMinute(config.rateLimitPerMinute), rate }))
-      }).pipe(Effect.withSpan("Gateway.rateSlot"))
+      })
 
-    return {
+    return traced("Gateway", {
       admit,
       admitDigest,
       rateSlot,
@@ -291,7 +307,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         Effect.repeat(Schedule.fixed(config.ledgerSweepEvery)),
         Effect.asVoid
       )
-    }
+    }, { effects: ["flush", "sweep"] })
   }),
   dependencies: [GatewayRepo.Default, Replica.Default]
 }) {}

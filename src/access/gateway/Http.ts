@@ -6,16 +6,17 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Chunk, Clock, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Chunk, Clock, Effect, Exit, Layer, Option, Predicate } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../../kernel/Errors.js"
-import { storableInput } from "../../kernel/Issues.js"
+import { type DecodedInput, storableInput } from "../../kernel/Issues.js"
 import { isMirrorOf } from "../../kernel/Mirror.js"
 import { Caller, Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { Gateway } from "./Gateway.js"
 import { InFlight } from "./InFlight.js"
 import { RouteHandlers } from "./RouteHandlers.js"
+import { accountHash, noteRequest } from "../../platform/telemetry/Tracing.js"
 
 /**
  * An absolute-form request target (`GET http://host/path`, RFC 9112 3.2.2) is routed by its path:
@@ -67,6 +68,11 @@ export const MeteredLive = Layer.effect(
           })
         )
       )
+      yield* noteRequest((facts) => {
+        facts.account = accountHash(admission.accountId)
+        facts.charged = 1
+        facts.remaining = admission.credits.total_remaining
+      })
       yield* HttpApp.appendPreResponseHandler((_, response) =>
         gateway.complete(admission.chargeId, response.status, startedAt).pipe(
           Effect.as(withRateHeaders(response, admission.rate, false))
@@ -110,18 +116,33 @@ export const settle = (gateway: Pick<Gateway, "refund">) =>
         )
     }))
 
-/** Handlers of any group: `settleAll` wraps each handler alike (`any`: HttpApiBuilder's handler types are per endpoint). */
+/**
+ * The handlers of a group, whichever endpoints (`any`: HttpApiBuilder types a handler per
+ * endpoint; `settleAll` adds each back alike, through the public `handle`/`handleRaw`).
+ */
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
-/** Every handler behind the text rule on its decoded input (kernel/Issues.ts), then `settle`. */
-const settleAll = (handlers: AnyHandlers, gateway: Gateway): AnyHandlers =>
-  Object.assign(Object.create(Object.getPrototypeOf(handlers)), {
-    group: handlers.group,
-    handlers: Chunk.map(handlers.handlers, (item) => ({
-      ...item,
-      handler: (request: any) => settle(gateway)(Effect.zipRight(storableInput(request), item.handler(request)))
-    }))
-  })
+/** A group's handlers with every endpoint handled, as `HttpApiBuilder.group` takes them back. */
+type Handled = HttpApiBuilder.Handlers<any, any, any, never>
+
+/** Whether `built` (what a group's `build` answered, or its effect's value) is a group's handlers. */
+const isHandlers = (built: unknown): built is AnyHandlers => Predicate.hasProperty(built, HttpApiBuilder.HandlersTypeId)
+
+/**
+ * `built`'s handlers added to `fresh` (the empty handlers of the group being served: the
+ * family's own or one of its mirrors) with the platform's `handle`/`handleRaw`, each behind
+ * the text rule on its decoded input (kernel/Issues.ts), then `settle`.
+ */
+const settleAll = (fresh: AnyHandlers, built: AnyHandlers, gateway: Gateway): Handled =>
+  // (`as`: each endpoint `built` handled is handled again, by name; the family's own
+  // `HttpApiBuilder.Handlers` types checked at compile time that `built` handles them all.)
+  Chunk.reduce(built.handlers, fresh, (handlers, item) => {
+    const options = { uninterruptible: item.uninterruptible }
+    const handler = (request: DecodedInput) => settle(gateway)(Effect.zipRight(storableInput(request), item.handler(request)))
+    return item.withFullRequest
+      ? handlers.handleRaw(item.endpoint.name, handler, options)
+      : handlers.handle(item.endpoint.name, handler, options)
+  }) as Handled
 
 /** The mirrors (kernel/Mirror.ts) of group `Name` that the API holds. */
 type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = Extract<
@@ -137,7 +158,7 @@ type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string
  * also serve the group's mirrors (legacy session paths, un-versioned aliases) that the API
  * holds: a family mounted elsewhere needs no handler code.
  */
-export const serveGroup = <
+export function serveGroup<
   ApiId extends string,
   Groups extends HttpApiGroup.HttpApiGroup.Any,
   ApiError,
@@ -159,21 +180,30 @@ export const serveGroup = <
     Scope
   >
   | Gateway
-> => {
-  const names = [groupName, ...Object.keys(api.groups).filter((name) => isMirrorOf(name, groupName))]
-  const [first, ...mirrors] = names.map((name) =>
-    HttpApiBuilder.group(api, name as Name, (handlers) =>
+>
+/**
+ * (The signature above states the layer's types, as `HttpApiBuilder.group` would for the group
+ * and each mirror; here the handlers are those of any group, and the build's answer is read
+ * with `isHandlers`.)
+ */
+export function serveGroup(
+  api: HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, any, any>,
+  groupName: string,
+  build: (handlers: HttpApiBuilder.Handlers<any, any, never, any>) => unknown
+): Layer.Layer<never, unknown, unknown> {
+  const served = (name: string) =>
+    HttpApiBuilder.group(api, name, (fresh) =>
       Effect.gen(function*() {
         const gateway = yield* Gateway
-        const built: unknown = build(handlers)
-        const resolved = Effect.isEffect(built) ? yield* (built as Effect.Effect<AnyHandlers>) : (built as AnyHandlers)
-        const settled = settleAll(resolved, gateway)
+        const answer = build(fresh)
+        const built: unknown = Effect.isEffect(answer) ? yield* answer : answer
+        if (!isHandlers(built)) return yield* Effect.dieMessage(`serveGroup: the build of ${name} did not answer its handlers`)
+        const settled = settleAll(fresh, built, gateway)
         // Other callers of the same handlers (MCP tools) find them here, when the server has the registry.
         const registry = yield* Effect.serviceOption(RouteHandlers)
         if (Option.isSome(registry)) registry.value.register(api, settled, yield* Effect.context<never>())
         return settled
-        // (`as any`: the mirrors are groups of their own names; the signature above states what they serve.)
-      }) as any)
-  )
-  return Layer.mergeAll(first!, ...mirrors) as any
+      }))
+  const mirrors = Object.keys(api.groups).filter((name) => isMirrorOf(name, groupName))
+  return Layer.mergeAll(served(groupName), ...mirrors.map(served))
 }

@@ -1,5 +1,6 @@
 import { Duration, Effect, Exit, type Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
+import { rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
 import { TooManyInFlight } from "./Api.js"
 import type { AccountId } from "../../kernel/Ids.js"
 
@@ -48,6 +49,7 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
               Effect.timeoutFail({ duration: inFlightWait, onTimeout: () => TooManyInFlight.atMost(maxCallsInFlight) })
             )))
             if (Exit.isFailure(taken)) {
+              yield* record(rateLimitRefusals, 1, { limit: "in_flight" })
               yield* leave(accountId, entry)
               return yield* taken
             }

@@ -36,9 +36,11 @@ const keyOf = (group: string, endpoint: string) => `${group}/${endpoint}`
 export class RouteHandlers extends Effect.Service<RouteHandlers>()("adintel/RouteHandlers", {
   sync: () => {
     const byKey = new Map<string, RouteHandler>()
+    const registered: Array<{ readonly group: string; readonly endpoint: string }> = []
     return {
       register: (api: HttpApi.HttpApi.Any, built: BuiltHandlers, context: Context.Context<never>): void => {
         for (const item of built.handlers) {
+          registered.push({ group: built.group.identifier, endpoint: item.endpoint.name })
           // A raw handler reads the request itself: there is nothing decoded to give it.
           if (item.withFullRequest) continue
           // (`as`: `HttpApiEndpoint.Any` hides the schemas every endpoint has.)
@@ -55,7 +57,9 @@ export class RouteHandlers extends Effect.Service<RouteHandlers>()("adintel/Rout
           })
         }
       },
-      find: (group: string, endpoint: string): Option.Option<RouteHandler> => Option.fromNullable(byKey.get(keyOf(group, endpoint)))
+      find: (group: string, endpoint: string): Option.Option<RouteHandler> => Option.fromNullable(byKey.get(keyOf(group, endpoint))),
+      /** Every handler registered so far, raw ones too, once per registration (test/routes.test.ts counts them). */
+      registered: (): ReadonlyArray<{ readonly group: string; readonly endpoint: string }> => [...registered]
     }
   }
 }) {}

@@ -4,6 +4,7 @@ import { isStorable } from "../../kernel/Text.js"
 import { oauthSettings } from "./Config.js"
 import { type ClientRow, type IssuedTokens, OAuthRepo } from "./OAuthRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * The OAuth 2.1 authorization server of the MCP endpoint (spec: INTERPRETATIONS M3, M4; RFC 6749,
@@ -255,7 +256,7 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
         return { client: found.value, redirectUri: requested }
       })
 
-    return {
+    return traced("OAuth", {
       /** RFC 7591: a public client; its redirect URIs https, or http on loopback. */
       register: (body: unknown, address: string) =>
         Effect.gen(function*() {
@@ -417,7 +418,7 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
 
       /** Ends one of the account's grants: its tokens stop working at once. */
       disconnect: repo.disconnect
-    }
+    })
   }),
   dependencies: [OAuthRepo.Default]
 }) {}

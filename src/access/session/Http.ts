@@ -13,6 +13,7 @@ import { sessionCookie, sessionOf, tokenOf } from "./SignedIn.js"
 import { retryLater, serveGroup, withRateHeaders } from "../gateway/Http.js"
 import { Gateway } from "../gateway/Gateway.js"
 import { InFlight } from "../gateway/InFlight.js"
+import { accountHash, noteRequest } from "../../platform/telemetry/Tracing.js"
 
 type Request = HttpServerRequest.HttpServerRequest
 
@@ -38,6 +39,9 @@ export const SessionAuthLive = Layer.effect(
       // A cookie rides along with any site's request: only reads may come from elsewhere.
       if (!safeMethods.has(request.method)) yield* sameOrigin(request, config)
       const accountId = session.value.accountId
+      yield* noteRequest((facts) => {
+        facts.account = accountHash(accountId)
+      })
       // Fair use (issue 28): session calls take the account's rate window and its calls in
       // flight as keyed calls do; only a refusal says so in headers.
       yield* gateway.rateSlot(accountId).pipe(

@@ -1,10 +1,12 @@
-import { type HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { mirrorName, type Move, moved, undocumented } from "../../kernel/Mirror.js"
+import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { type GroupSteps, mirrorName, type Move, movedGroup, undocumented } from "../../kernel/Mirror.js"
 import { SessionAuth, type SessionAuthFailure } from "./Api.js"
 
 /**
  * S4: a metered family at its legacy dashboard path, under the browser session instead of the
  * key: the same handlers, no programmatic credit, quotas still apply, 401 without a session.
+ * The mirror holds the family's endpoints (kernel/Mirror.ts), not its key middleware, errors
+ * or product tag: a new group behind `SessionAuth`.
  */
 export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
@@ -16,12 +18,7 @@ export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.Http
   move: Move,
   label: Label
 ): HttpApiGroup.HttpApiGroup<`${Id}@legacy-${Label}`, Endpoints, SessionAuthFailure>
-export function legacy<Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
-  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
-  move: Move,
-  label?: string
-): HttpApiGroup.HttpApiGroup<string, Endpoints, SessionAuthFailure> {
-  const endpoints = moved(group.endpoints, move)
-  const base = HttpApiGroup.make(mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)).annotate(undocumented, true)
-  return Object.assign(Object.create(Object.getPrototypeOf(base)), base, { endpoints }).middleware(SessionAuth)
+export function legacy(group: HttpApiGroup.HttpApiGroup.AnyWithProps, move: Move, label?: string): GroupSteps {
+  const name = mirrorName(group.identifier, label === undefined ? "legacy" : `legacy-${label}`)
+  return movedGroup(name, group.endpoints, move).annotate(undocumented, true).middleware(SessionAuth)
 }

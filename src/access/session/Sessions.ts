@@ -11,6 +11,7 @@ import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "../gateway/Met
 import { type LogsQuery, type LogsResponse, maxLogOffset, type UsageResponse } from "./Api.js"
 import { type LogFilter, SessionsRepo } from "./SessionsRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** Wrong e-mail or password: one answer for both, so the page does not reveal which accounts exist. */
 export class BadCredentials extends Data.TaggedError("BadCredentials") {}
@@ -101,7 +102,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
         (locks) => Option.reduceCompact(locks, 0, (max, until) => Math.max(max, Math.ceil((until.getTime() - at.getTime()) / 1000)))
       )
 
-    return {
+    return traced("Sessions", {
       /**
        * Signs in with e-mail and password from `address`. Locked subjects are refused before
        * the password is even checked; a failure counts against the account and the address.
@@ -221,7 +222,7 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
           const { entries, total } = yield* repo.logs(filter)
           return { success: true, data: entries, total, page, page_size: pageSize } satisfies LogsResponse
         })
-    }
+    })
   }),
   dependencies: [SessionsRepo.Default, AccountsRepo.Default, Accounts.Default]
 }) {}

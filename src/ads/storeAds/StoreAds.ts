@@ -15,6 +15,7 @@ import {
 } from "./Api.js"
 import { type Overview, type StoreAdFilters, StoreAdsRepo, type StoreKey, type StoreRow } from "./StoreAdsRepo.js"
 import type { Page } from "../../kernel/Params.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 
 const storeNotFound = new NotFound({ error: "Store not found" })
@@ -50,7 +51,7 @@ export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
     const found = <A>(creative: Option.Option<A>) =>
       Option.match(creative, { onNone: () => Effect.fail(creativeNotFound), onSome: Effect.succeed })
 
-    return {
+    return traced("StoreAds", {
       /** P2 page of the store's creatives, newest first. */
       list: (query: StoreListQuery): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
         Effect.gen(function*() {
@@ -88,7 +89,7 @@ export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
 
       advertisers: (query: StoreQuery): Effect.Effect<ReadonlyArray<StoreAdvertiser>, InvalidRequest | NotFound> =>
         Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.advertisers(store, maxAdvertisers))
-    }
+    })
   }),
   dependencies: [StoreAdsRepo.Default]
 }) {}

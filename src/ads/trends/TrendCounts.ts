@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { Array as Arr, Clock, Context, Duration, Effect, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { progressOf } from "../../platform/Progress.js"
+import { record as recordMetric, trendCounted } from "../../platform/telemetry/Metrics.js"
 import { historyDays } from "./Api.js"
 import * as Packed from "./Packed.js"
 import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
@@ -10,6 +11,7 @@ import { kept, type Tally } from "./Ranking.js"
 import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
 import { cellKey, cellsOfAd, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
 export interface AdChange {
@@ -192,7 +194,10 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         if (ads.length > 0) yield* apply(sums)
         yield* repo.markCounted(ads.map((ad) => ad.id))
         return ads.length
-      }).pipe(Effect.withSpan("TrendCounts.countBatch", { attributes: { size } })))
+      }).pipe(Effect.withSpan("TrendCounts.countBatch", { attributes: { size } }))).pipe(
+        // Counted once committed, by whichever fiber counted (the counting fiber, a flush).
+        Effect.tap((n) => n > 0 ? recordMetric(trendCounted, n) : Effect.void)
+      )
 
     /**
      * Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is
@@ -406,7 +411,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       Effect.forever
     )
 
-    return {
+    return traced("TrendCounts", {
       record,
       /**
        * Of these ads (row ids), the ones whose copy the counts hold, in the caller's transaction,
@@ -441,6 +446,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       /** The rankings built for the windows ending `to`, whatever they were built for, nothing pruned: what a benchmark times. */
       rebuild: (to: UtcDay) => repo.transaction(Effect.zipRight(repo.lock, build(to, false))),
 
+      /** Imported ads not counted yet: what `/metrics` shows as the trends' backlog. */
+      backlog: repo.pendingCount,
+
       /** How many ads the counting fiber has counted, as it changes: what a test waits on. */
       countedByFiber: counted.changes,
 
@@ -470,7 +478,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         listening,
         eachMidnight
       ], { concurrency: "unbounded", discard: true })
-    }
+    }, { untraced: ["record"] })
   }),
   dependencies: [TrendsRepo.Default]
 }) {}

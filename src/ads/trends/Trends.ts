@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
 import {
@@ -78,7 +79,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
         return { window, rows: rows.map((r) => ({ term: textOf(r.id), count: r.count, previous_count: r.previous, growth: growthOf(r.count, r.previous) })) }
       }).pipe(Effect.withSpan("Trends.rising"))
 
-    return {
+    return traced("Trends", {
       /** Whether the rankings are built (`/ready` waits for them). */
       counted: Effect.map(repo.state, (state) => Option.isSome(state.dateTo)),
 
@@ -141,7 +142,7 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
           })
           return { window: { date_from: windows.from, date_to: windows.to }, data: page.data }
         })
-    }
+    })
   }),
   dependencies: [TrendsRepo.Default, ShopSearch.Default]
 }) {}

@@ -2,6 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import type { DigestPrefs as Prefs, DigestPrefsUpdate } from "./Api.js"
 import { DigestRepo } from "./DigestRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** An account that never chose: a daily digest at 08:00 UTC, with e-mail. */
 export const defaultPrefs: Prefs = { frequency: "daily", email: true, hour_utc: 8 }
@@ -11,7 +12,7 @@ export class DigestPreferences extends Effect.Service<DigestPreferences>()("adin
   effect: Effect.gen(function*() {
     const repo = yield* DigestRepo
     const get = (account: AccountId): Effect.Effect<Prefs> => Effect.map(repo.prefs(account), Option.getOrElse(() => defaultPrefs))
-    return {
+    return traced("DigestPreferences", {
       get,
       /** Changes the fields sent, keeps the others; the preferences afterwards. */
       update: (account: AccountId, patch: DigestPrefsUpdate): Effect.Effect<Prefs> =>
@@ -25,7 +26,7 @@ export class DigestPreferences extends Effect.Service<DigestPreferences>()("adin
           yield* repo.savePrefs(account, next, new Date(yield* Clock.currentTimeMillis))
           return next
         })
-    }
+    })
   }),
   dependencies: [DigestRepo.Default]
 }) {}

@@ -3,6 +3,7 @@ import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import type { MarkRead, Notification, NotificationsQuery } from "./Api.js"
 import { type Delivery, InboxRepo } from "./InboxRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export type { Delivery }
 
@@ -20,7 +21,7 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
     const repo = yield* InboxRepo
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    return {
+    return traced("Inbox", {
       /** P2 page of the account's items, newest first. */
       list: (account: AccountId, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
         const window = windowOf(query)
@@ -42,7 +43,7 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
       deliver: (items: ReadonlyArray<Delivery>): Effect.Effect<number> =>
         Effect.flatMap(now, (at) =>
           repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
-    }
+    })
   }),
   dependencies: [InboxRepo.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import sharp from "sharp"
 import { ImageDecoding, maxInputPixels } from "./ImageDecoding.js"
+import { traced } from "../telemetry/Tracing.js"
 
 /**
  * 64-bit perceptual hashes of creatives: pHash (low DCT frequencies) and dHash (neighbour
@@ -138,7 +139,7 @@ const decode = async (bytes: Uint8Array): Promise<ImageHashes> => {
 }
 
 export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/ImageFeatures", {
-  effect: Effect.map(ImageDecoding, (decoding) => ({
+  effect: Effect.map(ImageDecoding, (decoding) => traced("ImageFeatures", {
     /** Hashes of any common image (JPEG, PNG, WebP, GIF's first frame), alpha flattened onto white. */
     hash: (bytes: Uint8Array): Effect.Effect<ImageHashes, ImageDecodeError> =>
       decoding.limit(Effect.tryPromise({

@@ -11,6 +11,7 @@ import { Transform, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { optionalSetting } from "../AppConfig.js"
 import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
+import { traced } from "../telemetry/Tracing.js"
 
 /**
  * Downloads user-supplied media URLs without letting them reach the service's own network
@@ -291,7 +292,7 @@ const make = (config: RemoteMediaSettings) =>
         onTimeout: () => new MediaFetchError({ reason: `timed out after ${seconds}s` })
       })
 
-    return {
+    return traced("RemoteMedia", {
       /** The whole body in memory. */
       fetch: (url: string, options: FetchOptions = {}): Effect.Effect<FetchedMedia, MediaFetchError> =>
         Effect.scoped(Effect.gen(function*() {
@@ -324,7 +325,7 @@ const make = (config: RemoteMediaSettings) =>
           )
           return got
         })
-    }
+    })
   })
 
 /** No variables at all: what `layerWith` reads the defaults from. */

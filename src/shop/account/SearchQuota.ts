@@ -4,6 +4,7 @@ import { searchesLeft } from "../../access/gateway/Meters.js"
 import { today } from "../../kernel/UtcDay.js"
 import { DailyQuota, type ShopCreditsResponse } from "./Api.js"
 import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * The daily short-video search quota (spec: Limits "Daily search quota"; INTERPRETATIONS G7):
@@ -12,7 +13,7 @@ import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
 export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQuota", {
   effect: Effect.gen(function*() {
     const repo = yield* SearchQuotaRepo
-    return {
+    return traced("SearchQuota", {
       /** The `GET /api/v1/clipapp-shop/credits` answer, from the meters the gateway read. */
       balance: (caller: CallerInfo): ShopCreditsResponse => {
         const { used, limit, resetsAt } = caller.dailySearch
@@ -31,7 +32,7 @@ export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQu
           const taken = yield* repo.take(caller.accountId, yield* today, caller.dailySearch.limit)
           if (!taken) return yield* Effect.fail(new DailyQuota())
         })
-    }
+    })
   }),
   dependencies: [SearchQuotaRepo.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import { ShopCountryRepo } from "./ShopCountryRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** Where an account's short-video shop calls look when they name no country. */
 export const defaultShopCountry = "US"
@@ -13,7 +14,7 @@ export class ShopCountry extends Effect.Service<ShopCountry>()("adintel/ShopCoun
   effect: Effect.gen(function*() {
     const repo = yield* ShopCountryRepo
     const of = (accountId: AccountId) => Effect.map(repo.find(accountId), Option.getOrElse(() => defaultShopCountry))
-    return {
+    return traced("ShopCountry", {
       of,
       /** The country a call uses: the one it names, else the account's. */
       resolve: (accountId: AccountId, given: string | undefined) => (given === undefined ? of(accountId) : Effect.succeed(given)),
@@ -22,7 +23,7 @@ export class ShopCountry extends Effect.Service<ShopCountry>()("adintel/ShopCoun
         country === undefined
           ? of(accountId)
           : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.save(accountId, country, new Date(now))).pipe(Effect.as(country))
-    }
+    })
   }),
   dependencies: [ShopCountryRepo.Default]
 }) {}

@@ -7,6 +7,7 @@ import { type ExploreParams, keysOf, shopEntities, type ShopEntity, type ShopRec
 import { inMemoryCatalog, type CatalogWorld } from "./InMemoryCatalog.js"
 import { lengthOf, metricsOf, type Period, selected } from "./Period.js"
 import type { RecordOf } from "./Views.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** The periods summed ahead (days up to yesterday): explore's default, and a week. */
 export const rollupWindows: ReadonlyArray<number> = [7, 30]
@@ -100,7 +101,7 @@ export class ShopCatalog extends Effect.Service<ShopCatalog>()("adintel/ShopCata
       return refreshed
     })
 
-    return {
+    return traced("ShopCatalog", {
       query,
       pageSelection,
       page,
@@ -149,7 +150,7 @@ export class ShopCatalog extends Effect.Service<ShopCatalog>()("adintel/ShopCata
           const view = viewOf("products", options.period)
           return pageOf(paging, rows.map((m) => ({ ...view(m.row), relevance: m.relevance })), total)
         })
-    }
+    })
   }),
   dependencies: [CatalogRepo.Default]
 }) {

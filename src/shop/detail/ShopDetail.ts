@@ -8,6 +8,7 @@ import { ShopCatalog, type View } from "../catalog/ShopCatalog.js"
 import { ShopCountry } from "../account/ShopCountry.js"
 import { type CategoryNode, type DetailList, type DetailPath, details, type DetailSelection, type DetailTabs, entityOf, type PagePath } from "./Api.js"
 import { DetailRepo, type VisitType } from "./DetailRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
 
@@ -111,7 +112,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
       return rows.filter((r) => r.parent_id === null).map(node)
     }
 
-    return {
+    return traced("ShopDetail", {
       list,
 
       hierarchy: (caller: CallerInfo, country: string | undefined) =>
@@ -312,7 +313,7 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
             }
           }
         })
-    }
+    })
   }),
   dependencies: [ShopCatalog.Default, DetailRepo.Default, ShopCountry.Default]
 }) {}

@@ -4,6 +4,7 @@ import type { ExploreParams, ShopEntity } from "../catalog/Entities.js"
 import { ShopCatalog } from "../catalog/ShopCatalog.js"
 import { SearchQuota } from "../account/SearchQuota.js"
 import { ShopCountry } from "../account/ShopCountry.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** P3: the query string's parameters, then the body's over them. */
 const merged = (query: ExploreParams, body: ExploreParams | undefined): ExploreParams => ({ ...query, ...body })
@@ -19,7 +20,7 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
     const quota = yield* SearchQuota
     const countries = yield* ShopCountry
 
-    return {
+    return traced("ShopExplore", {
       explore: <E extends ShopEntity>(entity: E, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
         Effect.gen(function*() {
           const params = merged(query, body)
@@ -37,7 +38,7 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
           yield* quota.consume(caller)
           return { success: true as const, total: yield* catalog.count(selection) }
         })
-    }
+    })
   }),
   dependencies: [ShopCatalog.Default, SearchQuota.Default, ShopCountry.Default]
 }) {}

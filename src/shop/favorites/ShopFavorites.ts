@@ -4,6 +4,7 @@ import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { type Favorite, type FavoriteCheck, type FavoritesQuery, type FavoriteTarget, type FavoriteType, maxFavorites } from "./Api.js"
 import { type EntityRow, ShopFavoritesRepo } from "./ShopFavoritesRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const typeNames: Record<FavoriteType, string> = {
   product: "Product",
@@ -46,7 +47,7 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return {
+    return traced("ShopFavorites", {
       /** P2 page of the account's favorites, newest first. */
       list: (account: AccountId, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
         const window = windowOf(query)
@@ -102,7 +103,7 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
             return [externalId, entity !== undefined && favorites.has(entity.row)]
           }))
         })
-    }
+    })
   }),
   dependencies: [ShopFavoritesRepo.Default]
 }) {}

@@ -15,6 +15,7 @@ import {
 } from "./Api.js"
 import { type PresetInput, ShopPresetsRepo } from "./ShopPresetsRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const notFound = new NotFound({ error: "Preset not found" })
 const full = new InvalidRequest({ error: `Presets are limited to ${maxPresets} per account` })
@@ -53,7 +54,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return {
+    return traced("ShopPresets", {
       /** P2 page of the account's presets, most recently updated first. */
       list: (account: AccountId, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
         const window = windowOf(query)
@@ -96,7 +97,7 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
       remove: (account: AccountId, { id }: DeletePreset): Effect.Effect<void, NotFound> =>
         Effect.flatMap(repo.remove(account, id), (removed) => removed ? Effect.void : Effect.fail(notFound))
-    }
+    })
   }),
   dependencies: [ShopPresetsRepo.Default]
 }) {}

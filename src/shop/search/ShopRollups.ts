@@ -3,6 +3,7 @@ import { lastDays } from "../catalog/Period.js"
 import { ShopCatalog } from "../catalog/ShopCatalog.js"
 import { defaultPeriodDays } from "../catalog/Entities.js"
 import { ShopSearchRepo } from "./ShopSearchRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * Keeps what the short-video shop sums ahead in step with the catalog: the catalog's rollups
@@ -29,7 +30,7 @@ export class ShopRollups extends Effect.Service<ShopRollups>()("adintel/ShopRoll
       return refreshed
     })
 
-    return {
+    return traced("ShopRollups", {
       refreshStale,
       /** For as long as the server runs: a look every `every`. */
       keepFresh: (every: Duration.Duration) =>
@@ -40,7 +41,7 @@ export class ShopRollups extends Effect.Service<ShopRollups>()("adintel/ShopRoll
           ),
           Effect.repeat(Schedule.spaced(every))
         )
-    }
+    }, { untraced: ["keepFresh"] })
   }),
   dependencies: [ShopCatalog.Default, ShopSearchRepo.Default]
 }) {}

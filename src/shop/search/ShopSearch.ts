@@ -17,6 +17,7 @@ import {
 } from "./Api.js"
 import { type ByType, type PrefixPatterns, type Reach, ShopSearchRepo } from "./ShopSearchRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** P2's page, the same bound as explore's: offsets cost what they skip. */
 const pagingOf = (params: { readonly page?: number | undefined; readonly page_size?: number | undefined }) =>
@@ -75,7 +76,7 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
     const catalog = yield* ShopCatalog
     const countries = yield* ShopCountry
 
-    return {
+    return traced("ShopSearch", {
       /**
        * Products by growth of `metric` over the last `days` days against the days before them;
        * only products with some of it in both windows (previous > 0 and current > 0).
@@ -126,7 +127,7 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
           const later = enough || patterns.later === null ? [] : [yield* classOf(false)]
           return { success: true as const, data: interleave(types, [starting, ...later], limit) }
         })
-    }
+    })
   }),
   dependencies: [ShopSearchRepo.Default, ShopCatalog.Default, ShopCountry.Default]
 }) {}

@@ -15,6 +15,7 @@ import {
   type Window
 } from "./StoreCatalogRepo.js"
 import type { DailyPoint, Estimate, StoreProductView, StoreView } from "./Views.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export type { ProductSort, StoreFilters, StoreKey, StoreRow, StoreSort, Window }
 
@@ -119,7 +120,7 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
       new_products: d.new_products
     })
 
-    return {
+    return traced("StoreCatalog", {
       window,
 
       /** The store a request names, or a 404 with `message`. */
@@ -184,7 +185,7 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
       ads: repo.ads,
       landers: repo.landers,
       productImage: absoluteImage
-    }
+    })
   }),
   dependencies: [StoreCatalogRepo.Default]
 }) {}

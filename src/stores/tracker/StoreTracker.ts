@@ -8,6 +8,7 @@ import { trackerLimits } from "../Config.js"
 import { maxNewProducts, maxTrackedDays, type StoreTarget, type TrackedQuery, type TrackedStore, StoreTrackingLimit } from "./Api.js"
 import { StoreTrackerRepo } from "./StoreTrackerRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export interface TrackerCounts {
   readonly tracked: number
@@ -47,7 +48,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
     const find = (target: StoreTarget): Effect.Effect<FoundStore, InvalidRequest | NotFound> =>
       Effect.flatMap(keyOf(target), (key) => catalog.find(key, notFoundMessage(key)))
 
-    return {
+    return traced("StoreTracker", {
       status: counts,
 
       track: (
@@ -90,7 +91,7 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
             }).pipe(Effect.map((since): TrackedStore => ({ store: views[i]!, tracked_at: tracked.tracked_at, ...since }))))
           return pageOf(window, data, total)
         })
-    }
+    })
   }),
   dependencies: [StoreTrackerRepo.Default, StoreCatalog.Default]
 }) {}

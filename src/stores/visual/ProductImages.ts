@@ -6,6 +6,7 @@ import { artSvg, parseArtName } from "../media/ProductArt.js"
 import { StoreMedia } from "../media/StoreMedia.js"
 import { featuresOf, featuresOfDrawing, type ProductFeatures } from "./Features.js"
 import { type ImageFeaturesRecord, VisualRepo } from "./VisualRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** A product's main image to index. */
 export interface ProductImage {
@@ -74,7 +75,7 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
         return { hashed, failed } satisfies HashReport
       })
 
-    return {
+    return traced("ProductImages", {
       /** Indexes these images (the demo loader's, already known by path). */
       index: (images: Iterable<ProductImage>, concurrency = 2) => index(Stream.fromIterable(images), concurrency),
 
@@ -84,7 +85,7 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
           index(Stream.fromIterable(pending.map((p) => ({ store_external_id: p.store_external_id, external_id: p.external_id, image: p.image_url }))), options.concurrency)),
 
       record: repo.record
-    }
+    })
   }),
   dependencies: [VisualRepo.Default, StoreMedia.Default, RemoteMedia.Default, ImageDecoding.Default]
 }) {}

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { StoreRow } from "../catalog/StoreCatalogRepo.js"
 import { colourBins, colourSimilarity, popcount32, type ProductFeatures, similarityOf } from "./Features.js"
 import { type IndexedRow, ProductRow, VisualRepo } from "./VisualRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** A store a search found, with its products that look most alike, best first. */
 export interface StoreMatch {
@@ -117,7 +118,7 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
       return kept.sort((a, b) => b.score - a.score || products[a.slot]! - products[b.slot]!)
     }
 
-    return {
+    return traced("VisualIndex", {
       refresh,
       /** Images indexed so far (after the last refresh). */
       size: Effect.sync(() => size),
@@ -155,7 +156,7 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
           }
           return Array.from(byStore, ([store, found]) => ({ store: StoreRow.make(String(store)), similarity: found[0]!.similarity, products: found }))
         }))
-    }
+    })
   }),
   dependencies: [VisualRepo.Default]
 }) {}

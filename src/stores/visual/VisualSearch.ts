@@ -12,6 +12,7 @@ import { defaultStores, maxImageBytes, productsPerStore, type VisualMatch, type 
 import { featuresOf, sniffImage } from "./Features.js"
 import { VisualIndex } from "./VisualIndex.js"
 import { VisualRepo } from "./VisualRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** Where the photo comes from, and the field a refusal names. */
 type Source =
@@ -83,7 +84,7 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
       )
     }
 
-    return {
+    return traced("VisualSearch", {
       search: (payload: VisualPayload, base: string): Effect.Effect<ReadonlyArray<VisualMatch>, InvalidRequest> =>
         Effect.gen(function*() {
           const request = requestOf(payload)
@@ -116,7 +117,7 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
             }]
           })
         })
-    }
+    })
   }),
   dependencies: [StoreCatalog.Default, VisualIndex.Default, VisualRepo.Default, RemoteMedia.Default, StoreMedia.Default, ImageDecoding.Default]
 }) {}
