@@ -8,6 +8,7 @@ import { libraries } from "../library/Filters.js"
 import { type BrandRef, brandsPrefix, defaultPeriodDays, maxPeriodDays, type TabAnswer, type TabList, type TabQuery } from "./Api.js"
 import { BrandInsightsRepo, type SqlTab, type TabScope } from "./BrandInsightsRepo.js"
 import { adsShown, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const brandNotFound = new NotFound({ error: "Brand not found" })
 
@@ -77,7 +78,7 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
         return { date_from: dateFrom, date_to: dateTo }
       })
 
-    return {
+    return traced("BrandInsights", {
       /** `GET /api/v1/brands/tabs`: every declared tab. */
       list: {
         success: true,
@@ -109,7 +110,7 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
           // (`as`: TypeScript does not resolve the distributive `TabAnswer<T>` for a type parameter; this is tab `T`'s.)
           return { success: true, brand: named, period, data } as TabAnswer<T>
         })
-    }
+    })
   }),
   dependencies: [BrandInsightsRepo.Default, StoredTranscripts.Default]
 }) {}

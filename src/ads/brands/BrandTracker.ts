@@ -9,6 +9,7 @@ import { BrandLimitReached, type BrandsQuery, type TrackedBrand } from "./Api.js
 import { trackingLimits } from "./BrandsConfig.js"
 import { type BrandNews, BrandsRepo, type Tracker, type TrackedRow } from "./BrandsRepo.js"
 import { type AccountId, BrandId, idOf } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export type { BrandNews, NewAd, Tracker } from "./BrandsRepo.js"
 
@@ -60,7 +61,7 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
         Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
       )
 
-    return {
+    return traced("BrandTracker", {
       /** One page of the account's tracked brands, newest follow first, and how many it tracks. */
       list: (account: AccountId, query: BrandsQuery) =>
         Effect.gen(function*() {
@@ -115,7 +116,7 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
 
       /** The ids of the social-library brands with the most ads (demo data). */
       busiest: (limit: number) => repo.busiest(limit)
-    }
+    })
   }),
   dependencies: [BrandsRepo.Default, AdSearch.Default]
 }) {}

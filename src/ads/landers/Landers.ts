@@ -4,6 +4,7 @@ import { boundedWindowOf, type Page, pageOf, windowOf } from "../../kernel/Pagin
 import { type ExploreBody, type FavoriteLander, type FavoritesQuery, type Lander, maxLanderFavorites, type ToggleBody } from "./Api.js"
 import { LandersRepo } from "./LandersRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const notFound = new NotFound({ error: "Lander not found" })
 const full = new InvalidRequest({ error: `Lander favorites are limited to ${maxLanderFavorites} per account` })
@@ -30,7 +31,7 @@ export class Landers extends Effect.Service<Landers>()("adintel/Landers", {
   effect: Effect.gen(function*() {
     const repo = yield* LandersRepo
 
-    return {
+    return traced("Landers", {
       explore: (body: ExploreBody): Effect.Effect<Page<Lander>, InvalidRequest> =>
         Effect.gen(function*() {
           const sort = body.sort ?? (body.q === undefined ? "newest" : "relevance")
@@ -56,7 +57,7 @@ export class Landers extends Effect.Service<Landers>()("adintel/Landers", {
           if (outcome === "full") return yield* Effect.fail(full)
           return outcome === "added"
         })
-    }
+    })
   }),
   dependencies: [LandersRepo.Default]
 }) {}

@@ -16,6 +16,7 @@ import {
 } from "./Filters.js"
 import { ScrollToken, type ScrollState } from "./ScrollToken.js"
 import { SimilarityRepo } from "./SimilarityRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** A search as a token carries it, short of where the next page starts. */
 type SearchState = Omit<ScrollState, "after" | "filters"> & { readonly filters: AdFilters }
@@ -137,7 +138,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
             ? Effect.fail(adNotFound)
             : Effect.succeed({ text: Option.fromNullable(source.text), image: source.hashes, exclude: Option.some(source.rowId) }))
 
-    return {
+    return traced("AdSearch", {
       /**
        * A library route's search: a first page from filters, or the next one from a token.
        * `scope` names the route in its tokens (default: the library), so a route that fixes a
@@ -190,7 +191,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
           })
           return paginate(rows, state)
         })
-    }
+    })
   }),
   // AdSimilarity, RemoteMedia and ImageFeatures are chosen by the composition root (and by tests).
   dependencies: [AdSearchRepo.Default, SimilarityRepo.Default, ScrollToken.Default, AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default]

@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { ImageFeatures, toSigned64 } from "../../platform/media/ImageFeatures.js"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
 import { type CreativeOf, SimilarityRepo } from "./SimilarityRepo.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 export interface HashOptions {
   /** Creatives to process at most in this run. */
@@ -34,7 +35,7 @@ export class CreativeHasher extends Effect.Service<CreativeHasher>()("adintel/Cr
     const repo = yield* SimilarityRepo
     const media = yield* RemoteMedia
     const images = yield* ImageFeatures
-    return {
+    return traced("CreativeHasher", {
       /** Stores hashes computed elsewhere, as hashing would (the demo draws its creatives rather than fetch them). */
       record: (creatives: ReadonlyArray<CreativeOf>, at: Date) => repo.saveHashes(creatives, at),
 
@@ -70,7 +71,7 @@ export class CreativeHasher extends Effect.Service<CreativeHasher>()("adintel/Cr
           }
           return report
         })
-    }
+    })
   }),
   dependencies: [SimilarityRepo.Default, RemoteMedia.Default, ImageFeatures.Default]
 }) {}

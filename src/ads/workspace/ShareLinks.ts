@@ -7,6 +7,7 @@ import { ShareLinksRepo } from "./ShareLinksRepo.js"
 import { boardNotFound, Workspace } from "./Workspace.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
 import { type AccountId, BoardId, idOf } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 const DAY = 86_400_000
 const MINUTE = 60_000
@@ -37,7 +38,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return {
+    return traced("ShareLinks", {
       /** A new link to one of the account's boards; `baseUrl` is where browsers reach the service. */
       create: (
         account: AccountId,
@@ -100,7 +101,7 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
             page_size: ads.page_size
           }
         })
-    }
+    })
   }),
   dependencies: [ShareLinksRepo.Default, Workspace.Default, WorkspaceConfig.Default]
 }) {}

@@ -15,6 +15,7 @@ import type {
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
 import { type AdRef, type BoardRecord, type FolderRecord, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
 import { type AccountId, BoardId, BrandId, FolderId, idOf } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
 export const nameOf = (name: string): Name => ({ name, key: name.normalize("NFC").toLowerCase() })
@@ -117,7 +118,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
       )
     }
 
-    return {
+    return traced("Workspace", {
       tree: (account: AccountId): Effect.Effect<ReadonlyArray<FolderRecord>> => repo.tree(account),
 
       createFolder: (account: AccountId, name: string): Effect.Effect<FolderRecord, Conflict> =>
@@ -228,7 +229,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
           }
           return yield* Effect.flatMap(repo.savedAd(account, ref), Option.match({ onNone: () => Effect.fail(savedAdNotFound), onSome: Effect.succeed }))
         })
-    }
+    })
   }),
   dependencies: [WorkspaceRepo.Default, WorkspaceConfig.Default]
 }) {}
