@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Duration, Effect, Layer, Redacted, Schedule } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import parsePrometheusTextFormat from "parse-prometheus-text-format"
 import pg from "pg"
 import * as path from "node:path"
 import { DemoData } from "../src/demo/DemoData.js"
@@ -41,11 +42,24 @@ const replicated = Layer.unwrapScoped(Effect.gen(function*() {
   )
 }))
 
+const adminToken = "replica-metrics-admin-token-0123456789"
+
 const server = Layer.effectDiscard(loadSmallWorld).pipe(
-  Layer.provideMerge(Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default)),
+  Layer.provideMerge(Layer.mergeAll(
+    testServer({ config: { rateLimitPerMinute: 100_000, adminToken: Option.some(Redacted.make(adminToken)) } }),
+    DemoData.Default
+  )),
   Layer.provideMerge(Ingest.Default),
   Layer.provideMerge(replicated)
 )
+
+/** The replica's series of a gauge on `/metrics`, read by a Prometheus text-format parser. */
+const gauge = (name: string) =>
+  Effect.map(call("/metrics", { headers: { Authorization: `Bearer ${adminToken}` } }), (answer) => {
+    expect(answer.status).toBe(200)
+    const family = parsePrometheusTextFormat(answer.body).find((f) => f.name === name)
+    return family?.metrics.find((m) => m.labels?.["replica"] === "replica-1")?.value
+  })
 
 const onReplica = <A extends pg.QueryResultRow>(text: string) =>
   Effect.flatMap(Clusters, ({ replica }) =>
@@ -90,6 +104,9 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
           { name: "replica-1", healthy: true, lag_ms: expect.any(Number), reason: null, checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }
         ])
         expect(ready.body).not.toContain("postgres://")
+        // And `/metrics`, labelled by the same name.
+        expect(yield* gauge("adintel_replica_healthy")).toBe("1")
+        expect(Number(yield* gauge("adintel_replica_lag_seconds"))).toBeGreaterThanOrEqual(0)
         const { api_key } = yield* account()
         const before = yield* replicaCommits
         const answers = yield* Effect.forEach(Array.from({ length: 40 }, (_, n) => n), (n) => search(api_key, n))
@@ -144,6 +161,7 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         const health = yield* ReplicaHealth
         yield* health.check
         expect((yield* health.states)[0]).toMatchObject({ name: "replica-1", healthy: false })
+        expect(yield* gauge("adintel_replica_healthy")).toBe("0")
         // Still ready: with no healthy replica the primary serves every read (R1).
         const ready = yield* call("/ready")
         expect(ready.status).toBe(200)

@@ -4,7 +4,8 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { DatabasePool } from "../platform/db/Database.js"
-import { dbPoolConnections, record, scrape, transcriptionQueue, trendBacklog } from "../platform/telemetry/Metrics.js"
+import { ReplicaHealth } from "../platform/db/Replicas.js"
+import { dbPoolConnections, record, replicaHealthy, replicaLag, scrape, transcriptionQueue, trendBacklog } from "../platform/telemetry/Metrics.js"
 import { Transcripts } from "../transcripts/Transcripts.js"
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
@@ -21,8 +22,8 @@ const unauthorized = HttpServerResponse.unsafeJson({ success: false, error: "Una
  * `GET /metrics` (spec: INTERPRETATIONS R2): the service's metrics (platform/telemetry/Metrics.ts)
  * for a Prometheus scraper holding `Authorization: Bearer <ADMIN_TOKEN>`; 401 without it (and
  * with `ADMIN_TOKEN` unset, when no token can match). Not in the contract: an operator's route,
- * like `/docs`. The gauges are sampled as the scrape asks: the database pool, the trends'
- * backlog, the transcription queue.
+ * like `/docs`. The gauges are sampled as the scrape asks: the database pool, the read
+ * replicas' health and lag, the trends' backlog, the transcription queue.
  */
 export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -30,6 +31,7 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
     const expected = Option.map(adminToken, (token) => sha256(Redacted.value(token)))
     const trendCounts = yield* TrendCounts
     const transcripts = yield* Transcripts
+    const replicas = yield* ReplicaHealth
     const sample = Effect.gen(function*() {
       const pool = yield* Effect.serviceOption(DatabasePool)
       if (Option.isSome(pool)) {
@@ -37,6 +39,11 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
         yield* record(dbPoolConnections, inUse, { state: "in_use" })
         yield* record(dbPoolConnections, idle, { state: "idle" })
         yield* record(dbPoolConnections, waiting, { state: "waiting" })
+      }
+      // The read replicas by position (a URL holds a password): a closed, configured set of labels.
+      for (const replica of yield* replicas.states) {
+        yield* record(replicaHealthy, replica.healthy ? 1 : 0, { replica: replica.name })
+        if (replica.lagMs !== null) yield* record(replicaLag, replica.lagMs / 1000, { replica: replica.name })
       }
       yield* record(trendBacklog, yield* trendCounts.backlog)
       const waiting = yield* Stream.runHead(transcripts.waiting)

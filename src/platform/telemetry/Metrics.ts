@@ -61,6 +61,12 @@ export const importedRecords = Metric.counter("adintel_imported_records_total", 
 export const transcriptionQueue = Metric.gauge("adintel_transcription_queue", {
   description: "Transcript and script generations waiting for their turn"
 })
+export const replicaHealthy = Metric.gauge("adintel_replica_healthy", {
+  description: "Whether each read replica (DATABASE_REPLICA_URLS, by position: replica-<n>) serves reads: 1 or 0 (R1)"
+})
+export const replicaLag = Metric.gauge("adintel_replica_lag_seconds", {
+  description: "Each read replica's replay lag, in seconds, at the last check that could read it"
+})
 
 /**
  * One label set per combination of values, made once: the metric's hook is then found by
