@@ -64,6 +64,16 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
     ]
   },
   {
+    // A streaming replica serving the research reads (issue 31, R1).
+    script: "bench/ads.ts",
+    env: { BENCH_REPLICA: "1", BENCH_SAMPLES: "3", BENCH_WALKS: "1", BENCH_WALK_PAGES: "3" },
+    prints: [
+      /^ {2}a streaming replica serves the research reads \(BENCH_REPLICA=1, DATABASE_REPLICA_URLS\)$/m,
+      timed("keyword + 2 filters"),
+      timed("landers: filters, most ads")
+    ]
+  },
+  {
     script: "bench/brands.ts",
     env: { BENCH_SAMPLES: "3" },
     prints: [timed("GET /api/v1/brands/ads page 2"), timed("GET /api/v1/notifications"), timed("GET .../unread-count")]
@@ -96,7 +106,7 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
 
 describe("benchmarks at the small scale", () => {
   for (const { env, prints, script } of cases) {
-    const mode = Object.entries(env).filter(([name]) => name === "BENCH_COUNTING").map(([name, value]) => ` (${name}=${value})`).join("")
+    const mode = Object.entries(env).filter(([name]) => name === "BENCH_COUNTING" || name === "BENCH_REPLICA").map(([name, value]) => ` (${name}=${value})`).join("")
     it.live(`${script}${mode}: runs to its end with every figure printed`, () =>
       Effect.gen(function*() {
         const { code, output } = yield* bench(script, env)
