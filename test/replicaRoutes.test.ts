@@ -97,6 +97,7 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
     it.effect("ad searches and landers explore are served by the replica; their answers are the primary's", () =>
       Effect.gen(function*() {
         yield* caughtUp
+        const { api_key } = yield* account()
         // `/ready` shows it, by position (its URL holds a password).
         const ready = yield* call("/ready")
         expect(ready.status).toBe(200)
@@ -104,10 +105,14 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
           { name: "replica-1", healthy: true, lag_ms: expect.any(Number), reason: null, checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }
         ])
         expect(ready.body).not.toContain("postgres://")
+        // The admin API, with the operator's token only.
+        const admin = yield* call("/admin/replicas", { headers: { Authorization: `Bearer ${adminToken}` } })
+        expect(admin.status).toBe(200)
+        expect(JSON.parse(admin.body)).toEqual({ replicas: JSON.parse(ready.body).replicas.map((r: object) => ({ ...r, lag_ms: expect.any(Number), checked_at: expect.any(String) })) })
+        expect((yield* call("/admin/replicas", keyHeader(api_key))).status).toBe(401)
         // And `/metrics`, labelled by the same name.
         expect(yield* gauge("adintel_replica_healthy")).toBe("1")
         expect(Number(yield* gauge("adintel_replica_lag_seconds"))).toBeGreaterThanOrEqual(0)
-        const { api_key } = yield* account()
         const before = yield* replicaCommits
         const answers = yield* Effect.forEach(Array.from({ length: 40 }, (_, n) => n), (n) => search(api_key, n))
         expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200))

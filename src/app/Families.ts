@@ -83,7 +83,7 @@ import { StoreVisualSearchContract } from "../stores/visual/Api.js"
 import { StoreVisualSearchLive } from "../stores/visual/Http.js"
 import { VisualSearch } from "../stores/visual/VisualSearch.js"
 import { SystemContract } from "../system/Api.js"
-import { SystemLive } from "../system/Http.js"
+import { SystemAdminLive, SystemLive } from "../system/Http.js"
 import { Readiness } from "../system/Readiness.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
 import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
@@ -115,7 +115,7 @@ const family = <Handlers extends Layer.Layer.Any, Services extends Layer.Layer.A
  * does not compile; `test/routes.test.ts` checks every group belongs to one line.
  */
 export const families = [
-  family(SystemContract, [SystemLive], [Readiness.Default]),
+  family(SystemContract, [SystemLive, SystemAdminLive], [Readiness.Default]),
   family(CreditsContract, [CreditsLive]),
   family(AdLibraryContract, [AdLibraryLive, AdsLive], [AdSearch.Default]),
   family(StoreAdsContract, [StoreAdsLive], [StoreAds.Default]),

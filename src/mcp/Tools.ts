@@ -27,7 +27,7 @@ import { unknownPathNames } from "../shop/account/Api.js"
 import { ShopFavoritesApi } from "../shop/favorites/Api.js"
 import { ShopPresetsApi } from "../shop/presets/Api.js"
 import { StoreMediaApi } from "../stores/media/Api.js"
-import { SystemApi } from "../system/Api.js"
+import { SystemAdminApi, SystemApi } from "../system/Api.js"
 import { noTool, type NoToolDeclaration, tool, type ToolDeclaration } from "./Tool.js"
 
 /**
@@ -372,6 +372,7 @@ export type ToolName = keyof typeof tools
  */
 export const notTools: ReadonlyArray<NoToolDeclaration> = [
   noTool(SystemApi, "every route", "Probes for operators and load balancers: unmetered, not research"),
+  noTool(SystemAdminApi, "every route", "The admin API: the operator's token, not an account's"),
   noTool(SessionApi, "every route", "The browser side: sign-in, the key page and its forms"),
   noTool(McpClientsApi, "every route", "The key page's Disconnect, a session form"),
   noTool(AdminApi, "every route", "The admin API: the operator's token, not an account's"),

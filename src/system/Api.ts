@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { envelope } from "../kernel/Envelope.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
+import { AdminAuth } from "../access/accounts/Api.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
@@ -46,5 +47,16 @@ export class SystemApi extends HttpApiGroup.make("system").annotateContext(inPro
   )
 {}
 
+/** The read replicas for the operator (issue 31, R1): the admin token, like the rest of the admin API. */
+export class SystemAdminApi extends HttpApiGroup.make("systemAdmin").annotateContext(inProduct("Admin"))
+  .add(
+    HttpApiEndpoint.get("replicas", "/admin/replicas")
+      .addSuccess(Schema.Struct({ replicas: Schema.Array(ReplicaStatus) }))
+      .annotate(OpenApi.Summary, "The read replicas: whether each serves reads, its replay lag, why it is out")
+  )
+  .middleware(AdminAuth)
+  .annotateEndpoints(OpenApi.Transform, (operation) => ({ ...operation, security: [{ AdminToken: [] }] }))
+{}
+
 /** The system's part of the contract (kernel/Contract.ts): its handlers are built against it. */
-export class SystemContract extends contractPart().add(SystemApi) {}
+export class SystemContract extends contractPart().add(SystemApi).add(SystemAdminApi) {}

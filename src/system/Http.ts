@@ -27,7 +27,15 @@ export const SystemLive = serveGroup(SystemContract, "system", (handlers) =>
           if (!(yield* readiness.database)) return yield* Effect.fail(new NotReady({ error: "Database unreachable" }))
           // Every research route answers at its usual speed: trends included (issue 28).
           if (!(yield* trends.counted)) return yield* Effect.fail(new NotReady({ error: "Counting trends" }))
-          const replicas = (yield* health.states).map((r) => ({ name: r.name, healthy: r.healthy, lag_ms: r.lagMs, reason: r.reason, checked_at: r.checkedAt }))
-          return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines }, replicas }
+          return { status: "ready" as const, engines: { similarity: similarity.engine, ...engines }, replicas: yield* replicasOf(health) }
         }))
   }))
+
+/** The replicas as `/ready` and the admin API show them. */
+const replicasOf = (health: ReplicaHealth["Type"]) =>
+  Effect.map(health.states, (states) =>
+    states.map((r) => ({ name: r.name, healthy: r.healthy, lag_ms: r.lagMs, reason: r.reason, checked_at: r.checkedAt })))
+
+export const SystemAdminLive = serveGroup(SystemContract, "systemAdmin", (handlers) =>
+  Effect.map(ReplicaHealth, (health) =>
+    handlers.handle("replicas", () => Effect.map(replicasOf(health), (replicas) => ({ replicas })))))
