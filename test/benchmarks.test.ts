@@ -98,6 +98,15 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
     ]
   },
   {
+    script: "bench/fanout.ts",
+    env: { BENCH_SAMPLES: "20" },
+    prints: [
+      /^ {2}copied into 16 hash partitions in [\d.]+ s$/m,
+      /^ +1 +\d+ +[\d.]+ +[\d.]+ +1\.00x +[\d,]+$/m,
+      /^ +16 +\d+ +[\d.]+ +[\d.]+ +[\d.]+x +[\d,]+$/m
+    ]
+  },
+  {
     script: "bench/shopSearch.ts",
     env: { BENCH_RUNS: "1" },
     prints: [/^ {2}prefix "serum" +median +[\d.]+ ms +worst +[\d.]+ ms +\d+ statement\(s\)/m]
