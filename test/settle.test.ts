@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, Fiber, Ref, Schema } from "effect"
 import { InternalServerError } from "../src/kernel/Errors.js"
-import { AccountId } from "../src/kernel/Ids.js"
+import { AccountId, KeyId } from "../src/kernel/Ids.js"
 import { type Admission, Caller } from "../src/access/gateway/Api.js"
 import { settle } from "../src/access/gateway/Http.js"
 
 const admission: Admission = {
   accountId: Schema.decodeUnknownSync(AccountId)("00000000-0000-0000-0000-000000000001"),
-  keyId: "key",
+  keyId: Schema.decodeUnknownSync(KeyId)("00000000-0000-0000-0000-0000000000aa"),
   plan: "basic",
   chargeId: "42",
   credits: { used: 1, limit: 10, remaining: 9, addon_remaining: 0, total_remaining: 9 },

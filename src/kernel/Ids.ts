@@ -12,9 +12,32 @@ import { ExternalId } from "./Fields.js"
 export const AccountId = Schema.UUID.pipe(Schema.brand("AccountId")).annotations({ identifier: "AccountId" })
 export type AccountId = typeof AccountId.Type
 
+/** An API key's id (`api_keys.id`, a `uuid`): what the ledger, codes and grants name a key by, never the key itself. */
+export const KeyId = Schema.UUID.pipe(Schema.brand("KeyId"))
+export type KeyId = typeof KeyId.Type
+
+/** An ad's id (`ads.external_id`): unique within its library, what routes, searches and saved ads name an ad by. */
+export const AdId = ExternalId.pipe(Schema.brand("AdId"))
+export type AdId = typeof AdId.Type
+
 /** A brand's id (INTERPRETATIONS W1): a social-library advertiser's `external_id`, what routes and boards name it by. */
 export const BrandId = ExternalId.pipe(Schema.brand("BrandId"))
 export type BrandId = typeof BrandId.Type
+
+/** A hosted store's id (`stores.external_id`): what routes name a store by (`store_id`, the explorer's `id`). */
+export const StoreId = ExternalId.pipe(Schema.brand("StoreId"))
+export type StoreId = typeof StoreId.Type
+
+/** A hosted store's row id (`stores.id`, a bigint as text): what its SQL is scoped by; never on the wire. */
+export const StoreRow = Schema.String.pipe(Schema.brand("StoreRow"))
+export type StoreRow = typeof StoreRow.Type
+
+/**
+ * A hosted store's product id (`store_products.external_id`, unique within its store). The
+ * short-video shop's products are `ShopRecordId`s (shop/catalog/Entities.ts).
+ */
+export const StoreProductId = ExternalId.pipe(Schema.brand("StoreProductId"))
+export type StoreProductId = typeof StoreProductId.Type
 
 /** A workspace folder's id (`workspace_folders.id`, a `uuid`). */
 export const FolderId = Schema.UUID.pipe(Schema.brand("FolderId"))

@@ -2,7 +2,7 @@ import { HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { envelope, fixed } from "../../kernel/Envelope.js"
 import { InternalServerErrorBody } from "../../kernel/Errors.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import type { AccountId, KeyId } from "../../kernel/Ids.js"
 import { Choice } from "../../kernel/Params.js"
 
 /**
@@ -107,7 +107,7 @@ export interface CallerInfo {
 
 /** What the gateway admits a keyed call with. */
 export interface Admission extends CallerInfo {
-  readonly keyId: string
+  readonly keyId: KeyId
   readonly chargeId: string
   readonly rate: RateWindow
 }

@@ -1,13 +1,13 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
 import { PlanName } from "./Api.js"
-import { AccountId } from "../../kernel/Ids.js"
+import { AccountId, KeyId } from "../../kernel/Ids.js"
 
 /** One `gateway_verdict` (migration 0001): the verdict and the meters after it. */
 export const AdmitRow = Schema.Struct({
   outcome: Schema.Literal("admitted", "unauthorized", "plan_required", "rate_limited", "credits_exhausted"),
   account_id: Schema.NullOr(AccountId),
-  key_id: Schema.NullOr(Schema.String),
+  key_id: Schema.NullOr(KeyId),
   plan: Schema.NullOr(PlanName),
   charge_id: Schema.NullOr(Schema.String),
   used: Schema.NullOr(Schema.Int),

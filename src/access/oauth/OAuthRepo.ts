@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { countOf } from "../../platform/db/Rows.js"
 import { Effect, Option, Schema } from "effect"
-import { AccountId } from "../../kernel/Ids.js"
+import { AccountId, KeyId } from "../../kernel/Ids.js"
 
 /** A registered client (RFC 7591). */
 export const ClientRow = Schema.Struct({
@@ -19,7 +19,7 @@ export type AccountRow = typeof AccountRow.Type
 export const CodeRow = Schema.Struct({
   client_id: Schema.String,
   account_id: AccountId,
-  key_id: Schema.String,
+  key_id: KeyId,
   redirect_uri: Schema.String,
   code_challenge: Schema.String,
   resource: Schema.String,

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { AdId, idOf } from "../../kernel/Ids.js"
 import { ImageFeatures, toSigned64 } from "../../platform/media/ImageFeatures.js"
 import { RemoteMedia } from "../../platform/media/RemoteMedia.js"
 import { AdSearchRepo, type After, type Ranked } from "./AdSearchRepo.js"
@@ -49,6 +50,8 @@ const sameFilters = (sent: AdFilters, carried: Record<string, unknown>) =>
   Object.keys(sent).length === 0 || JSON.stringify(sent) === JSON.stringify(carried)
 
 const adNotFound = new NotFound({ error: "Ad not found" })
+/** The ad a request names, its id branded on the way in: one that cannot be an id names nothing. */
+const adId = idOf(AdId, adNotFound)
 
 const notSameSearch = new InvalidRequest({
   error: "scroll_token: the filters sent differ from the token's; send the token alone, or start a new search without it"
@@ -115,7 +118,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
           )
           return { image: [String(toSigned64(hashes.phash)), String(toSigned64(hashes.dhash))] as const }
         }
-        const sources = yield* similarRepo.sources({ libraries, externalId: request.ad_id! })
+        const sources = yield* similarRepo.sources({ libraries, externalId: yield* adId(request.ad_id!) })
         if (sources.length === 0) return yield* Effect.fail(adNotFound)
         if (sources.length > 1) {
           return yield* Effect.fail(new InvalidRequest({
@@ -160,7 +163,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
 
       /** One ad of a library; an unknown id is a 404 (the metered call keeps its credit, G4). */
       ad: (library: Library, id: string) =>
-        Effect.flatMap(repo.find(library, id), Option.match({
+        Effect.flatMap(Effect.flatMap(adId(id), (ad) => repo.find(library, ad)), Option.match({
           onNone: () => Effect.fail(adNotFound),
           onSome: Effect.succeed
         })),

@@ -7,6 +7,7 @@ import { dayBounds } from "../../platform/db/DaySql.js"
 import { decodeRows } from "../../platform/db/Rows.js"
 import type { AdFilters, EngagementMetric, Library, Sort } from "./Filters.js"
 import { engagementMetrics } from "./Filters.js"
+import { AdId } from "../../kernel/Ids.js"
 
 /** Where a keyset page starts: after this row (its sort value as exact text, and its id). */
 export type After = readonly [value: string | null, id: string]
@@ -53,7 +54,7 @@ const Num = Schema.NullOr(Schema.Number)
 /** A row of `viewColumns`, decoded: bigints and dates arrive as text, float8 as numbers, arrays and jsonb parsed. */
 export const AdRow = Schema.Struct({
   row_id: Schema.String,
-  external_id: Schema.String,
+  external_id: AdId,
   library: AdLibrary,
   status: AdStatus,
   format: AdFormat,
@@ -248,7 +249,7 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
       },
 
       /** One ad of a library by its id, with its variants, lander and store. */
-      find: (library: Library, externalId: string): Effect.Effect<Option.Option<AdDetail["data"]>> =>
+      find: (library: Library, externalId: AdId): Effect.Effect<Option.Option<AdDetail["data"]>> =>
         sql`
           select ${sql.literal(viewColumns)},
                  coalesce((select array_agg(v.external_id order by v.first_seen desc, v.id desc) from (

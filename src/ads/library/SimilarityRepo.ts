@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import type { AdView } from "./Api.js"
 import { type After, AdSearchRepo, decodeAdRows, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
 import type { AdFilters, Library } from "./Filters.js"
+import { AdId } from "../../kernel/Ids.js"
 
 /** 64-bit perceptual hashes of a creative, as stored (signed bigint). */
 export interface CreativeHashes {
@@ -95,7 +96,7 @@ const SourceRow = Schema.Struct({
 /** A stored embedding of an ad's copy and the hash of that copy. */
 const StoredEmbedding = Schema.Struct({ id: Schema.String, text_hash: Schema.Uint8ArrayFromSelf, embedding: Schema.Array(Schema.Number) })
 /** An ad whose creative waits to be hashed, and the media URL to hash it from. */
-const PendingCreative = Schema.Struct({ id: Schema.String, library: Schema.String, external_id: Schema.String, media_url: Schema.String })
+const PendingCreative = Schema.Struct({ id: Schema.String, library: Schema.String, external_id: AdId, media_url: Schema.String })
 
 export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/SimilarityRepo", {
   effect: Effect.gen(function*() {
@@ -177,7 +178,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * The ads with this id in these libraries (one per library at most), or the ad with this
        * row id, and what they offer to compare with.
        */
-      sources: (which: { readonly libraries: ReadonlyArray<Library>; readonly externalId: string } | { readonly rowId: string }) =>
+      sources: (which: { readonly libraries: ReadonlyArray<Library>; readonly externalId: AdId } | { readonly rowId: string }) =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: SourceRow,

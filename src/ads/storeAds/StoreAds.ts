@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import type { AdView } from "../library/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { AdId, idOf, StoreId, type StoreRow } from "../../kernel/Ids.js"
 import {
   defaultPageSize,
   maxAdvertisers,
@@ -13,16 +14,25 @@ import {
   type StoreListQuery,
   type StoreQuery
 } from "./Api.js"
-import { type Overview, type StoreAdFilters, StoreAdsRepo, type StoreKey, type StoreRow } from "./StoreAdsRepo.js"
+import { type Overview, type StoreAdFilters, StoreAdsRepo } from "./StoreAdsRepo.js"
 import type { Page } from "../../kernel/Params.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
 
 const storeNotFound = new NotFound({ error: "Store not found" })
 const creativeNotFound = new NotFound({ error: "Creative not found" })
+// The ids a request names, branded on the way in: one that cannot be an id names nothing.
+const storeId = idOf(StoreId, storeNotFound)
+const creativeId = idOf(AdId, creativeNotFound)
+
+/** How a request names its store, as sent. */
+interface StoreName {
+  readonly by: "store_id" | "domain"
+  readonly value: string
+}
 
 /** spec: INTERPRETATIONS G11: exactly one of the two names the store. */
-const keyOf = (query: StoreQuery): Effect.Effect<StoreKey, InvalidRequest> => {
+const keyOf = (query: StoreQuery): Effect.Effect<StoreName, InvalidRequest> => {
   if (query.store_id !== undefined && query.domain !== undefined) {
     return Effect.fail(new InvalidRequest({ error: "domain: send store_id or domain, not both" }))
   }
@@ -45,8 +55,13 @@ export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
     const repo = yield* StoreAdsRepo
 
     /** The store a request names, once its input is known to be good. */
-    const storeOf = (key: StoreKey): Effect.Effect<StoreRow, NotFound> =>
-      Effect.flatMap(repo.store(key), Option.match({ onNone: () => Effect.fail(storeNotFound), onSome: Effect.succeed }))
+    const storeOf = (name: StoreName): Effect.Effect<StoreRow, NotFound> =>
+      Effect.flatMap(
+        name.by === "store_id"
+          ? Effect.flatMap(storeId(name.value), (value) => repo.store({ by: "store_id", value }))
+          : repo.store({ by: "domain", value: name.value }),
+        Option.match({ onNone: () => Effect.fail(storeNotFound), onSome: Effect.succeed })
+      )
 
     const found = <A>(creative: Option.Option<A>) =>
       Option.match(creative, { onNone: () => Effect.fail(creativeNotFound), onSome: Effect.succeed })
@@ -79,10 +94,12 @@ export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
 
       /** One creative of the store; another store's creative is not found. */
       detail: (query: StoreCreativeQuery): Effect.Effect<AdView, InvalidRequest | NotFound> =>
-        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => Effect.flatMap(repo.find(store, query.id), found)),
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) =>
+          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.find(store, id)), found)),
 
       creative: (query: StoreCreativeQuery): Effect.Effect<StoreCreative, InvalidRequest | NotFound> =>
-        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => Effect.flatMap(repo.creative(store, query.id), found)),
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) =>
+          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.creative(store, id)), found)),
 
       overview: (query: StoreQuery): Effect.Effect<Overview, InvalidRequest | NotFound> =>
         Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.overview(store, maxWeeks)),

@@ -6,15 +6,12 @@ import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import { dayBounds } from "../../platform/db/DaySql.js"
 import { decodeRows } from "../../platform/db/Rows.js"
 import { StoreAdOverview, StoreAdvertiser, StoreCreative } from "./Api.js"
+import { type AdId, type StoreId, StoreRow } from "../../kernel/Ids.js"
 
-/** How a request names its store. */
-export interface StoreKey {
-  readonly by: "store_id" | "domain"
-  readonly value: string
-}
-
-/** A store's row id (a bigint as text): what every query below is scoped by. */
-export type StoreRow = string
+/** How a request names its store: its id (branded), or its domain (lowercase). */
+export type StoreKey =
+  | { readonly by: "store_id"; readonly value: StoreId }
+  | { readonly by: "domain"; readonly value: string }
 
 /** The list's filters, decoded. */
 export interface StoreAdFilters {
@@ -28,7 +25,7 @@ const OverviewRow = StoreAdOverview.pipe(Schema.omit("success"))
 export type Overview = typeof OverviewRow.Type
 
 const decodeAds = decodeAdRows({})
-const decodeStore = decodeRows(Schema.Struct({ id: Schema.String }))
+const decodeStore = decodeRows(Schema.Struct({ id: StoreRow }))
 const decodeTotal = decodeRows(Schema.Struct({ total: Schema.Int }))
 const decodeCount = decodeRows(Schema.Struct({ total: Schema.Int, active: Schema.Int }))
 const decodeCreative = decodeRows(StoreCreative)
@@ -71,7 +68,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
           : sql`select id::text as id from stores where domain = ${key.value} order by id limit 1`).pipe(
           Effect.orDie,
           Effect.flatMap(decodeStore),
-          Effect.map((rows) => Option.map(first(rows), (r): StoreRow => r.id))
+          Effect.map((rows) => Option.map(first(rows), (r) => r.id))
         ),
 
       /** One P2 page, newest first (ties by id), and how many match in all. */
@@ -100,7 +97,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
         ),
 
       /** One creative of the store, as the ad searches show it. */
-      find: (store: StoreRow, externalId: string): Effect.Effect<Option.Option<AdView>> =>
+      find: (store: StoreRow, externalId: AdId): Effect.Effect<Option.Option<AdView>> =>
         sql`
           select ${sql.literal(viewColumns)}
             from ads a join advertisers adv on adv.id = a.advertiser_id
@@ -111,7 +108,7 @@ export class StoreAdsRepo extends Effect.Service<StoreAdsRepo>()("adintel/StoreA
         ),
 
       /** One creative of the store with its regions, straight from its `search` record. */
-      creative: (store: StoreRow, externalId: string): Effect.Effect<Option.Option<StoreCreative>> =>
+      creative: (store: StoreRow, externalId: AdId): Effect.Effect<Option.Option<StoreCreative>> =>
         sql`
           select a.external_id as id, a.headline, a.description,
                  a.search->>'display_url' as display_url,

@@ -1,7 +1,6 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Conflict, InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
-import type { AdView } from "../library/Api.js"
 import type {
   AdLibrary,
   AdSort,
@@ -13,8 +12,8 @@ import type {
   SavedAd
 } from "./Api.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
-import { type AdRef, type BoardRecord, type FolderRecord, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
-import { type AccountId, BoardId, BrandId, FolderId, idOf } from "../../kernel/Ids.js"
+import { type AdRef, type BoardRecord, type FolderRecord, type LibraryAd, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
+import { type AccountId, AdId, BoardId, BrandId, FolderId, idOf } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
@@ -86,6 +85,7 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
     const folderId = idOf(FolderId, folderNotFound)
     const boardId = idOf(BoardId, boardNotFound)
     const brandId = idOf(BrandId, brandNotFound)
+    const adId = idOf(AdId, adNotFound)
 
     const boardOf = (account: AccountId, board: string): Effect.Effect<BoardRecord, NotFound> =>
       Effect.flatMap(boardId(board), (id) => Effect.flatMap(repo.board(account, id), Option.match({ onNone: () => Effect.fail(boardNotFound), onSome: Effect.succeed })))
@@ -94,20 +94,27 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
       board === undefined ? Effect.succeed(undefined) : Effect.map(boardOf(account, board), (found) => found.id)
 
     /** The one ad a request names in the library: 404 when none, 400 when the id needs its library. */
-    const libraryAd = (adId: string, library: AdLibrary | undefined): Effect.Effect<AdView, NotFound | InvalidRequest> =>
-      Effect.flatMap(repo.libraryAds(adId), (found): Effect.Effect<AdView, NotFound | InvalidRequest> => {
-        const matching = library === undefined ? found : found.filter((ad) => ad.library === library)
+    const libraryAd = (ad: string, library: AdLibrary | undefined): Effect.Effect<LibraryAd, NotFound | InvalidRequest> =>
+      Effect.flatMap(Effect.flatMap(adId(ad), repo.libraryAds), (found): Effect.Effect<LibraryAd, NotFound | InvalidRequest> => {
+        const matching = library === undefined ? found : found.filter(({ ref }) => ref.library === library)
         if (matching.length === 0) return Effect.fail(adNotFound)
-        if (matching.length > 1) return Effect.fail(ambiguousAd(adId, matching.map((ad) => ad.library)))
+        if (matching.length > 1) return Effect.fail(ambiguousAd(ad, matching.map(({ ref }) => ref.library)))
         return Effect.succeed(matching[0]!)
       })
 
-    /** The one ad of the account's saved ads a request names (it may be gone from the library); none when not saved. */
-    const savedRef = (account: AccountId, adId: string, library: AdLibrary | undefined): Effect.Effect<Option.Option<AdRef>, InvalidRequest> =>
-      Effect.flatMap(repo.savedLibraries(account, adId), (found): Effect.Effect<Option.Option<AdRef>, InvalidRequest> => {
-        const matching = library === undefined ? found : found.filter((l) => l === library)
-        if (matching.length > 1) return Effect.fail(ambiguousAd(adId, matching))
-        return Effect.succeed(Option.map(Option.fromNullable(matching[0]), (l) => ({ library: l, adId })))
+    /**
+     * The one ad of the account's saved ads a request names (it may be gone from the library);
+     * none when not saved, as for an id that cannot be an ad's.
+     */
+    const savedRef = (account: AccountId, ad: string, library: AdLibrary | undefined): Effect.Effect<Option.Option<AdRef>, InvalidRequest> =>
+      Option.match(Schema.decodeUnknownOption(AdId)(ad), {
+        onNone: () => Effect.succeed(Option.none()),
+        onSome: (id) =>
+          Effect.flatMap(repo.savedLibraries(account, id), (found): Effect.Effect<Option.Option<AdRef>, InvalidRequest> => {
+            const matching = library === undefined ? found : found.filter((l) => l === library)
+            if (matching.length > 1) return Effect.fail(ambiguousAd(ad, matching))
+            return Effect.succeed(Option.map(Option.fromNullable(matching[0]), (l) => ({ library: l, adId: id })))
+          })
       })
 
     const adsPage = (account: AccountId, filter: { board?: BoardId | undefined; tag?: string | undefined; sort?: AdSort | undefined }, request: { page?: number | undefined; page_size?: number | undefined }) => {

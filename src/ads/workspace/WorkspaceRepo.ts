@@ -6,7 +6,7 @@ import { type AdView, AdView as AdViewSchema } from "../library/Api.js"
 import { AdRow, decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { BoardBrand, BoardSummary, Folder, SavedAd, AdSort } from "./Api.js"
 import { countOf } from "../../platform/db/Rows.js"
-import { type AccountId, BoardId, BrandId, FolderId } from "../../kernel/Ids.js"
+import { type AccountId, type AdId, BoardId, BrandId, FolderId } from "../../kernel/Ids.js"
 
 /** A name as written, and the key its uniqueness is checked on (the service folds it). */
 export interface Name {
@@ -30,7 +30,13 @@ export interface BrandRecord {
 /** An ad a request names, by library and id. */
 export interface AdRef {
   readonly library: string
-  readonly adId: string
+  readonly adId: AdId
+}
+
+/** An ad of the library as the searches show it, and the reference it is saved by (its id read back from its row). */
+export interface LibraryAd {
+  readonly ref: AdRef
+  readonly view: AdView
 }
 
 /** Which saved ads a list shows. */
@@ -244,14 +250,14 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
       })
 
     /** The saved ad's row id, saving it (with its snapshot) when the account has not yet. */
-    const savedRow = (account: AccountId, ad: AdView, now: Date) =>
+    const savedRow = (account: AccountId, { ref, view: ad }: LibraryAd, now: Date) =>
       Effect.gen(function*() {
         const [existing] = yield* ids(sql`
-          select id::text as id from saved_ads where account_id = ${account}::uuid and library = ${ad.library} and ad_id = ${ad.id}`)
+          select id::text as id from saved_ads where account_id = ${account}::uuid and library = ${ref.library} and ad_id = ${ref.adId}`)
         if (existing !== undefined) return existing
         const [inserted] = yield* ids(sql`
           insert into saved_ads (account_id, library, ad_id, snapshot, first_seen, days_running, saved_at)
-          values (${account}::uuid, ${ad.library}, ${ad.id}, ${JSON.stringify(ad)}::jsonb, ${ad.first_seen}::timestamptz, ${ad.days_running}, ${now})
+          values (${account}::uuid, ${ref.library}, ${ref.adId}, ${JSON.stringify(ad)}::jsonb, ${ad.first_seen}::timestamptz, ${ad.days_running}, ${now})
           returning id::text as id`)
         return inserted!
       })
@@ -423,7 +429,7 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         ).pipe(Effect.asVoid),
 
       /** The libraries in which the account saved an ad with this id. */
-      savedLibraries: (account: AccountId, adId: string): Effect.Effect<ReadonlyArray<string>> =>
+      savedLibraries: (account: AccountId, adId: AdId): Effect.Effect<ReadonlyArray<string>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: LibraryRow,
@@ -431,20 +437,24 @@ export class WorkspaceRepo extends Effect.Service<WorkspaceRepo>()("adintel/Work
         })(undefined).pipe(Effect.map((rows) => rows.map((r) => r.library)), Effect.orDie),
 
       /** The ad by its id in every library that has it, as the searches show it. */
-      libraryAds: (adId: string): Effect.Effect<ReadonlyArray<AdView>> =>
+      libraryAds: (adId: AdId): Effect.Effect<ReadonlyArray<LibraryAd>> =>
         sql`
           select ${sql.literal(viewColumns)}
             from ads a join advertisers adv on adv.id = a.advertiser_id
-           where a.external_id = ${adId} order by a.library`.pipe(Effect.orDie, Effect.flatMap(decodeAds), Effect.map((rows) => rows.map(toView))),
+           where a.external_id = ${adId} order by a.library`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeAds),
+          Effect.map((rows) => rows.map((row) => ({ ref: { library: row.library, adId: row.external_id }, view: toView(row) })))
+        ),
 
       /**
        * Saves the ad (a snapshot of it, the first time) on a board of the account, or on its
        * default board; idempotent: an ad already on the board is kept as it was.
        */
-      saveAd: (account: AccountId, ad: AdView, board: BoardId | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
+      saveAd: (account: AccountId, ad: LibraryAd, board: BoardId | undefined, now: Date, limits: Limits): Effect.Effect<void, Refusal> =>
         write(account, Effect.gen(function*() {
             const target = board === undefined ? yield* defaultBoard(account, now, limits) : (yield* existingBoard(account, board)).id
-            const saved = yield* savedIdOf(account, { library: ad.library, adId: ad.id })
+            const saved = yield* savedIdOf(account, ad.ref)
             if (Option.isSome(saved)) {
               const on = yield* countOf(sql`
                 select count(*)::int as n from workspace_board_ads where board_id = ${target}::uuid and saved_ad_id = ${saved.value}::uuid`)

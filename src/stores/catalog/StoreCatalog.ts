@@ -1,5 +1,6 @@
 import { Clock, Effect, Option } from "effect"
 import { NotFound } from "../../kernel/Errors.js"
+import { idOf, StoreId, type StoreRow } from "../../kernel/Ids.js"
 import { type Page, pageOf, type PageWindow } from "../../kernel/Paging.js"
 import { absoluteImage } from "../media/MediaPath.js"
 import {
@@ -9,7 +10,6 @@ import {
   StoreCatalogRepo,
   type StoreFilters,
   type StoreKey,
-  type StoreRow,
   type StoreRowData,
   type StoreSort,
   type Window
@@ -17,7 +17,7 @@ import {
 import type { DailyPoint, Estimate, StoreProductView, StoreView } from "./Views.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
-export type { ProductSort, StoreFilters, StoreKey, StoreRow, StoreSort, Window }
+export type { ProductSort, StoreFilters, StoreRow, StoreSort, Window }
 
 const DAY = 86_400_000
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -32,11 +32,23 @@ export const windowAt = (millis: number): Window => {
   return { today: isoDay(today), from30: isoDay(today - 30 * DAY), from60: isoDay(today - 60 * DAY) }
 }
 
+/** How a request names a store, as sent: its id, or its domain (lowercase). */
+export interface StoreName {
+  readonly by: "id" | "domain"
+  readonly value: string
+}
+
 /** A store found by a request, before its view is read. */
 export interface FoundStore {
   readonly row: StoreRow
-  readonly id: string
+  readonly id: StoreId
 }
+
+/** The key a request's name is looked up by: its id branded on the way in (one that cannot be an id names nothing). */
+const keyOf = (name: StoreName, notFound: NotFound): Effect.Effect<StoreKey, NotFound> =>
+  name.by === "id"
+    ? Effect.map(idOf(StoreId, notFound)(name.value), (value) => ({ by: "id", value }))
+    : Effect.succeed({ by: "domain", value: name.value })
 
 /**
  * The hosted stores' read model (issue 20), one typed service for the tracker, the explorer
@@ -124,11 +136,13 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
       window,
 
       /** The store a request names, or a 404 with `message`. */
-      find: (key: StoreKey, message: string): Effect.Effect<FoundStore, NotFound> =>
-        Effect.flatMap(repo.find(key), Option.match({
-          onNone: () => Effect.fail(new NotFound({ error: message })),
-          onSome: Effect.succeed
-        })),
+      find: (name: StoreName, message: string): Effect.Effect<FoundStore, NotFound> => {
+        const notFound = new NotFound({ error: message })
+        return Effect.flatMap(
+          Effect.flatMap(keyOf(name, notFound), repo.find),
+          Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed })
+        )
+      },
 
       /** Stores by row, in the order given, as answers show them. */
       views: (rows: ReadonlyArray<StoreRow>, base: string) => Effect.flatMap(window, (w) => views(rows, base, w)),

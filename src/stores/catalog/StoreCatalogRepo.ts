@@ -2,6 +2,7 @@ import { SqlSchema } from "@effect/sql"
 import { ReadSql } from "../../platform/db/Replicas.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
+import { StoreId, StoreProductId, StoreRow } from "../../kernel/Ids.js"
 
 /**
  * The SQL of the hosted stores' read model (issue 20): stores with their estimated sales
@@ -10,15 +11,10 @@ import { Effect, Option, Schema } from "effect"
  * parameter; column names come from constant tables.
  */
 
-/** A store's row id (a bigint as text): what every query below is scoped by. */
-export const StoreRow = Schema.String.pipe(Schema.brand("StoreRow"))
-export type StoreRow = typeof StoreRow.Type
-
-/** How a request names a store: its id, or its domain (lowercase). */
-export interface StoreKey {
-  readonly by: "id" | "domain"
-  readonly value: string
-}
+/** How a request names a store: its id (branded), or its domain (lowercase). */
+export type StoreKey =
+  | { readonly by: "id"; readonly value: StoreId }
+  | { readonly by: "domain"; readonly value: string }
 
 /** The days a window of estimates covers: `[from, to)` as UTC days. */
 export interface Window {
@@ -34,7 +30,7 @@ const Num = Schema.NullOr(Schema.Number)
 const Str = Schema.NullOr(Schema.String)
 
 const RawBest = Schema.Struct({
-  id: Str,
+  id: Schema.NullOr(StoreProductId),
   title: Schema.String,
   price: Num,
   currency: Str,
@@ -45,7 +41,7 @@ const RawBest = Schema.Struct({
 
 export const StoreRowData = Schema.Struct({
   row: StoreRow,
-  id: Schema.String,
+  id: StoreId,
   domain: Schema.String,
   name: Str,
   platform: Str,
@@ -74,7 +70,7 @@ export const StoreRowData = Schema.Struct({
 export type StoreRowData = typeof StoreRowData.Type
 
 export const ProductRowData = Schema.Struct({
-  id: Schema.String,
+  id: StoreProductId,
   title: Schema.String,
   price: Num,
   compare_at_price: Num,
@@ -224,11 +220,11 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
     }
 
     const Ids = Schema.Struct({ row: StoreRow, total: Schema.Int })
-    const Found = Schema.Struct({ row: StoreRow, id: Schema.String })
+    const Found = Schema.Struct({ row: StoreRow, id: StoreId })
 
     return {
       /** The store a request names; several stores may share a domain: the first imported wins. */
-      find: (key: StoreKey): Effect.Effect<Option.Option<{ readonly row: StoreRow; readonly id: string }>> =>
+      find: (key: StoreKey): Effect.Effect<Option.Option<{ readonly row: StoreRow; readonly id: StoreId }>> =>
         SqlSchema.findOne({
           Request: Schema.Void,
           Result: Found,
@@ -384,7 +380,7 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: Schema.Struct({
-            id: Schema.String,
+            id: StoreProductId,
             title: Schema.String,
             price: Num,
             currency: Str,

@@ -2,7 +2,7 @@ import { Clock, Effect } from "effect"
 import type { PlanName } from "../../access/gateway/Api.js"
 import { InvalidRequest, type NotFound } from "../../kernel/Errors.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
-import { type FoundStore, StoreCatalog, type StoreKey } from "../catalog/StoreCatalog.js"
+import { type FoundStore, StoreCatalog, type StoreName } from "../catalog/StoreCatalog.js"
 import type { StoreView } from "../catalog/Views.js"
 import { trackerLimits } from "../Config.js"
 import { maxNewProducts, maxTrackedDays, type StoreTarget, type TrackedQuery, type TrackedStore, StoreTrackingLimit } from "./Api.js"
@@ -19,7 +19,7 @@ export interface TrackerCounts {
 const planLabel = (plan: PlanName) => plan[0]!.toUpperCase() + plan.slice(1)
 
 /** spec: INTERPRETATIONS G11: exactly one of the two names the store. */
-const keyOf = (target: StoreTarget): Effect.Effect<StoreKey, InvalidRequest> => {
+const keyOf = (target: StoreTarget): Effect.Effect<StoreName, InvalidRequest> => {
   if (target.store_id !== undefined && target.domain !== undefined) {
     return Effect.fail(new InvalidRequest({ error: "domain: send store_id or domain, not both" }))
   }
@@ -29,7 +29,7 @@ const keyOf = (target: StoreTarget): Effect.Effect<StoreKey, InvalidRequest> => 
 }
 
 /** The 404 says what was not found: an id, or a domain the catalog has no store for. */
-const notFoundMessage = (key: StoreKey) =>
+const notFoundMessage = (key: StoreName) =>
   key.by === "id" ? "Store not found" : `Store not found: no store with the domain ${key.value} is in the catalog`
 
 /**

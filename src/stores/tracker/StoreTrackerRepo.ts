@@ -1,8 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { StoreRow } from "../catalog/StoreCatalogRepo.js"
 import { countOf } from "../../platform/db/Rows.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AccountId, StoreRow } from "../../kernel/Ids.js"
 
 /** What a track did; `present` (tracked already) and `full` (at the limit) wrote nothing. */
 export type Tracking = "added" | "present" | "full"

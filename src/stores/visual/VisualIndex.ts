@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { StoreRow } from "../catalog/StoreCatalogRepo.js"
+import { StoreRow } from "../../kernel/Ids.js"
 import { colourBins, colourSimilarity, popcount32, type ProductFeatures, similarityOf } from "./Features.js"
 import { type IndexedRow, ProductRow, VisualRepo } from "./VisualRepo.js"
 import { traced } from "../../platform/telemetry/Tracing.js"

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { StoreRow } from "../catalog/StoreCatalogRepo.js"
+import { StoreId, StoreProductId, StoreRow } from "../../kernel/Ids.js"
 
 /** A product's row id (a bigint as text). */
 export const ProductRow = Schema.String.pipe(Schema.brand("ProductRow"))
@@ -26,12 +26,12 @@ export const IndexedRow = Schema.Struct({
 })
 export type IndexedRow = typeof IndexedRow.Type
 
-export const PendingImage = Schema.Struct({ store_external_id: Schema.String, external_id: Schema.String, image_url: Schema.String })
+export const PendingImage = Schema.Struct({ store_external_id: StoreId, external_id: StoreProductId, image_url: Schema.String })
 export type PendingImage = typeof PendingImage.Type
 
 export const MatchedProduct = Schema.Struct({
   row: ProductRow,
-  id: Schema.String,
+  id: StoreProductId,
   title: Schema.String,
   price: Schema.NullOr(Schema.Number),
   currency: Schema.NullOr(Schema.String),
