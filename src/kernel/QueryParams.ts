@@ -1,6 +1,7 @@
 import { JSONSchema, Schema } from "effect"
 import { Day } from "./Fields.js"
 import { IntRange } from "./Params.js"
+import { JsonObject } from "./Json.js"
 
 /**
  * Parameters that a route takes in a query string, a JSON body or both (INTERPRETATIONS P3),
@@ -25,9 +26,9 @@ const message = (text: string) => ({ message: () => ({ message: text, override: 
 export const documented = <A, I>(schema: Schema.Schema<A, I>, jsonSchema: Record<string, unknown>) =>
   schema.annotations({ jsonSchema })
 
-const jsonSchemaOf = (schema: Schema.Schema.Any) => {
-  // (`as unknown as`: JSONSchema.make's result type is a closed union of JSON Schema shapes.)
-  const { $defs: _defs, $schema: _schema, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+const jsonSchemaOf = (schema: Schema.Schema.Any): Record<string, unknown> => {
+  // A JSON Schema document is JSON: decoded as such rather than cast (`JSONSchema.make` types it as a closed union of shapes).
+  const { $defs: _defs, $schema: _schema, ...rest } = Schema.decodeUnknownSync(JsonObject)(JSONSchema.make(schema))
   return rest
 }
 
