@@ -136,6 +136,8 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
 
 /** The query string a library's search route takes: unknown parameters are refused (G11). */
 export const SearchQuery = (library: Library) =>
+  // (`as unknown as`: the fields are built from a table per library, so Schema types them as a
+  // plain record; `SearchParams` is what they decode to, checked field by field by the tests.)
   strictStruct(fieldsOf(library, "query"), "query") as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
 
 /** What a search of one advertiser's ads carries: `id` names the advertiser, in place of `advertiser_id`. */
