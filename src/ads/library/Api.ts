@@ -137,6 +137,8 @@ export interface MagicAiRequest extends SearchParams {
   readonly text?: string
   readonly image_url?: string
 }
+// (`as unknown as` at its end: the filter fields are spread from a table, so Schema types the
+// struct loosely; `MagicAiRequest` is what it decodes to.)
 export const MagicAiRequest = Schema.Struct({
   ad_id: Schema.optional(ExternalId.annotations({ description: "Ads like this one (its `id`)" })),
   text: Schema.optional(Words(5_000).annotations({ description: "Ads like this copy" })),
