@@ -19,6 +19,7 @@ import {
   videoLengthBuckets
 } from "./CopySignals.js"
 import { adsShown, type BrandTabs, brandTabs, type TabData, type TabName, topItems } from "./Tabs.js"
+import { ReadSql } from "../../platform/db/Replicas.js"
 
 /** An advertiser's row id (`advertisers.id`, a bigint as text): what the ads of a tab are read by. */
 export const AdvertiserRowId = Schema.String.pipe(Schema.brand("AdvertiserRowId"))
@@ -136,11 +137,15 @@ const patterns = (signals: ReadonlyArray<Signal>) => signals.map((s) => s.patter
 export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adintel/BrandInsightsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // The tabs are read on a healthy replica when one is configured (issue 31). A tab derives
+    // the signals an ad has none stored for, so it answers the same there; the signals it then
+    // stores for next time are written on the primary.
+    const read = yield* ReadSql
 
     const findBrand = SqlSchema.findOne({
       Request: BrandId,
       Result: BrandRow,
-      execute: (id) => sql`
+      execute: (id) => read`
         select id::text as row, external_id as id, name, domain
           from advertisers where platform = 'social' and external_id = ${id}`
     })
@@ -149,7 +154,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
     const findAdvertisers = SqlSchema.findAll({
       Request: Schema.Struct({ brand: BrandRow, libraries: Schema.Array(Schema.String) }),
       Result: Schema.Struct({ row: AdvertiserRowId }),
-      execute: ({ brand, libraries }) => sql`
+      execute: ({ brand, libraries }) => read`
         select id::text as row from advertisers
          where platform = any(${libraries}::text[])
            and (id = ${brand.row}::bigint or (${brand.domain}::text is not null and domain = ${brand.domain} and platform <> 'social'))`
@@ -515,7 +520,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
       return SqlSchema.findOne({
         Request: Schema.Void,
         Result: TabRow,
-        execute: () => sql`
+        execute: () => read`
         with ${periodAds(scope, reads)}, answer as (${answer(scope)})
         select answer.data, ${reads.signals.length > 0 ? sql`(select count(*) from b where not b.held)::int` : sql`0`} as stale from answer`
       })(undefined).pipe(

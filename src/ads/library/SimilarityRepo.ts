@@ -4,6 +4,7 @@ import type { AdView } from "./Api.js"
 import { type After, AdSearchRepo, decodeAdRows, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
 import type { AdFilters, Library } from "./Filters.js"
 import { AdId } from "../../kernel/Ids.js"
+import { ReadSql } from "../../platform/db/Replicas.js"
 
 /** 64-bit perceptual hashes of a creative, as stored (signed bigint). */
 export interface CreativeHashes {
@@ -101,6 +102,10 @@ const PendingCreative = Schema.Struct({ id: Schema.String, library: Schema.Strin
 export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/SimilarityRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // Magic-ai's reads (the query's lexemes, candidates, the ranked page) go to a healthy replica
+    // when one is configured (issue 31); what it stores (embeddings, creative hashes) and the
+    // embeddings it reads back before storing more stay on the primary.
+    const read = yield* ReadSql
     const ads = yield* AdSearchRepo
 
     const distance = (hashes: CreativeHashes) =>
@@ -153,7 +158,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: LexemeFrequency,
-          execute: () => sql`
+          execute: () => read`
           with stats as (
             select e.lexeme, e.freq
               from pg_stats s,
@@ -168,7 +173,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
       estimatedAds: SqlSchema.findOne({
         Request: Schema.Void,
         Result: RowEstimate,
-        execute: () => sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`
+        execute: () => read`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`
       })(undefined).pipe(
         Effect.map(Option.match({ onNone: () => 0, onSome: ({ n }) => n })),
         Effect.orDie
@@ -182,7 +187,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: SourceRow,
-          execute: () => sql`
+          execute: () => read`
           select a.id::text as row_id, a.library, nullif(concat_ws(' ', a.headline, a.body, a.description), '') as text,
                  c.phash::text as phash, c.dhash::text as dhash
             from ads a left join ad_creatives c on c.ad_id = a.id
@@ -230,7 +235,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           onSome: ([value, id]) => sql`(score, id) < (${value}::float8, ${id}::bigint)`
         })
         // Scores for the candidates only; the full view for the page only.
-        return sql`
+        return read`
           with given as (select * from unnest(${given.map((g) => g.id)}::bigint[], ${given.map((g) => g.score)}::float8[]) as g(id, score)),
           candidates as ((${texts}) union (${imageCandidates}) union (select id from given)),
           scored as (
@@ -262,7 +267,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: TextCandidate,
-          execute: () => sql`
+          execute: () => read`
           select a.id::text as id, concat_ws(' ', a.headline, a.body, a.description) as text
             from (${textCandidates(text, plan)}) k join ads a on a.id = k.id
            order by a.id`
