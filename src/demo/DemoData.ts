@@ -9,6 +9,7 @@ import { StoredTranscripts } from "../transcripts/StoredTranscripts.js"
 import { DemoRepo } from "./DemoRepo.js"
 import { ProductImages } from "../stores/visual/ProductImages.js"
 import { type ScaleName, scales, world } from "./World.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 export interface DemoProgress {
   /** What is being loaded: an entity, or the ads' creatives (drawn and hashed, one per ad with media). */
@@ -43,7 +44,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
     const rollups = yield* ShopRollups
     const transcripts = yield* StoredTranscripts
     const productImages = yield* ProductImages
-    return {
+    return traced("DemoData", {
       loaded: repo.loaded,
       load: ({ besideCreatives = Effect.void, only = entityNames, onProgress = () => Effect.void, scale, seed }: DemoOptions) =>
         Effect.gen(function*() {
@@ -100,7 +101,7 @@ export class DemoData extends Effect.Service<DemoData>()("adintel/DemoData", {
           if (chosen.length === entityNames.length) yield* repo.markLoaded({ scale, seed, today }, now)
           return reports as Record<EntityName, IngestReport>
         })
-    }
+    }, { effects: ["loaded"] })
   }),
   dependencies: [DemoRepo.Default, Ingest.Default, CreativeHasher.Default, ShopRollups.Default, StoredTranscripts.Default, ProductImages.Default]
 }) {}

@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Config, Effect, Option, Redacted } from "effect"
 import { dataDir } from "../../platform/db/Database.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * Keeps clear API keys encrypted at rest (AES-256-GCM) so the key page can show a key again
@@ -15,7 +16,7 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
     const key = Buffer.from(
       hkdfSync("sha256", Buffer.from(Redacted.value(secret), "utf8"), "adintel", "api-key-sealing", 32)
     )
-    return {
+    return traced("KeySealer", {
       /** iv (12 bytes) | tag (16 bytes) | ciphertext */
       seal: (clear: string): Buffer => {
         const iv = randomBytes(12)
@@ -30,7 +31,7 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
           decipher.setAuthTag(bytes.subarray(12, 28))
           return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8")
         })
-    }
+    })
   })
 }) {}
 

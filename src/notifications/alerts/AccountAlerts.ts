@@ -4,6 +4,7 @@ import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** The thresholds of monthly credits used that the owner hears of, once per period each. */
 export const creditThresholds = [80, 100] as const
@@ -90,14 +91,14 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
 
     const job = yield* passes("Notification alerts pass", every, pass)
 
-    return {
+    return traced("AccountAlerts", {
       /** One pass at the clock's instant; how many items were new. */
       pass: Effect.flatMap(Clock.currentTimeMillis, (ms) => pass(new Date(ms))),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** The loop, for a layer to fork: a pass at start, then one every `NOTIFICATION_ALERTS_EVERY`. */
       run: job.run
-    }
+    }, { effects: ["pass"] })
   }),
   dependencies: [AccountEvents.Default, Inbox.Default]
 }) {}
