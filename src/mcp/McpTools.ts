@@ -11,6 +11,7 @@ import { AppConfig } from "../platform/AppConfig.js"
 import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
 import type { ToolDeclaration } from "./Tool.js"
 import { type ToolName, tools } from "./Tools.js"
+import { traced } from "../platform/telemetry/Tracing.js"
 
 /** A tool as `tools/list` shows it (MCP 2025-06-18; `title`, `outputSchema` and annotations are ignored by older clients). */
 export interface ToolDescriptor {
@@ -223,7 +224,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
         }))
       )
 
-    return {
+    return traced("McpTools", {
       list: Effect.map(resolved, (prepared) => [...prepared.values()].map((tool) => tool.descriptor)),
 
       /** Whether a tool of this name exists (an unknown one is a protocol error, not a call). */
@@ -263,7 +264,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
           yield* gateway.complete(admission.chargeId, outcome.status, startedAt)
           return { result: outcome.result, rate: Option.some(admission.rate) } satisfies ToolOutcome
         })
-    }
+    }, { effects: ["list"] })
   }),
   dependencies: [RouteHandlers.Default, Gateway.Default, InFlight.Default]
 }) {}

@@ -2,6 +2,7 @@ import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { keySecret } from "../../access/gateway/KeySealer.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * INTERPRETATIONS P1: an opaque, signed, keyset scroll token. The payload (which search, its
@@ -31,7 +32,7 @@ export class ScrollToken extends Effect.Service<ScrollToken>()("adintel/ScrollTo
   effect: Effect.map(keySecret, (secret) => {
     const key = Buffer.from(hkdfSync("sha256", Buffer.from(Redacted.value(secret), "utf8"), "adintel", "scroll-token-signing", 32))
     const mac = (payload: string) => createHmac("sha256", key).update(payload).digest().subarray(0, 18)
-    return {
+    return traced("ScrollToken", {
       sign: (state: ScrollState): string => {
         const payload = Buffer.from(JSON.stringify(state), "utf8").toString("base64url")
         return `${payload}.${mac(payload).toString("base64url")}`
@@ -50,6 +51,6 @@ export class ScrollToken extends Effect.Service<ScrollToken>()("adintel/ScrollTo
         }
         return Effect.succeed(state.right)
       }
-    }
+    })
   })
 }) {}
