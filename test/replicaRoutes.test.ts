@@ -4,6 +4,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format"
 import pg from "pg"
 import * as path from "node:path"
 import { DemoData } from "../src/demo/DemoData.js"
+import { flagship } from "../src/demo/FlagshipBrand.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import * as Database from "../src/platform/db/Database.js"
 import { type Cluster, ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
@@ -127,6 +128,29 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         // idle). Besides the 41 calls, only the lag checks (one every 2 s, at most 15 in the 30 s
         // waited) read `adintel` there: served by the primary, this could not pass.
         expect(yield* eventually(replicaCommits, (n) => n >= before + 41)).toBeGreaterThanOrEqual(before + 41)
+      }))
+
+    it.effect("the brand tabs and magic-ai are read on the replica too", () =>
+      Effect.gen(function*() {
+        yield* caughtUp
+        const { api_key } = yield* account()
+        const tabs = ["overview-cards", "ad-copies", "hooks", "formats", "countries"]
+        const before = yield* replicaCommits
+        for (let n = 0; n < 25; n++) {
+          const answer = yield* call(`/api/v1/brands/${tabs[n % tabs.length]}?id=${encodeURIComponent(flagship.id)}`, keyHeader(api_key))
+          expect(answer.status, answer.body).toBe(200)
+        }
+        // As above: at most 15 lag checks in the wait; served by the primary, this could not pass.
+        const afterTabs = yield* eventually(replicaCommits, (n) => n >= before + 25)
+        for (let n = 0; n < 25; n++) {
+          const answer = yield* call("/api/v1/magic-ai", {
+            method: "POST",
+            headers: { "X-API-Key": api_key, "content-type": "application/json" },
+            body: JSON.stringify({ text: `${words[n % words.length]} everyone keeps asking me about`, library: ["social"] })
+          })
+          expect(answer.status, answer.body).toBe(200)
+        }
+        expect(yield* eventually(replicaCommits, (n) => n >= afterTabs + 25)).toBeGreaterThanOrEqual(afterTabs + 25)
       }))
 
     it.effect("metering stays exact on the primary: 60 searches in flight on 25 credits, exactly 25 answered, balance 0", () =>
