@@ -158,17 +158,18 @@ export const traced = <A extends object>(
   options: { readonly effects?: ReadonlyArray<keyof A & string>; readonly untraced?: ReadonlyArray<keyof A & string> } = {}
 ): A => {
   const out: Record<string, unknown> = {}
+  const untraced = new Set<string>(options.untraced)
+  const effects = new Set<string>(options.effects)
   for (const [name, value] of Object.entries(members)) {
     const span = `${service}.${name}`
-    if (options.untraced?.includes(name as keyof A & string)) {
+    if (untraced.has(name)) {
       out[name] = value
     } else if (typeof value === "function") {
-      const method = value as (...args: Array<unknown>) => unknown
       out[name] = (...args: Array<unknown>) => {
-        const result = method(...args)
+        const result: unknown = Reflect.apply(value, members, args)
         return isPlainEffect(result) ? Effect.withSpan(result, span, { captureStackTrace: false }) : result
       }
-    } else if (options.effects?.includes(name as keyof A & string) && isPlainEffect(value)) {
+    } else if (effects.has(name) && isPlainEffect(value)) {
       out[name] = Effect.withSpan(value, span, { captureStackTrace: false })
     } else {
       out[name] = value
