@@ -32,11 +32,7 @@ export const statementTimeout = Config.duration("DATABASE_STATEMENT_TIMEOUT").pi
  */
 export const unboundedStatements = (sql: SqlClient.SqlClient) => sql`set local statement_timeout = 0`.pipe(Effect.asVoid)
 
-/** PostgreSQL's SQLSTATE of a failed statement (`55P03`, `23505`, ...), when the failure carries one. */
-export const sqlStateOf = (error: unknown): string | undefined => {
-  const cause: unknown = error instanceof SqlError ? error.cause : undefined
-  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
-}
+export { sqlStateOf } from "./SqlState.js"
 
 /**
  * The embedded PostgreSQL cannot start where it is configured to: `message` is one sentence

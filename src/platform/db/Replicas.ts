@@ -6,6 +6,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, type Scope } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import Pg from "pg"
+import { sqlStateOf } from "./SqlState.js"
 
 /**
  * Reads served by streaming replicas (issue 31, R1), after GitLab's database load balancing: the
@@ -91,8 +92,7 @@ const LsnRow = Schema.Struct({ lsn: Schema.String })
 
 /** Whether a failure on a replica says its connection is gone (class 08, admin shutdown 57P): it is taken out at once. */
 const connectionLost = (error: SqlError) => {
-  const cause: unknown = error.cause
-  const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  const code = sqlStateOf(error)
   return code === undefined ? error.message.includes("connection") : code.startsWith("08") || code.startsWith("57P")
 }
 
@@ -119,15 +119,19 @@ export const readLayer = (
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Ref.update(states, (all) => all.map((s, i) => (i === index ? { ...state, name: s.name, checkedAt: new Date(now).toISOString() } : s))))
 
-    /** One replica's lag against the primary's current WAL position, read just before. */
+    /**
+     * One replica's lag against the primary's current WAL position, read just before: when it
+     * has not replayed that far, the time from its last replayed transaction to the Clock's now.
+     */
     const checkOne = (index: number, lsn: string) => {
       const { client } = replicas[index]!
-      return Effect.flatMap(
-        client`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught_up,
-                      (extract(epoch from (now() - pg_last_xact_replay_timestamp())) * 1000)::float8 as behind_ms,
-                      pg_is_in_recovery() as standby`,
-        Schema.decodeUnknown(Schema.Tuple(LagRow))
-      ).pipe(
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(
+          client`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught_up,
+                        (extract(epoch from (${new Date(now)}::timestamptz - pg_last_xact_replay_timestamp())) * 1000)::float8 as behind_ms,
+                        pg_is_in_recovery() as standby`,
+          Schema.decodeUnknown(Schema.Tuple(LagRow))
+        )).pipe(
         Effect.timeoutFail({ duration: checkTimeout, onTimeout: () => "it did not answer within 2 seconds" }),
         Effect.matchEffect({
           onFailure: (error) =>
