@@ -13,23 +13,25 @@ const seconds = MetricBoundaries.fromIterable([0.001, 0.0025, 0.005, 0.01, 0.025
 /** Every metric of the service is named `adintel_*`: `/metrics` shows these and nothing else. */
 export const prefix = "adintel_"
 
-export const httpRequests = Metric.counter("adintel_http_requests_total", {
-  description: "Answered requests by route (the contract's path template; unmatched for none) and status",
-  incremental: true
-})
+/** A counter that only goes up (Prometheus `_total`). */
+const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
+/** A gauge, set when the scrape asks. */
+const gauge = (name: string, description: string) => Metric.gauge(name, { description })
+
+export const httpRequests = counter(
+  "adintel_http_requests_total",
+  "Answered requests by route (the contract's path template; unmatched for none) and status"
+)
 export const httpDuration = Metric.histogram(
   "adintel_http_request_duration_seconds",
   seconds,
   "Time from request to answer written, by route"
 )
-export const creditsCharged = Metric.counter("adintel_credits_charged_total", {
-  description: "Credits charged by admitted keyed calls",
-  incremental: true
-})
-export const creditsRefunded = Metric.counter("adintel_credits_refunded_total", {
-  description: "Credits given back: by the call itself (died, 5xx, refused in flight) or by the sweeper (dead replica, ceiling)",
-  incremental: true
-})
+export const creditsCharged = counter("adintel_credits_charged_total", "Credits charged by admitted keyed calls")
+export const creditsRefunded = counter(
+  "adintel_credits_refunded_total",
+  "Credits given back: by the call itself (died, 5xx, refused in flight) or by the sweeper (dead replica, ceiling)"
+)
 export const admissionBatchSize = Metric.histogram(
   "adintel_admission_batch_size",
   MetricBoundaries.fromIterable([1, 2, 5, 10, 20, 50, 100]),
@@ -40,33 +42,32 @@ export const admissionWait = Metric.histogram(
   seconds,
   "Time a keyed call waits for its admission (queue and statement)"
 )
-export const rateLimitRefusals = Metric.counter("adintel_rate_limit_refusals_total", {
-  description: "Calls refused with a 429 by a limit: the per-minute window, or the calls in flight",
-  incremental: true
-})
-export const dbPoolConnections = Metric.gauge("adintel_db_pool_connections", {
-  description: "The primary database pool's connections, by state (in_use, idle) and clients waiting for one (waiting)"
-})
-export const trendBacklog = Metric.gauge("adintel_trend_backlog_ads", {
-  description: "Imported ads not yet counted into the trends"
-})
-export const trendCounted = Metric.counter("adintel_trend_counted_ads_total", {
-  description: "Ads counted into the trends by this process",
-  incremental: true
-})
-export const importedRecords = Metric.counter("adintel_imported_records_total", {
-  description: "Records the NDJSON import accepted, by entity",
-  incremental: true
-})
-export const transcriptionQueue = Metric.gauge("adintel_transcription_queue", {
-  description: "Transcript and script generations waiting for their turn"
-})
-export const replicaHealthy = Metric.gauge("adintel_replica_healthy", {
-  description: "Whether each read replica (DATABASE_REPLICA_URLS, by position: replica-<n>) serves reads: 1 or 0 (R1)"
-})
-export const replicaLag = Metric.gauge("adintel_replica_lag_seconds", {
-  description: "Each read replica's replay lag, in seconds, at the last check that could read it"
-})
+export const rateLimitRefusals = counter(
+  "adintel_rate_limit_refusals_total",
+  "Calls refused with a 429 by a limit: the per-minute window, or the calls in flight"
+)
+export const dbPoolConnections = gauge(
+  "adintel_db_pool_connections",
+  "The primary database pool's connections, by state (in_use, idle) and clients waiting for one (waiting)"
+)
+export const trendBacklog = gauge("adintel_trend_backlog_ads", "Imported ads not yet counted into the trends")
+export const trendCounted = counter("adintel_trend_counted_ads_total", "Ads counted into the trends by this process")
+export const importedRecords = counter(
+  "adintel_imported_records_total",
+  "Records the NDJSON import accepted, by entity"
+)
+export const transcriptionQueue = gauge(
+  "adintel_transcription_queue",
+  "Transcript and script generations waiting for their turn"
+)
+export const replicaHealthy = gauge(
+  "adintel_replica_healthy",
+  "Whether each read replica (DATABASE_REPLICA_URLS, by position: replica-<n>) serves reads: 1 or 0 (R1)"
+)
+export const replicaLag = gauge(
+  "adintel_replica_lag_seconds",
+  "Each read replica's replay lag, in seconds, at the last check that could read it"
+)
 
 /**
  * One label set per combination of values, made once: the metric's hook is then found by
