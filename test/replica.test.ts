@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, Duration, Effect, Layer, Redacted, Schedule } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import * as path from "node:path"
 import { clientLayer, sqlStateOf } from "../src/platform/db/Database.js"
 import { type Cluster, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { ReadSql, readLayer, ReplicaHealth } from "../src/platform/db/Replicas.js"
+import { cluster, eventually } from "./support/StreamingReplicas.js"
 import { tempDir } from "./support/TempDir.js"
 
 /**
@@ -13,12 +14,6 @@ import { tempDir } from "./support/TempDir.js"
  * by the low-level API, `standby.signal`, `primary_conninfo` and a slot. What every replica test
  * stands on, checked against PostgreSQL's own views.
  */
-
-const cluster = (dir: string, replicaOf?: Cluster) =>
-  Effect.acquireRelease(
-    Effect.promise(() => startCluster({ dataDir: dir, persistent: false, sharedBuffers: "128MB", ...(replicaOf ? { replicaOf } : {}) })),
-    (c) => Effect.promise(() => c.stop())
-  )
 
 const connected = (url: string) =>
   Effect.acquireRelease(
@@ -35,13 +30,6 @@ const rows = <A extends pg.QueryResultRow>(client: pg.Client, text: string, valu
 
 const failure = (client: pg.Client, text: string) =>
   Effect.promise(() => client.query(text).then(() => undefined, (error: { code?: string; message: string }) => ({ code: error.code, message: error.message })))
-
-/** Waits (bounded) until the replica holds what the primary wrote: polls PostgreSQL, no fixed sleep. */
-const eventually = <A>(read: Effect.Effect<A>, holds: (a: A) => boolean) =>
-  read.pipe(
-    Effect.filterOrFail(holds, () => "not yet"),
-    Effect.retry(Schedule.spaced(Duration.millis(50)).pipe(Schedule.upTo(Duration.seconds(20))))
-  )
 
 describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
   it.live("is made from a base backup, streams the primary's writes, refuses its own, and pauses and resumes replay", () =>

@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import parsePrometheusTextFormat from "parse-prometheus-text-format"
 import pg from "pg"
 import * as path from "node:path"
@@ -7,9 +7,10 @@ import { DemoData } from "../src/demo/DemoData.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import * as Database from "../src/platform/db/Database.js"
-import { type Cluster, ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
+import { type Cluster, ensureDatabase } from "../src/platform/db/EmbeddedPostgres.js"
 import { ReplicaHealth } from "../src/platform/db/Replicas.js"
 import { loadSmallWorld, recordsOf } from "./support/AdWorld.js"
+import { cluster, eventually } from "./support/StreamingReplicas.js"
 import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader, testServer, TestServer } from "./support/TestServer.js"
 import { get as workspaceGet, keyAuth, post as workspacePost, v1 } from "./support/Workspace.js"
@@ -22,18 +23,12 @@ import { get as workspaceGet, keyAuth, post as workspacePost, v1 } from "./suppo
 
 class Clusters extends Context.Tag("test/Clusters")<Clusters, { readonly primary: Cluster; readonly replica: Cluster }>() {}
 
-const started = (dir: string, replicaOf?: Cluster) =>
-  Effect.acquireRelease(
-    Effect.promise(() => startCluster({ dataDir: dir, persistent: false, sharedBuffers: "128MB", ...(replicaOf ? { replicaOf } : {}) })),
-    (c) => Effect.promise(() => c.stop())
-  )
-
 /** A primary with database `adintel` and its replica; the service's client over both (`REPLICA_MAX_LAG` 1 s), migrated. */
 const replicated = Layer.unwrapScoped(Effect.gen(function*() {
   const dir = yield* tempDir("replicated")
-  const primary = yield* started(path.join(dir, "primary"))
+  const primary = yield* cluster(path.join(dir, "primary"))
   yield* Effect.promise(() => ensureDatabase(primary.adminUrl, "adintel"))
-  const replica = yield* started(path.join(dir, "replica"), primary)
+  const replica = yield* cluster(path.join(dir, "replica"), primary)
   const config = ConfigProvider.fromMap(new Map([["DATABASE_REPLICA_URLS", replica.urlFor("adintel")], ["REPLICA_MAX_LAG", "1 second"]]))
   return Database.clientLayer(Redacted.make(primary.urlFor("adintel"))).pipe(
     Layer.provide(Layer.setConfigProvider(config)),
@@ -80,9 +75,6 @@ const replicaCommits = Effect.map(
   onReplica<{ n: string }>("select xact_commit::text as n from pg_stat_database where datname = 'adintel'"),
   (rows) => Number(rows[0]!.n)
 )
-
-const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => boolean) =>
-  read.pipe(Effect.filterOrFail(holds, () => "not yet"), Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30)))))
 
 /** The replica in: its replay lag under `REPLICA_MAX_LAG`. */
 const caughtUp = Effect.flatMap(ReplicaHealth, (health) =>
