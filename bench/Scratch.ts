@@ -236,6 +236,10 @@ export const timedClient = (base: string, key: string) => async (route: string, 
   return { ms, json }
 }
 
+/** A few words of an ad's headline: what a user would type in a keyword search. */
+export const keywordsOf = (headline: string) =>
+  headline.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 4).slice(0, 2).join(" ")
+
 export const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN

@@ -21,7 +21,7 @@ import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
 import { landersAndTrends, windowMove } from "./landers.js"
-import { createAccounts, freePort, importWorld, percentile, runBench, settle, startServer, storagePerAd, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, freePort, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -38,9 +38,6 @@ const importAds = (url: string, countBeside: boolean) =>
   importWorld(url, { scale: scaleName, seed, only: ["stores", "landers", "advertisers", "ads"] }, countBeside)
 
 
-/** A few words of an ad's copy: what a user would type. */
-const keywordsOf = (headline: string) =>
-  headline.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 4).slice(0, 2).join(" ")
 
 /** A copy reworded, as a user would paste an ad they saw. */
 const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" ").replace("Meet the", "Say hello to the")

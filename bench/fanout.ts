@@ -18,7 +18,7 @@ import pg from "pg"
 import { AdSearchRepo } from "../src/ads/library/AdSearchRepo.js"
 import { type ScaleName, scales } from "../src/demo/World.js"
 import { ReadSql } from "../src/platform/db/Replicas.js"
-import { importWorld, percentile, runBench, withBenchDatabase } from "./Scratch.js"
+import { importWorld, keywordsOf, percentile, runBench, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Keyword searches per N. */
@@ -26,9 +26,6 @@ const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
 const partitionCounts = [1, 4, 16] as const
 const countries = ["US", "GB", "CA", "AU", "DE"]
 
-/** A few words of an ad's copy: what a user would type (as bench:ads). */
-const keywordsOf = (headline: string) =>
-  headline.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 4).slice(0, 2).join(" ")
 
 const schemaOf = (n: number) => (n === 1 ? "public" : `fanout_${n}`)
 
