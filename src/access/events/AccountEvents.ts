@@ -1,23 +1,45 @@
 import { Effect } from "effect"
+import type { AccountId } from "../../kernel/Ids.js"
 import { type AccountEvent, AccountEventsRepo, type CreditUsage, type EventPosition, type KeyOrigin } from "./AccountEventsRepo.js"
+import { type NewEvent, OutboxRepo, type StoredEvent } from "./OutboxRepo.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
-export type { AccountEvent, CreditUsage, EventPosition, KeyOrigin }
+export type { AccountEvent, CreditUsage, EventPosition, KeyOrigin, NewEvent, StoredEvent }
 
 /**
  * What access tells the products above it about an account, without knowing them (issue 19):
- * access records events in its own table as part of the change itself, and exposes them and the
- * meters' state here; a product (notifications) reads them on its own schedule. Nothing here
- * runs on the metered path: the gateway's admission is untouched.
+ * access records events in its own tables as part of the change itself, and exposes them and the
+ * meters' state here; a product (notifications, webhooks, the RPC event stream) reads them on its
+ * own schedule. Nothing here runs on the metered path: the gateway's admission is untouched.
+ *
+ * The outbox (issue 32; INTERPRETATIONS H3) is the account's public event stream: a product
+ * records an event with `emit` inside the transaction of the change that caused it.
  */
 export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/AccountEvents", {
-  effect: Effect.map(AccountEventsRepo, (repo) => traced("AccountEvents", {
-    /** Records a key regeneration (call it inside the transaction that replaces the key). */
-    keyRegenerated: repo.keyRegenerated,
-    /** Events that occurred at or after `from`, oldest first, paged by position. */
-    since: repo.since,
-    /** Accounts at or above `percent` % of their monthly credits in the current period, paged by account id. */
-    creditUsage: repo.creditUsage
-  })),
-  dependencies: [AccountEventsRepo.Default]
+  effect: Effect.gen(function*() {
+    const repo = yield* AccountEventsRepo
+    const outbox = yield* OutboxRepo
+    return traced("AccountEvents", {
+      /**
+       * Records a key regeneration, and its `api_key.regenerated` event (call it inside the
+       * transaction that replaces the key: both are kept or neither).
+       */
+      keyRegenerated: (accountId: AccountId, origin: KeyOrigin, at: Date) =>
+        Effect.zipRight(
+          repo.keyRegenerated(accountId, origin, at),
+          outbox.emit([{ accountId, type: "api_key.regenerated", data: { via: origin.via } }], at)
+        ),
+      /** Events that occurred at or after `from`, oldest first, paged by position. */
+      since: repo.since,
+      /** Accounts at or above `percent` % of their monthly credits in the current period, paged by account id. */
+      creditUsage: repo.creditUsage,
+      /** Records outbox events in one statement, in the caller's transaction when there is one. */
+      emit: outbox.emit,
+      /** The account's outbox events after stream position `seq`, oldest first. */
+      eventsAfter: outbox.after,
+      /** Forgets outbox events created before an instant, a bounded batch at a time. */
+      pruneEvents: outbox.prune
+    })
+  }),
+  dependencies: [AccountEventsRepo.Default, OutboxRepo.Default]
 }) {}

@@ -1,0 +1,78 @@
+import { randomBytes } from "node:crypto"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { AccountId } from "../../kernel/Ids.js"
+import { EventType } from "./OutboxEvent.js"
+
+/** An event to record: for whom, what, and its ids and counts. */
+export interface NewEvent {
+  readonly accountId: AccountId
+  readonly type: EventType
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** A recorded event, with its stream position. */
+export const StoredEvent = Schema.Struct({
+  seq: Schema.NumberFromString,
+  id: Schema.String,
+  account_id: AccountId,
+  type: EventType,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  created_at: Schema.DateFromSelf
+})
+export type StoredEvent = typeof StoredEvent.Type
+
+/** A new event id: `evt_` and 16 random bytes, base64url (not a time: ids never say when). */
+export const newEventId = () => `evt_${randomBytes(16).toString("base64url")}`
+
+/** The SQL of `outbox_events` (migration 0082). */
+export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (events: ReadonlyArray<NewEvent>, at: Date) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: StoredEvent,
+        execute: () => sql`
+          insert into outbox_events (id, account_id, type, data, created_at)
+          select e.id, e.account_id, e.type, e.data, ${at}
+            from unnest(${events.map(newEventId)}::text[], ${events.map((e) => e.accountId)}::uuid[],
+                        ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::jsonb[])
+                 with ordinality as e(id, account_id, type, data, n)
+           order by e.n
+          returning seq::text, id, account_id::text, type, data, created_at`
+      })(undefined)
+
+    return {
+      /** Records events in one statement, in the caller's transaction when there is one; answers them in order. */
+      emit: (events: ReadonlyArray<NewEvent>, at: Date): Effect.Effect<ReadonlyArray<StoredEvent>> =>
+        events.length === 0 ? Effect.succeed([]) : insert(events, at).pipe(Effect.orDie),
+
+      /** The account's events after position `seq`, oldest first, at most `limit`. */
+      after: (accountId: AccountId, seq: number, limit: number): Effect.Effect<ReadonlyArray<StoredEvent>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: StoredEvent,
+          execute: () => sql`
+            select seq::text, id, account_id::text, type, data, created_at from outbox_events
+             where account_id = ${accountId}::uuid and seq > ${seq}
+             order by seq
+             limit ${limit}`
+        })(undefined).pipe(Effect.orDie),
+
+      /** Forgets events created before `before`, at most `limit` of them; answers how many went. */
+      prune: (before: Date, limit: number): Effect.Effect<number> =>
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: Schema.Struct({ n: Schema.Int }),
+          execute: () => sql`
+            with gone as (
+              delete from outbox_events where seq in (
+                select seq from outbox_events where created_at < ${before} order by created_at limit ${limit})
+              returning 1)
+            select count(*)::int as n from gone`
+        })(undefined).pipe(Effect.map(({ n }) => n), Effect.orDie)
+    }
+  })
+}) {}
