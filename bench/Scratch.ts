@@ -216,24 +216,36 @@ export const startServer = async (url: string, port: number, logFile: string, en
 }
 
 
-/** One answer of a timed request: how long it took (the body included) and its JSON. */
+/**
+ * One answer of a timed request: how long it took (the body included), its JSON, and the
+ * PostgreSQL CPU time it used when the client was given a meter (bench/Figures.ts).
+ */
 export interface Timed {
   readonly ms: number
+  readonly pgCpuMs?: number | undefined
   readonly json: any
 }
 
-/** Requests one at a time to a benchmark server with a key, as an integrator's client would. */
-export const timedClient = (base: string, key: string) => async (route: string, body?: unknown): Promise<Timed> => {
+/**
+ * Requests one at a time to a benchmark server with a key, as an integrator's client would;
+ * with `pgCpu` (`pgCpuMeter`), each answer says what PostgreSQL CPU time passed during it.
+ */
+export const timedFetch = (base: string, key: string, pgCpu?: () => number) => async (route: string, init: RequestInit = {}): Promise<Timed> => {
+  const cpuBefore = pgCpu?.()
   const start = performance.now()
-  const response = await fetch(base + route, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
+  const response = await fetch(base + route, { ...init, headers: { "x-api-key": key, ...init.headers } })
   const json = await response.json()
   const ms = performance.now() - start
+  const pgCpuMs = cpuBefore === undefined ? undefined : pgCpu!() - cpuBefore
   if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
-  return { ms, json }
+  return { ms, pgCpuMs, json }
+}
+
+/** The same, GET without a body and POST with a JSON one. */
+export const timedClient = (base: string, key: string, pgCpu?: () => number) => {
+  const timed = timedFetch(base, key, pgCpu)
+  return (route: string, body?: unknown): Promise<Timed> =>
+    timed(route, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
 }
 
 /** A few words of an ad's headline: what a user would type in a keyword search. */

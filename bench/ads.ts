@@ -21,7 +21,8 @@ import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
 import { landersAndTrends, windowMove } from "./landers.js"
-import { createAccounts, freePort, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, timedClient, withBenchDatabase } from "./Scratch.js"
+import { Figures, pgCpuMeter } from "./Figures.js"
+import { createAccounts, freePort, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -75,7 +76,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     }
     const server = early ?? await serve()
     const base = `http://127.0.0.1:${port}`
-    const request = timedClient(base, key!)
+    const request = timedClient(base, key!, await pgCpuMeter(url))
     try {
       // What the queries ask: drawn from the generated ads, so they match like real ones.
       const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
@@ -98,17 +99,14 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       ]
       console.log("Warming up…")
       for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next(n))
-      const figures = new Map<string, Array<number>>()
+      const figures = new Figures()
       // Interleaved, so a burst of noise on the machine hits every shape alike.
       for (let n = 0; n < samples; n++) {
-        for (const [name, next] of shapes) {
-          const timed = await request(...next(n + 1000))
-          figures.set(name, [...(figures.get(name) ?? []), timed.ms])
-        }
+        for (const [name, next] of shapes) figures.add(name, await request(...next(n + 1000)))
       }
       console.log(`Walking ${walks} scrolls to page ${walkPages} (or their last)…`)
-      const first: Array<number> = []
-      const deep: Array<number> = []
+      const first: Array<Timed> = []
+      const deep: Array<Timed> = []
       let deepest = walkPages
       for (let w = 0; w < walks; w++) {
         const search = `/api/v1/adlibrary?country=${countries[w % 5]}&sort=${w % 2 === 0 ? "newest" : "longest_running"}&limit=20`
@@ -118,28 +116,19 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
           page = await request(`/api/v1/adlibrary?scroll_token=${page.json.scroll_token}`)
           depth++
         }
-        deep.push(page.ms)
+        deep.push(page)
         deepest = Math.min(deepest, depth)
         // page 1 of the same search, timed next to the deep page for a fair pair
-        first.push((await request(search)).ms)
+        first.push(await request(search))
       }
-      figures.set("scroll page 1", first)
-      figures.set(`scroll page ${deepest} (deepest walked)`, deep)
-
-      const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
-      console.log("")
-      console.log(`${"shape".padEnd(32)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-      for (const [name, values] of figures) {
-        const p95 = percentile(values, 95)
-        console.log(
-          `${name.padEnd(32)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`
-        )
-      }
-      const ratio = percentile(deep, 50) / percentile(first, 50)
+      for (const timed of first) figures.add("scroll page 1", timed)
+      for (const timed of deep) figures.add(`scroll page ${deepest} (deepest walked)`, timed)
+      figures.print("shape", "GET /api/v1/credits (baseline)")
+      const ratio = percentile(deep.map((t) => t.ms), 50) / percentile(first.map((t) => t.ms), 50)
       console.log("")
       console.log(`page ${deepest} / page 1 (p50): ${ratio.toFixed(2)}   (goal ≤ 1.5)`)
-      console.log(`searches p95: keyword ${percentile(figures.get("keyword + 2 filters")!, 95).toFixed(1)} ms, filters ${percentile(figures.get("filters only, newest")!, 95).toFixed(1)} ms   (goal < 50 ms)`)
-      console.log(`magic-ai text p95: ${percentile(figures.get("magic-ai text")!, 95).toFixed(1)} ms   (goal < 150 ms)`)
+      console.log(`searches p95: keyword ${percentile(figures.ms("keyword + 2 filters"), 95).toFixed(1)} ms, filters ${percentile(figures.ms("filters only, newest"), 95).toFixed(1)} ms   (goal < 50 ms)`)
+      console.log(`magic-ai text p95: ${percentile(figures.ms("magic-ai text"), 95).toFixed(1)} ms   (goal < 150 ms)`)
       await measureBrandTabs(request, samples)
       await landersAndTrends(request, samples)
     } finally {

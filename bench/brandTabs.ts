@@ -7,7 +7,8 @@
  */
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
-import { percentile, type Timed } from "./Scratch.js"
+import { Figures } from "./Figures.js"
+import type { Timed } from "./Scratch.js"
 
 const DAY = 86_400_000
 
@@ -21,19 +22,12 @@ export const measureBrandTabs = async (request: (route: string) => Promise<Timed
   const total = (await request(`/api/v1/brands/overview-cards?id=${flagship.id}&date_from=${from}`)).json.data.total as number
   console.log(`\nBrand tabs: ${flagship.id}, ${total.toLocaleString("en")} ads in the period. Warming up…`)
   for (let n = 0; n < 5; n++) for (const [, route] of shapes) await request(route)
-  const figures = new Map<string, Array<number>>()
+  const figures = new Figures()
   // Interleaved, so a burst of noise on the machine hits every tab alike.
   for (let n = 0; n < samples; n++) {
-    for (const [name, route] of shapes) figures.set(name, [...(figures.get(name) ?? []), (await request(route)).ms])
+    for (const [name, route] of shapes) figures.add(name, await request(route))
   }
-  const baseline = percentile(figures.get(shapes[0]![0])!, 95)
-  console.log(`${"shape".padEnd(32)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-  for (const [name, values] of figures) {
-    const p95 = percentile(values, 95)
-    console.log(`${name.padEnd(32)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
-  }
-  const [slowest, worst] = [...figures].filter(([name]) => name !== shapes[0]![0])
-    .map(([name, values]) => [name, percentile(values, 95)] as const)
-    .sort((a, b) => b[1] - a[1])[0]!
+  figures.print("shape", shapes[0]![0])
+  const [slowest, worst] = figures.slowest(shapes[0]![0])[0]!
   console.log(`brand tabs p95: slowest ${slowest} ${worst.toFixed(1)} ms   (goal < 100 ms)`)
 }

@@ -13,7 +13,8 @@
 import * as path from "node:path"
 import pg from "pg"
 import { type ScaleName, scales } from "../src/demo/World.js"
-import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { Figures, pgCpuMeter } from "./Figures.js"
+import { createAccounts, freePort, loadWorld, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
 const tracked = 25
@@ -61,7 +62,7 @@ export const measureBrands = async (url: string, dir: string) => {
   await fillInbox(url, key!)
   const port = await freePort()
   const server = await startServer(url, port, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
-  const request = timedClient(`http://127.0.0.1:${port}`, key!)
+  const request = timedClient(`http://127.0.0.1:${port}`, key!, await pgCpuMeter(url))
   try {
     const brands = await busiest(url, tracked)
     for (const id of brands) await request("/api/v1/brands/follow", { id })
@@ -77,18 +78,12 @@ export const measureBrands = async (url: string, dir: string) => {
       ["GET .../unread-count", () => ["/api/v1/notifications/unread-count"]]
     ]
     for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next())
-    const figures = new Map<string, Array<number>>()
+    const figures = new Figures()
     // Interleaved, so a burst of noise on the machine hits every shape alike.
     for (let n = 0; n < samples; n++) {
-      for (const [name, next] of shapes) figures.set(name, [...(figures.get(name) ?? []), (await request(...next())).ms])
+      for (const [name, next] of shapes) figures.add(name, await request(...next()))
     }
-    const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
-    console.log("")
-    console.log(`${"brand tracker and inbox".padEnd(40)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-    for (const [name, values] of figures) {
-      const p95 = percentile(values, 95)
-      console.log(`${name.padEnd(40)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
-    }
+    figures.print("brand tracker and inbox", "GET /api/v1/credits (baseline)")
   } finally {
     await server.stop()
   }

@@ -8,7 +8,8 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { addDays } from "../src/kernel/UtcDay.js"
-import { onDatabase, percentile, type Timed } from "./Scratch.js"
+import { Figures } from "./Figures.js"
+import { onDatabase, type Timed } from "./Scratch.js"
 
 type Request = (route: string, body?: unknown) => Promise<Timed>
 
@@ -43,22 +44,12 @@ export const landersAndTrends = async (request: Request, samples: number) => {
   ]
   console.log("Landers and trends: warming up…")
   for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
-  const figures = new Map<string, Array<number>>()
+  const figures = new Figures()
   for (let n = 0; n < samples; n++) {
-    for (const [name, next] of shapes) {
-      const timed = await request(...next(n + 100))
-      figures.set(name, [...(figures.get(name) ?? []), timed.ms])
-    }
+    for (const [name, next] of shapes) figures.add(name, await request(...next(n + 100)))
   }
-  const baseline = percentile(figures.get("GET /api/v1/credits (baseline)")!, 95)
-  console.log("")
-  console.log(`${"shape".padEnd(32)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-  for (const [name, values] of figures) {
-    const p95 = percentile(values, 95)
-    console.log(`${name.padEnd(32)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
-  }
-  const worst = [...figures].filter(([name]) => !name.includes("baseline")).map(([name, values]) => [name, percentile(values, 95)] as const)
-    .sort((a, b) => b[1] - a[1])[0]!
+  figures.print("shape", "GET /api/v1/credits (baseline)")
+  const worst = figures.slowest("GET /api/v1/credits (baseline)")[0]!
   console.log(`landers and trends p95: worst ${worst[0]} ${worst[1].toFixed(1)} ms   (goal < 100 ms)`)
 }
 

@@ -13,7 +13,8 @@
  */
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { createAccounts, freePort, loadWorld, percentile, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
+import { Figures, pgCpuMeter } from "./Figures.js"
+import { createAccounts, freePort, loadWorld, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
@@ -38,7 +39,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
   const [key] = await createAccounts(url, 1)
   const port = await freePort()
   const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
-  const request = timedClient(`http://127.0.0.1:${port}`, key!)
+  const request = timedClient(`http://127.0.0.1:${port}`, key!, await pgCpuMeter(url))
   const prefix = "/api/v1/clipapp-shop"
   try {
     const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
@@ -67,17 +68,11 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     ]
     console.log("Warming up…")
     for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
-    const figures = new Map<string, Array<number>>()
+    const figures = new Figures()
     for (let n = 0; n < samples; n++) {
-      for (const [name, next] of shapes) figures.set(name, [...(figures.get(name) ?? []), (await request(...next(n + 100))).ms])
+      for (const [name, next] of shapes) figures.add(name, await request(...next(n + 100)))
     }
-    const baseline = percentile(figures.get("GET clipapp-shop/credits (baseline)")!, 95)
-    console.log("")
-    console.log(`${"shape".padEnd(48)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-    for (const [name, values] of figures) {
-      const p95 = percentile(values, 95)
-      console.log(`${name.padEnd(48)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
-    }
+    figures.print("shape", "GET clipapp-shop/credits (baseline)")
     console.log("")
     console.log("goals: explore p95 < 100 ms, history < 20 ms, suggestions < 10 ms")
     if (!hasSuggestions) console.log("(suggestions not measured: the route is not there)")

@@ -23,7 +23,8 @@ import { mulberry32 } from "../src/platform/media/ImageFeatures.js"
 import { drawArt } from "../src/stores/media/ProductArt.js"
 import { colourBins, featuresOf } from "../src/stores/visual/Features.js"
 import { VisualRepo } from "../src/stores/visual/VisualRepo.js"
-import { createAccounts, freePort, loadWorld, onDatabase, percentile, runBench, startServer, withBenchDatabase } from "./Scratch.js"
+import { Figures, pgCpuMeter } from "./Figures.js"
+import { createAccounts, freePort, loadWorld, onDatabase, runBench, startServer, type Timed, timedFetch, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const imageCount = Number(process.env["BENCH_IMAGES"] ?? 200_000)
@@ -103,14 +104,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     STORE_MEDIA_DIR: path.join(dir, "media")
   })
   const base = `http://127.0.0.1:${port}`
-  const timed = async (route: string, init: RequestInit) => {
-    const start = performance.now()
-    const response = await fetch(base + route, { ...init, headers: { "x-api-key": key!, ...init.headers } })
-    const json = await response.json()
-    const ms = performance.now() - start
-    if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
-    return { ms, json }
-  }
+  const timed = timedFetch(base, key!, await pgCpuMeter(url))
   const upload = (n: number, fields: Record<string, string> = {}) => {
     const form = new FormData()
     form.append("image", new Blob([photos[n % photos.length]!.bytes], { type: "image/jpeg" }), "photo.jpg")
@@ -119,7 +113,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
   }
   const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
   try {
-    const shapes: Array<[name: string, run: (n: number) => Promise<{ ms: number; json: any }>]> = [
+    const shapes: Array<[name: string, run: (n: number) => Promise<Timed>]> = [
       ["GET store-tracker (baseline)", () => timed("/api/v1/store-tracker", {})],
       ["visual search, upload", (n) => upload(n)],
       ["visual search, upload + country + platform", (n) => {
@@ -133,12 +127,13 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     await upload(0)
     console.log(`  index loaded and first search answered in ${((performance.now() - warm) / 1000).toFixed(1)} s`)
     for (let n = 0; n < 5; n++) for (const [, run] of shapes) await run(n)
-    const figures = new Map<string, Array<number>>()
+    const figures = new Figures()
     let first = 0
     for (let n = 0; n < samples; n++) {
       for (const [name, run] of shapes) {
-        const { json: answer, ms } = await run(n)
-        figures.set(name, [...(figures.get(name) ?? []), ms])
+        const sample = await run(n)
+        const answer = sample.json
+        figures.add(name, sample)
         if (name === "visual search, upload") {
           const wanted = `bench-${photos[n % photos.length]!.i}`
           if (answer.data[0]?.products[0]?.id === wanted) first++
@@ -146,13 +141,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
         }
       }
     }
-    const baseline = percentile(figures.get("GET store-tracker (baseline)")!, 95)
-    console.log("")
-    console.log(`${"shape".padEnd(46)} ${"n".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)}  p95 / baseline p95`)
-    for (const [name, values] of figures) {
-      const p95 = percentile(values, 95)
-      console.log(`${name.padEnd(46)} ${String(values.length).padStart(5)} ${percentile(values, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${(p95 / baseline).toFixed(1)}x`)
-    }
+    figures.print("shape", "GET store-tracker (baseline)")
     console.log("")
     console.log(`source product first: ${first} of ${samples} searches`)
     console.log("goal: visual search p95 < 300 ms over 200,000 product images")
