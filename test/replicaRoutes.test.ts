@@ -145,6 +145,27 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         expect(yield* eventually(replicaCommits, (n) => n >= afterTabs + 25)).toBeGreaterThanOrEqual(afterTabs + 25)
       }))
 
+    it.effect("the trends are read on the replica too", () =>
+      Effect.gen(function*() {
+        yield* caughtUp
+        const { api_key } = yield* account()
+        const topics = (windowDays: number) => call("/api/v1/trends/topics", {
+          method: "POST",
+          headers: { "X-API-Key": api_key, "content-type": "application/json" },
+          body: JSON.stringify({ window_days: windowDays, min_count: 1 })
+        })
+        // The counting fiber builds the rankings on the primary after the world's import.
+        const built = yield* eventually(topics(90), (answer) => answer.status === 200)
+        expect(JSON.parse(built.body).data.length).toBeGreaterThan(0)
+        const before = yield* replicaCommits
+        for (let n = 0; n < 25; n++) {
+          const answer = yield* topics([7, 30, 90][n % 3]!)
+          expect(answer.status, answer.body).toBe(200)
+        }
+        // Each call reads its ranking and its terms' texts; as above, served by the primary this could not pass.
+        expect(yield* eventually(replicaCommits, (n) => n >= before + 50)).toBeGreaterThanOrEqual(before + 50)
+      }))
+
     it.effect("metering stays exact on the primary: 60 searches in flight on 25 credits, exactly 25 answered, balance 0", () =>
       Effect.gen(function*() {
         yield* caughtUp

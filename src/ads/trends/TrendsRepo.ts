@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { ReadSql } from "../../platform/db/Replicas.js"
 import { Effect, Option, Schema, Stream } from "effect"
 import { PgListener, sqlStateOf, unboundedStatements } from "../../platform/db/Database.js"
 import { countOf } from "../../platform/db/Rows.js"
@@ -98,6 +99,9 @@ export interface CountsState {
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // The routes' reads (a ranking, its terms' texts, a term's history) go to a replica when one
+    // is healthy (issue 31): the counting fiber builds what they read, on the primary.
+    const read = yield* ReadSql
     const listener = yield* PgListener
     /** Whether at least `n` ads are not counted yet, without counting them all. */
     const pendingAtLeast = (n: number) =>
@@ -114,12 +118,18 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         Effect.orDie
       )
 
-    const findTerms = SqlSchema.findAll({
+    const findTermsOn = (client: SqlClient.SqlClient) => SqlSchema.findAll({
       Request: Schema.Struct({ kinds: Schema.Array(Schema.Int), terms: Schema.Array(Schema.String) }),
       Result: TermRow,
-      execute: ({ kinds, terms }) => sql`
+      execute: ({ kinds, terms }) => client`
         select t.id, t.kind, t.term from trend_terms t
           join unnest(${kinds}::smallint[], ${terms}::text[]) as k(kind, term) on t.kind = k.kind and t.term = k.term`
+    })
+    const findTerms = findTermsOn(sql)
+    const termsByIdOn = (client: SqlClient.SqlClient) => SqlSchema.findAll({
+      Request: Schema.Array(Schema.Int),
+      Result: TermRow,
+      execute: (ids) => client`select id, kind, term from trend_terms where id = any(${ids}::int[])`
     })
 
     return {
@@ -239,17 +249,21 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           return yield* findTerms(request)
         }).pipe(Effect.orDie),
 
-      /** A term's id, if any ad used it. */
+      /** A term's id, if any ad used it (on a replica: a term it has not replayed yet has no history there either). */
       termId: (kind: number, term: string): Effect.Effect<Option.Option<number>> =>
-        Effect.map(findTerms({ kinds: [kind], terms: [term] }), (rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id)).pipe(Effect.orDie),
+        Effect.map(findTermsOn(read)({ kinds: [kind], terms: [term] }), (rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id)).pipe(Effect.orDie),
 
-      /** The texts of these terms. */
+      /**
+       * The texts of these terms. Read on a replica, and any it lacks on the primary: a ranking
+       * read on one replica may name a term another replica, further behind, has not replayed.
+       */
       termsById: (ids: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Term>> =>
-        ids.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
-          Request: Schema.Array(Schema.Int),
-          Result: TermRow,
-          execute: (ids) => sql`select id, kind, term from trend_terms where id = any(${ids}::int[])`
-        })(ids).pipe(Effect.orDie),
+        ids.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
+          const found = yield* termsByIdOn(read)(ids)
+          if (found.length === new Set(ids).size) return found
+          const known = new Set(found.map((t) => t.id))
+          return [...found, ...yield* termsByIdOn(sql)(ids.filter((id) => !known.has(id)))]
+        }).pipe(Effect.orDie),
 
       /** Every term of a kind: the build of the rankings orders ties by text. */
       termsOfKind: (kind: number): Effect.Effect<ReadonlyArray<Term>> =>
@@ -348,7 +362,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: MonthRow,
-          execute: () => sql`select term, month::text as month, counts from trend_series
+          execute: () => read`select term, month::text as month, counts from trend_series
             where term = ${term} and month between ${from}::date and ${to}::date order by month`
         })(undefined).pipe(Effect.orDie),
 
@@ -360,7 +374,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         SqlSchema.single({
           Request: Schema.Void,
           Result: RankingRow,
-          execute: () => sql`
+          execute: () => read`
             select (select date_to::text from trend_state) as date_to,
                    (select kept from trend_rankings
                      where kind = ${kind} and window_days = ${windowDays} and library = ${cell.library}
