@@ -234,6 +234,7 @@ export const timedFetch = (base: string, key: string, pgCpu?: () => number) => a
   const cpuBefore = pgCpu?.()
   const start = performance.now()
   const response = await fetch(base + route, { ...init, headers: { "x-api-key": key, ...init.headers } })
+    .catch((error: unknown) => Promise.reject(new Error(`${init.method ?? "GET"} ${route}: no answer`, { cause: error })))
   const json = await response.json()
   const ms = performance.now() - start
   const pgCpuMs = cpuBefore === undefined ? undefined : pgCpu!() - cpuBefore
