@@ -420,5 +420,9 @@ export const notTools: ReadonlyArray<NoToolDeclaration> = [
   ),
   noTool(WorkspaceApi, ["boardBrands", "shareLinks"], "Not among the workspace tools (the tree, create, add, remove, a board's ads, share): listing a board's brands and the links made stays REST"),
   noTool(DigestPrefsApi, ["update"], "Changing digest preferences is left to the dashboard"),
-  noTool(WebhooksApi, "every route", "Managing webhook endpoints and their deliveries is account settings, not research")
+  noTool(
+    WebhooksApi,
+    ["create", "list", "remove", "rotateSecret", "test", "deliveries", "replay"],
+    "Managing webhook endpoints and their deliveries is account settings, not research"
+  )
 ]
