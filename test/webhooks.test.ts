@@ -6,6 +6,7 @@ import { Webhook } from "standardwebhooks"
 import { vi } from "vitest"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import type { AccountId } from "../src/kernel/Ids.js"
+import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { Inbox } from "../src/notifications/inbox/Inbox.js"
 import { Deliveries, retryDelays } from "../src/notifications/webhooks/Deliveries.js"
 import { clientOn, TestDatabaseUrlLive } from "./support/TestDatabase.js"
@@ -294,6 +295,31 @@ describe("webhooks (H2, H3)", () => {
         yield* TestClock.adjust("1 hour")
         yield* deliveries.pass
         expect(yield* countAt("/hook-down")).toBe(sent)
+      }))
+
+    it.effect("credits.threshold: one event per threshold per period, as the inbox's item, delivered to a subscribed endpoint", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const deliveries = yield* Deliveries
+        const alerts = yield* AccountAlerts
+        const a = yield* account({ patch: { monthly_limit: 10 } })
+        const { secret } = yield* register(a.api_key, "/hook-credits", ["credits.threshold"])
+        // The registration was the first of 10 credits; 7 more make 80 %.
+        yield* Effect.forEach(Array.from({ length: 7 }), () => call("/api/v1/credits", keyHeader(a.api_key)), { discard: true })
+        yield* alerts.pass
+        yield* alerts.pass
+        yield* deliveries.pass
+        const eighty = yield* nextAt("/hook-credits")
+        expect(verifies(secret, eighty)).toBe(true)
+        expect(JSON.parse(eighty.body)).toMatchObject({ type: "credits.threshold", data: { percent: 80, used: 8, limit: 10 } })
+        yield* Effect.forEach(Array.from({ length: 2 }), () => call("/api/v1/credits", keyHeader(a.api_key)), { discard: true })
+        yield* alerts.pass
+        yield* alerts.pass
+        yield* deliveries.pass
+        expect(JSON.parse((yield* nextAt("/hook-credits")).body)).toMatchObject({ type: "credits.threshold", data: { percent: 100, used: 10, limit: 10 } })
+        yield* alerts.pass
+        yield* deliveries.pass
+        expect(yield* countAt("/hook-credits")).toBe(2)
       }))
 
     it.effect("rotation: during the overlap both signatures verify, each with its own secret; after it only the new one", () =>
