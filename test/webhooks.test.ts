@@ -240,8 +240,8 @@ describe("webhooks (H2, H3)", () => {
         })
 
         const second = yield* untilCalled
-        // Stamps in whole seconds: the first retry within 5 s ± 20 %, passes a second apart.
-        expect(stamp(second.receipt) - stamp(first)).toBeGreaterThanOrEqual(Math.floor(5 * 0.8))
+        // Stamps in whole seconds: the first retry after 5 s to 6 s (jitter), passes a second apart.
+        expect(stamp(second.receipt) - stamp(first)).toBeGreaterThanOrEqual(5)
         expect(stamp(second.receipt) - stamp(first)).toBeLessThanOrEqual(Math.ceil(5 * 1.2) + 1)
         // The receiver hangs: the attempt gives up after 10 s.
         yield* TestClock.adjust("10 seconds")
@@ -250,9 +250,9 @@ describe("webhooks (H2, H3)", () => {
 
         const third = yield* untilCalled
         yield* Fiber.join(third.pass)
-        // 5 min ± 20 % after the timed-out attempt ended (10 s after it was sent).
+        // 5 to 6 min after the timed-out attempt ended (10 s after it was sent).
         const gap = stamp(third.receipt) - stamp(second.receipt) - 10
-        expect(gap).toBeGreaterThanOrEqual(300 * 0.8)
+        expect(gap).toBeGreaterThanOrEqual(300)
         expect(gap).toBeLessThanOrEqual(300 * 1.2 + 1)
         expect([first, second.receipt, third.receipt].map((r) => r.headers["webhook-id"])).toEqual(Array(3).fill(first.headers["webhook-id"]))
         expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "delivered", attempts: 3, last_status_code: 200 }])

@@ -18,8 +18,9 @@ export const attemptTimeout = Duration.seconds(10)
 /** The most of an answer read: the status is what counts, the rest is drained and dropped. */
 export const maxAnswerBytes = 256 * 1024
 /**
- * H3: the wait after each failed attempt (Standard Webhooks' example schedule), each ±20 %
- * (jitter): 8 attempts over about 27.6 hours, then `failed`.
+ * H3: the wait after each failed attempt (Standard Webhooks' example schedule), each made up to
+ * 20 % longer at random (jitter, only longer: the retries then always span at least 24 hours):
+ * 8 attempts over 27.6 to 33.1 hours, then `failed`.
  */
 export const retryDelays: ReadonlyArray<Duration.Duration> = [
   Duration.seconds(5),
@@ -41,7 +42,7 @@ const pruneBatch = 1000
 export const retryDelay = (attempts: number): Effect.Effect<Option.Option<number>> =>
   attempts > retryDelays.length
     ? Effect.succeedNone
-    : Effect.map(Random.nextRange(1 - jitter, 1 + jitter), (factor) =>
+    : Effect.map(Random.nextRange(1, 1 + jitter), (factor) =>
       Option.some(Math.round(Duration.toMillis(retryDelays[attempts - 1]!) * factor)))
 
 /** The inbox item of an endpoint disabled (W5). */

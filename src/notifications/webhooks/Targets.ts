@@ -43,7 +43,8 @@ export const targets = (allowLoopback: boolean) => {
         if (!URL.canParse(text)) return yield* Effect.fail({ reason: httpsOnly })
         const url = new URL(text)
         const scheme = url.protocol === "https:" || (url.protocol === "http:" && allowLoopback && isLoopbackHost(url))
-        if (!scheme || url.username !== "" || url.password !== "") return yield* Effect.fail({ reason: httpsOnly })
+        if (!scheme) return yield* Effect.fail({ reason: httpsOnly })
+        if (url.username !== "" || url.password !== "") return yield* Effect.fail({ reason: "must not carry a user name or password" })
         const addresses = yield* checkedAddresses(url, allow).pipe(
           Effect.mapError((refusal) =>
             refusal._tag === "Unresolved" ? { reason: `cannot resolve host ${refusal.host}` } : { reason: notPublic }
