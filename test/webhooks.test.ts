@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process"
 import * as http from "node:http"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Context, Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Option, Queue, Redacted, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { vi } from "vitest"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
@@ -9,7 +10,9 @@ import type { AccountId } from "../src/kernel/Ids.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { Inbox } from "../src/notifications/inbox/Inbox.js"
 import { Deliveries, retryDelays } from "../src/notifications/webhooks/Deliveries.js"
-import { clientOn, TestDatabaseUrlLive } from "./support/TestDatabase.js"
+import { freePort } from "../src/platform/db/EmbeddedPostgres.js"
+import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
+import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
 
 /**
@@ -78,23 +81,15 @@ const world = replica(loopbackOn).pipe(Layer.provideMerge(Layer.mergeAll(TestDat
 
 const answerOf = (answer: { status: number; body: string }) => ({ ...answer, json: JSON.parse(answer.body) })
 const send = (key: string, method: string, path: string, body?: unknown, server?: string) =>
-  Effect.map(
-    server === undefined
-      ? call(path, {
+  Effect.flatMap(server === undefined ? Effect.map(TestServer, ({ url }) => url) : Effect.succeed(server), (base) =>
+    Effect.promise(async () => {
+      const response = await fetch(base + path, {
         method,
         headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
-      : Effect.promise(async () => {
-        const response = await fetch(server + path, {
-          method,
-          headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        })
-        return { status: response.status, body: await response.text() }
-      }),
-    answerOf
-  )
+      return answerOf({ status: response.status, body: await response.text() })
+    }))
 const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), answerOf)
 const error = (message: string) => JSON.stringify({ success: false, error: message })
 
@@ -142,6 +137,44 @@ const verifies = (secret: string, receipt: Receipt) => {
 const deliveriesOf = (key: string, id: string) => Effect.map(get(key, `/api/v1/webhooks/${id}/deliveries`), (answer) => answer.json.data)
 const usedOf = (id: AccountId) => Effect.map(balanceOf(id), (credits) => credits.used)
 const stamp = (receipt: Receipt) => Number(receipt.headers["webhook-timestamp"])
+
+/**
+ * The service as an operator runs it (`node --import tsx src/main.ts`), on the file's database,
+ * real time, its webhook workers polling every 2 s; `kill` is SIGKILL. Stopped (SIGINT) with the scope.
+ */
+const service = Effect.gen(function*() {
+  const url = yield* TestDatabaseUrl
+  const dir = yield* tempDir("webhooks")
+  const port = yield* Effect.promise(freePort)
+  return yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const { DATABASE_URL: _url, DATA_DIR: _dir, PORT: _port, ...env } = process.env
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        env: {
+          ...env,
+          DATABASE_URL: Redacted.value(url),
+          DATA_DIR: dir,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DEMO_DATA: "false",
+          KEY_ENCRYPTION_SECRET: "test-key-encryption-secret-0123456789",
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_MAX_CONCURRENT: "4",
+          WEBHOOK_MAX_PER_ENDPOINT: "4"
+        },
+        stdio: "ignore"
+      })
+      const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
+      return { child, closed }
+    }),
+    ({ child, closed }) => Effect.promise(() => (child.kill("SIGINT"), closed))
+  ).pipe(Effect.map(({ child, closed }) => ({
+    kill: Effect.promise(() => (child.kill("SIGKILL"), closed)),
+    /** `effect`, or a defect if the process ends first. */
+    whileUp: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.raceFirst(effect, Effect.zipRight(Effect.promise(() => closed), Effect.dieMessage("the service exited")))
+  })))
+})
 
 describe("webhooks (H2, H3)", () => {
   layer(world, { timeout: 120_000 })((it) => {
@@ -465,5 +498,35 @@ describe("webhooks (H2, H3)", () => {
         expect(log.json.total).toBe(40)
         expect(log.json.data.every((d: { status: string; attempts: number }) => d.status === "delivered" && d.attempts === 1)).toBe(true)
       }))
+
+    it.scoped("kill -9 of the service with deliveries in flight: after a restart every event arrives, none lost", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const a = yield* account()
+        const { id } = yield* register(a.api_key, "/hook-kill", ["brand.ads_new"])
+        // The first four requests hang: the four attempts the first process has in flight when it dies.
+        receiver.script.set("/hook-kill", Array(4).fill("hang"))
+        const events = yield* AccountEvents
+        // Real time: the children's clocks are the machine's.
+        const emitted = yield* events.emit(Array.from({ length: 10 }, (_, n) => ({ accountId: a.id, type: "brand.ads_new" as const, data: { n } })), new Date())
+
+        const first = yield* service
+        for (let i = 0; i < 4; i++) yield* first.whileUp(nextAt("/hook-kill"))
+        yield* first.kill
+        expect(yield* countAt("/hook-kill")).toBe(4)
+
+        // The next process sends the six never tried at once, and the four in flight when their lease ends.
+        const second = yield* service
+        const ids = new Set<string>()
+        while (ids.size < 10) {
+          const receipt = yield* second.whileUp(nextAt("/hook-kill"))
+          if (receiver.all.filter((r) => r.path === "/hook-kill").indexOf(receipt) >= 4) ids.add(receipt.headers["webhook-id"]!)
+        }
+        expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())
+        const log = yield* deliveriesOf(a.api_key, id)
+        expect(log.map((d: { status: string }) => d.status)).toEqual(Array(10).fill("delivered"))
+        expect(log.map((d: { attempts: number }) => d.attempts).sort()).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2])
+      }), 180_000)
   })
 })
