@@ -28,7 +28,7 @@ interface Receipt {
   readonly headers: Record<string, string>
   readonly body: string
 }
-type Answer = "ok" | "error" | "hang"
+type Answer = "ok" | "error" | "hang" | "redirect" | "huge"
 
 /** The receiver: every request recorded; each path answers its script in turn, then 200. */
 class Receiver extends Context.Tag("test/Receiver")<Receiver, {
@@ -55,6 +55,9 @@ const ReceiverLive = Layer.scoped(
         all.push(receipt)
         const answer = script.get(path)?.shift() ?? "ok"
         if (answer === "hang") hanging.add(res)
+        else if (answer === "redirect") res.writeHead(302, { location: `${path}-redirected` }).end()
+        // 4 MB: more than anyone reads of an answer.
+        else if (answer === "huge") res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(4 * 1024 * 1024))
         else res.writeHead(answer === "ok" ? 200 : 500, { "content-type": "text/plain" }).end(answer)
         Queue.unsafeOffer(received, receipt)
       })
@@ -290,6 +293,24 @@ describe("webhooks (H2, H3)", () => {
         expect([first, second.receipt, third.receipt].map((r) => r.headers["webhook-id"])).toEqual(Array(3).fill(first.headers["webhook-id"]))
         expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "delivered", attempts: 3, last_status_code: 200 }])
         expect(yield* countAt("/hook-b")).toBe(3)
+      }))
+
+    it.effect("a redirect is an answer, never followed; a long answer is read only to 256 KB and a 2xx is delivered", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const deliveries = yield* Deliveries
+        const a = yield* account()
+        receiver.script.set("/hook-moved", ["redirect"])
+        receiver.script.set("/hook-huge", ["huge"])
+        const moved = yield* register(a.api_key, "/hook-moved")
+        const huge = yield* register(a.api_key, "/hook-huge")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${moved.id}/test`)
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${huge.id}/test`)
+        expect(yield* deliveries.pass).toBe(2)
+        expect(yield* countAt("/hook-moved-redirected")).toBe(0)
+        expect(yield* deliveriesOf(a.api_key, moved.id)).toMatchObject([{ status: "pending", attempts: 1, last_status_code: 302 }])
+        expect(yield* deliveriesOf(a.api_key, huge.id)).toMatchObject([{ status: "delivered", attempts: 1, last_status_code: 200 }])
       }))
 
     it.effect("retries stop after the schedule (at least 24 h): failed; an endpoint failing for 3 days is disabled, with an inbox item", () =>
