@@ -59,7 +59,8 @@ const item = (accountId: AccountId, key: string, createdAt: Date, type: Delivery
       data: { brand: { id: `brand-${key}`, name: `Brand ${key}`, domain: null }, count: 1, ads: [], since: null, until: createdAt.toISOString() }
     },
     credits_used: { ...common, type: "credits_used", data: { percent: 80, used: 80, limit: 100, period_start: createdAt.toISOString() } },
-    api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } }
+    api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } },
+    webhook_disabled: { ...common, type: "webhook_disabled", data: { webhook_id: key, url: "https://example.com/hook", failing_since: createdAt.toISOString() } }
   }
   return byType[type]
 }

@@ -29,6 +29,7 @@ import { TranscriptsContract } from "../transcripts/Api.js"
 import { BrandTrackerContract } from "../ads/brands/Api.js"
 import { DigestPrefsContract } from "../notifications/digest/Api.js"
 import { NotificationsContract } from "../notifications/inbox/Api.js"
+import { WebhooksContract } from "../notifications/webhooks/Api.js"
 
 /** The OpenAPI document as a plain JSON value (`OpenApi.Transform` types it as `Record<string, any>`). */
 type Document = Record<string, any>
@@ -146,6 +147,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(BrandTrackerContract)
   .addHttpApi(DigestPrefsContract)
   .addHttpApi(NotificationsContract)
+  .addHttpApi(WebhooksContract)
   .addHttpApi(LandersContract)
   .addHttpApi(TrendsContract)
 {}

@@ -50,6 +50,10 @@ import { DigestPrefsLive } from "../notifications/digest/Http.js"
 import { NotificationsContract } from "../notifications/inbox/Api.js"
 import { NotificationsLive } from "../notifications/inbox/Http.js"
 import { Inbox } from "../notifications/inbox/Inbox.js"
+import { WebhooksContract } from "../notifications/webhooks/Api.js"
+import { Deliveries } from "../notifications/webhooks/Deliveries.js"
+import { WebhooksLive } from "../notifications/webhooks/Http.js"
+import { Webhooks } from "../notifications/webhooks/Webhooks.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
 import { ShopLive } from "../shop/account/Http.js"
 import { SearchQuota } from "../shop/account/SearchQuota.js"
@@ -145,6 +149,7 @@ export const families = [
   family(BrandTrackerContract, [BrandTrackerLive], [BrandTracker.Default]),
   family(NotificationsContract, [NotificationsLive], [Inbox.Default, AccountAlerts.Default]),
   family(DigestPrefsContract, [DigestPrefsLive], [DigestPreferences.Default, Digests.Default]),
+  family(WebhooksContract, [WebhooksLive], [Webhooks.Default, Deliveries.Default]),
   family(LandersContract, [LandersLive], [Landers.Default]),
   family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default])
 ] as const

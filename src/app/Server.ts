@@ -49,6 +49,7 @@ import { Transcripts } from "../transcripts/Transcripts.js"
 import { maxVisualBodyBytes, visualPath } from "../stores/visual/Api.js"
 import { AccountAlerts } from "../notifications/alerts/AccountAlerts.js"
 import { Digests } from "../notifications/digest/Digests.js"
+import { Deliveries } from "../notifications/webhooks/Deliveries.js"
 
 /** spec: INTERPRETATIONS G10/G11: the first decoding issue, naming the field. */
 export const describeDecodeError = (error: HttpApiDecodeError): string => describeIssue(error.issues[0])
@@ -220,11 +221,15 @@ export const RollupsLive = Layer.scopedDiscard(
   })
 )
 
-/** The brand digests and the account alerts (issue 19): every replica runs both; each item is made once. */
+/**
+ * The brand digests and the account alerts (issue 19), and the webhook deliveries (issue 32):
+ * every replica runs all three; each item is made once, each attempt sent once.
+ */
 export const NotificationJobsLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     yield* Effect.forkScoped((yield* Digests).run)
     yield* Effect.forkScoped((yield* AccountAlerts).run)
+    yield* Effect.forkScoped((yield* Deliveries).run)
   })
 )
 

@@ -50,3 +50,11 @@ export type BoardId = typeof BoardId.Type
 /** A request's id as the branded `id`; `missing` when it cannot be one, as it names nothing. */
 export const idOf = <A, E>(id: Schema.Schema<A, string>, missing: E) => (value: string): Effect.Effect<A, E> =>
   Option.match(Schema.decodeUnknownOption(id)(value), { onNone: () => Effect.fail(missing), onSome: Effect.succeed })
+
+/** A webhook endpoint's id (`webhook_endpoints.id`, a `uuid`). */
+export const WebhookId = Schema.UUID.pipe(Schema.brand("WebhookId"))
+export type WebhookId = typeof WebhookId.Type
+
+/** A webhook delivery's id (`webhook_deliveries.id`, a `uuid`): one event to one endpoint, with its attempts. */
+export const WebhookDeliveryId = Schema.UUID.pipe(Schema.brand("WebhookDeliveryId"))
+export type WebhookDeliveryId = typeof WebhookDeliveryId.Type

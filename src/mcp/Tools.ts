@@ -15,6 +15,7 @@ import { TrendsApi } from "../ads/trends/Api.js"
 import { WorkspaceApi } from "../ads/workspace/Api.js"
 import { DigestPrefsApi } from "../notifications/digest/Api.js"
 import { NotificationsApi } from "../notifications/inbox/Api.js"
+import { WebhooksApi } from "../notifications/webhooks/Api.js"
 import { StoreExplorerApi } from "../stores/explorer/Api.js"
 import { StoreTrackerApi } from "../stores/tracker/Api.js"
 import { StoreVisualSearchApi } from "../stores/visual/Api.js"
@@ -418,5 +419,10 @@ export const notTools: ReadonlyArray<NoToolDeclaration> = [
     "Rearranges or deletes what a user built, which a language model should not do on its own"
   ),
   noTool(WorkspaceApi, ["boardBrands", "shareLinks"], "Not among the workspace tools (the tree, create, add, remove, a board's ads, share): listing a board's brands and the links made stays REST"),
-  noTool(DigestPrefsApi, ["update"], "Changing digest preferences is left to the dashboard")
+  noTool(DigestPrefsApi, ["update"], "Changing digest preferences is left to the dashboard"),
+  noTool(
+    WebhooksApi,
+    ["create", "list", "remove", "rotateSecret", "test", "deliveries", "replay"],
+    "Managing webhook endpoints and their deliveries is account settings, not research"
+  )
 ]

@@ -2,7 +2,7 @@ import { isIP } from "node:net"
 
 /**
  * IP addresses and ranges (CIDR) as numbers, for the checks that compare them: media fetching's
- * refused ranges and allow-list (media/RemoteMedia.ts), trusted proxies (`TRUST_PROXY`).
+ * refused ranges and allow-list (PublicAddresses.ts: media fetching, webhook deliveries), trusted proxies (`TRUST_PROXY`).
  */
 
 /** An address as one number: 32 bits for IPv4, 128 for IPv6. */

@@ -13,6 +13,7 @@ import { BrandTracker } from "../../src/ads/brands/BrandTracker.js"
 import { AccountAlerts } from "../../src/notifications/alerts/AccountAlerts.js"
 import { Digests } from "../../src/notifications/digest/Digests.js"
 import { Inbox } from "../../src/notifications/inbox/Inbox.js"
+import { Deliveries } from "../../src/notifications/webhooks/Deliveries.js"
 import type { AccountId } from "../../src/kernel/Ids.js"
 
 /** Where a test's server listens. */
@@ -20,7 +21,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, { rea
 
 /**
  * Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables.
- * The notification jobs pass at start only (TestClock.adjust runs every pass a jump of months
+ * The notification jobs (webhook deliveries included) pass at start only (TestClock.adjust runs every pass a jump of months
  * would contain); tests that need them set their own interval.
  */
 export const testEnvironment = (env: Record<string, string> = {}) =>
@@ -29,6 +30,7 @@ export const testEnvironment = (env: Record<string, string> = {}) =>
       ["KEY_ENCRYPTION_SECRET", "test-key-encryption-secret-0123456789"],
       ["DIGEST_CHECK_EVERY", "365 days"],
       ["NOTIFICATION_ALERTS_EVERY", "365 days"],
+      ["WEBHOOK_POLL_EVERY", "365 days"],
       ...Object.entries(env)
     ]))
   )
@@ -50,10 +52,10 @@ export interface TestServerOptions extends Server.LayerOptions {
 /**
  * The real service on a free loopback port, over whatever database the caller provides, with
  * `AppConfig` defaults replaced by `config`. Also gives the server's own `Accounts`, `Gateway`,
- * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs and inbox.
+ * `SearchQuota` and `Sessions` services for set-up, its brand tracker, notification jobs, inbox and webhook deliveries.
  */
 export const testServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(address, Accounts.Default, Gateway.Default, InFlight.Default, TrendCounts.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default).pipe(
+  Layer.mergeAll(address, Accounts.Default, Gateway.Default, InFlight.Default, TrendCounts.Default, SearchQuota.Default, Sessions.Default, BrandTracker.Default, Digests.Default, AccountAlerts.Default, Inbox.Default, Deliveries.Default).pipe(
     Layer.provideMerge(Server.layer({ accessLog: false, ...options })),
     Layer.provide(AppConfig.layerWith({
       port: 0,

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect } from "effect"
 import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
@@ -56,6 +57,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
   scoped: Effect.gen(function*() {
     const events = yield* AccountEvents
     const inbox = yield* Inbox
+    const sql = yield* SqlClient.SqlClient
     const every = yield* alertsEvery
 
     const keyEvents = (now: Date) =>
@@ -70,13 +72,24 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
         }
       })
 
+    /**
+     * H3: each item new to the inbox is also a `credits.threshold` event, in the same
+     * transaction: the inbox's key makes both once per threshold and period.
+     */
+    const creditsPage = (page: ReadonlyArray<CreditUsage>, percent: (typeof creditThresholds)[number], now: Date) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const fresh = yield* inbox.deliverFresh(page.map((usage) => creditsItem(usage, percent, now)))
+        yield* events.emit(fresh.map((item) => ({ accountId: item.accountId, type: "credits.threshold" as const, data: item.data })), now)
+        return fresh.length
+      })).pipe(Effect.orDie)
+
     const credits = (now: Date, percent: (typeof creditThresholds)[number]) =>
       Effect.gen(function*() {
         let delivered = 0
         let after: AccountId | null = null
         for (;;) {
           const page: ReadonlyArray<CreditUsage> = yield* events.creditUsage(now, percent, after, pageSize)
-          delivered += yield* inbox.deliver(page.map((usage) => creditsItem(usage, percent, now)))
+          delivered += yield* creditsPage(page, percent, now)
           if (page.length < pageSize) return delivered
           after = page[page.length - 1]!.account_id
         }

@@ -17,7 +17,7 @@ export const notificationsPrefix = "/api/v1/notifications"
 /** How many ids one `mark-read` takes. */
 export const maxMarkIds = 100
 
-export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated"] as const
+export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated", "webhook_disabled"] as const
 export const NotificationType = Choice(...notificationTypes)
 export type NotificationType = typeof NotificationType.Type
 
@@ -54,6 +54,11 @@ export const notificationData = {
     at: Schema.String.annotations({ description: "UTC instant" }),
     address: Schema.NullOr(Schema.String).annotations({ description: "The client address of the session that did it" }),
     via: Schema.Literal("session", "operator").annotations({ description: "The key page, or an operator (admin API or command line)" })
+  }),
+  webhook_disabled: Schema.Struct({
+    webhook_id: Schema.String,
+    url: Schema.String,
+    failing_since: Schema.String.annotations({ description: "The first failed attempt since the last success (UTC instant)" })
   })
 } satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
 export type NotificationData<T extends NotificationType> = (typeof notificationData)[T]["Type"]
@@ -61,7 +66,8 @@ export type NotificationData<T extends NotificationType> = (typeof notificationD
 const described = {
   brand_new_ads: "A tracked brand's new ads, from the digest",
   credits_used: "80 % or 100 % of the monthly credits used",
-  api_key_regenerated: "The API key was regenerated"
+  api_key_regenerated: "The API key was regenerated",
+  webhook_disabled: "A webhook endpoint failing for 3 days was disabled"
 } satisfies Record<NotificationType, string>
 
 /** W5: `{ id, type, title, body, created_at, read, data }`, `data` typed by `type`. */
@@ -79,7 +85,8 @@ const notificationOf = <T extends NotificationType>(type: T) =>
 export const Notification = Schema.Union(
   notificationOf("brand_new_ads"),
   notificationOf("credits_used"),
-  notificationOf("api_key_regenerated")
+  notificationOf("api_key_regenerated"),
+  notificationOf("webhook_disabled")
 ).annotations({ identifier: "Notification" })
 export type Notification = typeof Notification.Type
 

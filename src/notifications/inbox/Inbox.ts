@@ -20,6 +20,8 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
   effect: Effect.gen(function*() {
     const repo = yield* InboxRepo
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const fresh = (items: ReadonlyArray<Delivery>): Effect.Effect<ReadonlyArray<Delivery>> =>
+      Effect.flatMap(now, (at) => repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
 
     return traced("Inbox", {
       /** P2 page of the account's items, newest first. */
@@ -41,8 +43,10 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
        * How many were new. Joins the caller's transaction when there is one.
        */
       deliver: (items: ReadonlyArray<Delivery>): Effect.Effect<number> =>
-        Effect.flatMap(now, (at) =>
-          repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
+        Effect.map(fresh(items), (delivered) => delivered.length),
+
+      /** The same, answering the items that were new (a source that also records an event for each, once). */
+      deliverFresh: fresh
     })
   }),
   dependencies: [InboxRepo.Default]

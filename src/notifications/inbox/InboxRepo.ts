@@ -82,15 +82,15 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
       /**
        * Writes the items whose key the account has not had yet (another replica's delivery of the
        * same key writes nothing), in the order given (`seq` orders items of one instant), then
-       * applies the retention to the accounts written to; how many items were new. In the
+       * applies the retention to the accounts written to; the items that were new. In the
        * caller's transaction when there is one.
        */
-      deliver: (items: ReadonlyArray<Delivery>, retention: Retention): Effect.Effect<number> =>
+      deliver: (items: ReadonlyArray<Delivery>, retention: Retention): Effect.Effect<ReadonlyArray<Delivery>> =>
         Effect.gen(function*() {
-          if (items.length === 0) return 0
+          if (items.length === 0) return []
           const inserted = yield* SqlSchema.findAll({
             Request: Schema.Void,
-            Result: Schema.Struct({ account_id: AccountId }),
+            Result: Schema.Struct({ account_id: AccountId, dedupe_key: Schema.String }),
             execute: () => sql`
               insert into notifications (account_id, type, title, body, data, created_at, dedupe_key)
               select v.account_id, v.type, v.title, v.body, v.data, v.created_at, v.dedupe_key
@@ -102,7 +102,7 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
                where not exists (select 1 from notifications n where n.account_id = v.account_id and n.dedupe_key = v.dedupe_key)
                order by v.ord
               on conflict (account_id, dedupe_key) do nothing
-              returning account_id::text`
+              returning account_id::text, dedupe_key`
           })(undefined)
           const accounts = [...new Set(inserted.map((r) => r.account_id))]
           if (accounts.length > 0) {
@@ -115,7 +115,8 @@ export class InboxRepo extends Effect.Service<InboxRepo>()("adintel/InboxRepo", 
                where n.id = old.id`
             yield* sql`delete from notifications where account_id = any(${accounts}::uuid[]) and created_at < ${retention.before}`
           }
-          return inserted.length
+          const fresh = new Set(inserted.map((r) => `${r.account_id} ${r.dedupe_key}`))
+          return items.filter((item) => fresh.has(`${item.accountId} ${item.key}`))
         }).pipe(Effect.orDie)
     }
   })

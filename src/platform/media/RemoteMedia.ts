@@ -1,10 +1,9 @@
-import * as dns from "node:dns"
-import { type Cidr, contains, type Ip, parseCidr, parseIp } from "../Addresses.js"
+import type * as dns from "node:dns"
+import { checkedAddresses as publicAddresses, parseAllowList, pinnedTo } from "../PublicAddresses.js"
 import { createWriteStream } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import * as http from "node:http"
 import * as https from "node:https"
-import { isIP, type LookupFunction } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Transform, Writable } from "node:stream"
@@ -59,62 +58,6 @@ export interface DownloadedMedia {
 }
 
 export const maxRedirects = 5
-
-// ---------------------------------------------------------------------------------------------
-// Addresses
-
-/** What no fetch may reach unless allowed; the first matching row names the reason. */
-const refusedRanges = ([
-  ["0.0.0.0/8", "unspecified"],
-  ["127.0.0.0/8", "loopback"],
-  ["10.0.0.0/8", "private"],
-  ["172.16.0.0/12", "private"],
-  ["192.168.0.0/16", "private"],
-  ["169.254.0.0/16", "link-local"],
-  ["100.64.0.0/10", "shared (CGNAT)"],
-  ["192.0.0.0/24", "reserved"],
-  ["198.18.0.0/15", "reserved"],
-  ["224.0.0.0/4", "multicast"],
-  ["240.0.0.0/4", "reserved"],
-  ["::/128", "unspecified"],
-  ["::1/128", "loopback"],
-  ["::/96", "reserved"], // IPv4-compatible, deprecated
-  ["fc00::/7", "private"],
-  ["fec0::/10", "private"], // site-local, deprecated
-  ["fe80::/10", "link-local"],
-  ["ff00::/8", "multicast"]
-] as const).map(([range, kind]) => [parseCidr(range)!, kind] as const)
-
-/** IPv6 ranges that carry an IPv4 address in their low 32 bits: IPv4-mapped and NAT64. */
-const embeddingV4 = ["::ffff:0:0/96", "64:ff9b::/96"].map((range) => parseCidr(range)!)
-
-/** Why an address may not be fetched, or undefined when it is public. */
-const refusedKind = (ip: Ip): string | undefined => {
-  if (embeddingV4.some((range) => contains(range, ip))) return refusedKind({ v6: false, n: ip.n & 0xffffffffn })
-  return refusedRanges.find(([range]) => contains(range, ip))?.[1]
-}
-
-interface AllowList {
-  readonly hosts: ReadonlySet<string>
-  readonly ranges: ReadonlyArray<Cidr>
-}
-
-const hostName = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i
-const normalHost = (host: string) => host.toLowerCase().replace(/\.$/, "")
-
-/** Splits the allow-list into host names and ranges; the entries that are neither, on the left. */
-const parseAllowList = (entries: ReadonlyArray<string>): Either.Either<AllowList, ReadonlyArray<string>> => {
-  const hosts = new Set<string>()
-  const ranges: Array<Cidr> = []
-  const bad: Array<string> = []
-  for (const entry of entries) {
-    const range = parseCidr(entry)
-    if (range) ranges.push(range)
-    else if (hostName.test(entry)) hosts.add(normalHost(entry))
-    else bad.push(entry)
-  }
-  return bad.length > 0 ? Either.left(bad) : Either.right({ hosts, ranges })
-}
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -183,33 +126,19 @@ const make = (config: RemoteMediaSettings) =>
 
     /** The addresses `url` may be fetched from (empty for an IP literal: nothing to resolve). */
     const checkedAddresses = (url: URL) =>
-      Effect.gen(function*() {
-        const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
-        const literal = isIP(host) !== 0
-        const addresses: ReadonlyArray<dns.LookupAddress> = literal
-          ? [{ address: host, family: isIP(host) }]
-          : yield* Effect.async<ReadonlyArray<dns.LookupAddress>, MediaFetchError>((resume) =>
-            dns.lookup(host, { all: true }, (error, found) =>
-              resume(error || found.length === 0 ? refuse(`cannot resolve host ${host}`) : Effect.succeed(found)))
-          )
-        // Every address must pass, or a name with one public and one private address would win.
-        for (const { address } of addresses) {
-          const ip = parseIp(address)
-          const kind = ip ? refusedKind(ip) : "not understood"
-          if (!ip || (kind && !allow.hosts.has(normalHost(host)) && !allow.ranges.some((range) => contains(range, ip)))) {
-            yield* Effect.logDebug(`Media fetch refused: ${host} is ${address} (${kind})`)
-            return yield* refuse(addressNotAllowed)
-          }
-        }
-        return literal ? [] : addresses
-      })
+      publicAddresses(url, allow).pipe(
+        Effect.catchAll((refusal) =>
+          refusal._tag === "Unresolved"
+            ? refuse(`cannot resolve host ${refusal.host}`)
+            : Effect.zipRight(
+              Effect.logDebug(`Media fetch refused: ${refusal.host} is ${refusal.address} (${refusal.kind})`),
+              refuse(addressNotAllowed)
+            ))
+      )
 
     /** One request, connected only to `addresses`; the response is destroyed with the scope. */
     const request = (url: URL, addresses: ReadonlyArray<dns.LookupAddress>, accept: string) =>
       Effect.async<http.IncomingMessage, MediaFetchError>((resume) => {
-        // Pinned: answers the connection's own look-up with the checked addresses (DNS rebinding).
-        const lookup: LookupFunction = (_host, options, callback) =>
-          options.all ? callback(null, [...addresses]) : callback(null, addresses[0]!.address, addresses[0]!.family)
         let settled = false
         const settle = (effect: Effect.Effect<http.IncomingMessage, MediaFetchError>) => {
           if (settled) return
@@ -219,7 +148,8 @@ const make = (config: RemoteMediaSettings) =>
         // agent: false: a pooled socket could have been opened for another allow-list.
         const req = (url.protocol === "https:" ? https : http).request(url, {
           agent: false,
-          ...(addresses.length > 0 ? { lookup } : {}),
+          // Pinned to the checked addresses (DNS rebinding).
+          ...pinnedTo(addresses),
           headers: { accept, "user-agent": "adintel-media/1" }
         })
         req.on("response", (res) => {

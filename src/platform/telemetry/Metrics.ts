@@ -69,6 +69,12 @@ export const replicaLag = gauge(
   "Each read replica's replay lag, in seconds, at the last check that could read it"
 )
 
+export const webhookAttempts = counter(
+  "adintel_webhook_attempts_total",
+  "Webhook delivery attempts made by this process, by outcome (delivered, failed)"
+)
+export const webhookBacklog = gauge("adintel_webhook_backlog", "Webhook deliveries due and not yet sent, at this process's last pass")
+
 /**
  * One label set per combination of values, made once: the metric's hook is then found by
  * identity instead of hashing the labels on every update (the request path calls this).

@@ -1,0 +1,557 @@
+import { spawn } from "node:child_process"
+import * as http from "node:http"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Clock, Context, Effect, Fiber, Layer, Option, Queue, Redacted, TestClock } from "effect"
+import { Webhook } from "standardwebhooks"
+import { vi } from "vitest"
+import { AccountEvents } from "../src/access/events/AccountEvents.js"
+import type { AccountId } from "../src/kernel/Ids.js"
+import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
+import { Inbox } from "../src/notifications/inbox/Inbox.js"
+import { Deliveries, retryDelays } from "../src/notifications/webhooks/Deliveries.js"
+import { freePort } from "../src/platform/db/EmbeddedPostgres.js"
+import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDatabase.js"
+import { tempDir } from "./support/TempDir.js"
+import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
+
+/**
+ * Webhooks (issue 32; INTERPRETATIONS H2, H3) against a real receiver: an HTTP server on
+ * 127.0.0.1 that this file starts, reached with `WEBHOOK_ALLOW_LOOPBACK=true`. Signatures are
+ * checked with the `standardwebhooks` package, never our own code. The world's replica polls
+ * once a year, so a test sends its passes by hand (`Deliveries.pass`) after moving the
+ * TestClock; tests of the polling loop build their own replica that polls every 2 s.
+ */
+
+interface Receipt {
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+type Answer = "ok" | "error" | "hang" | "redirect" | "huge"
+
+/** The receiver: every request recorded; each path answers its script in turn, then 200. */
+class Receiver extends Context.Tag("test/Receiver")<Receiver, {
+  readonly url: string
+  readonly received: Queue.Queue<Receipt>
+  readonly all: Array<Receipt>
+  readonly script: Map<string, Array<Answer>>
+}>() {}
+
+const ReceiverLive = Layer.scoped(
+  Receiver,
+  Effect.gen(function*() {
+    const received = yield* Queue.unbounded<Receipt>()
+    const all: Array<Receipt> = []
+    const script = new Map<string, Array<Answer>>()
+    const hanging = new Set<http.ServerResponse>()
+    const server = http.createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.on("end", () => {
+        const path = req.url ?? "/"
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
+        const receipt = { path, headers, body: Buffer.concat(chunks).toString("utf8") }
+        all.push(receipt)
+        const answer = script.get(path)?.shift() ?? "ok"
+        if (answer === "hang") hanging.add(res)
+        else if (answer === "redirect") res.writeHead(302, { location: `${path}-redirected` }).end()
+        // 4 MB: more than anyone reads of an answer.
+        else if (answer === "huge") res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(4 * 1024 * 1024))
+        else res.writeHead(answer === "ok" ? 200 : 500, { "content-type": "text/plain" }).end(answer)
+        Queue.unsafeOffer(received, receipt)
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+      () => Effect.sync(() => {
+        for (const res of hanging) res.destroy()
+        server.closeAllConnections()
+        server.close()
+      })
+    )
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    return { url: `http://127.0.0.1:${port}`, received, all, script }
+  })
+)
+
+const loopbackOn = { WEBHOOK_ALLOW_LOOPBACK: "true" }
+/** A replica on the file's database: the whole service, its own pool, `env` for its settings. */
+const replica = (env: Record<string, string>) =>
+  Layer.mergeAll(testServer({ env }), AccountEvents.Default).pipe(Layer.provideMerge(clientOn))
+const world = replica(loopbackOn).pipe(Layer.provideMerge(Layer.mergeAll(TestDatabaseUrlLive, ReceiverLive)))
+
+const answerOf = (answer: { status: number; body: string }) => ({ ...answer, json: JSON.parse(answer.body) })
+const send = (key: string, method: string, path: string, body?: unknown, server?: string) =>
+  Effect.flatMap(server === undefined ? Effect.map(TestServer, ({ url }) => url) : Effect.succeed(server), (base) =>
+    Effect.promise(async () => {
+      const response = await fetch(base + path, {
+        method,
+        headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      return answerOf({ status: response.status, body: await response.text() })
+    }))
+const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), answerOf)
+const error = (message: string) => JSON.stringify({ success: false, error: message })
+
+/** Each test starts with no endpoint (their deliveries go with them). */
+const fresh = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`delete from webhook_endpoints`).pipe(Effect.orDie)
+
+const register = (key: string, path: string, events: ReadonlyArray<string> = ["webhook.test"], server?: string) =>
+  Effect.gen(function*() {
+    const { url } = yield* Receiver
+    const created = yield* send(key, "POST", "/api/v1/webhooks", { url: url + path, events }, server)
+    expect(created.status, created.body).toBe(200)
+    return { id: created.json.webhook.id as string, secret: created.json.secret as string, created }
+  })
+
+/** The next request the receiver got on `path` (others are skipped: they belong to no test that waits). */
+const nextAt = (path: string) =>
+  Effect.gen(function*() {
+    const { received } = yield* Receiver
+    for (;;) {
+      const receipt = yield* Queue.take(received)
+      if (receipt.path === path) return receipt
+    }
+  })
+const countAt = (path: string) => Effect.map(Receiver, ({ all }) => all.filter((r) => r.path === path).length)
+
+/** Verifies a receipt with `standardwebhooks`, as a receiver would when it arrives (its clock at the stamp). */
+const verify = (secret: string, receipt: Receipt) => {
+  vi.useFakeTimers({ toFake: ["Date"] })
+  vi.setSystemTime(Number(receipt.headers["webhook-timestamp"]) * 1000)
+  try {
+    return new Webhook(secret).verify(receipt.body, receipt.headers)
+  } finally {
+    vi.useRealTimers()
+  }
+}
+const verifies = (secret: string, receipt: Receipt) => {
+  try {
+    verify(secret, receipt)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const deliveriesOf = (key: string, id: string) => Effect.map(get(key, `/api/v1/webhooks/${id}/deliveries`), (answer) => answer.json.data)
+const usedOf = (id: AccountId) => Effect.map(balanceOf(id), (credits) => credits.used)
+const stamp = (receipt: Receipt) => Number(receipt.headers["webhook-timestamp"])
+
+/**
+ * The service as an operator runs it (`node --import tsx src/main.ts`), on the file's database,
+ * real time, its webhook workers polling every 2 s; `kill` is SIGKILL. Stopped (SIGINT) with the scope.
+ */
+const service = Effect.gen(function*() {
+  const url = yield* TestDatabaseUrl
+  const dir = yield* tempDir("webhooks")
+  const port = yield* Effect.promise(freePort)
+  return yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const { DATABASE_URL: _url, DATA_DIR: _dir, PORT: _port, ...env } = process.env
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        env: {
+          ...env,
+          DATABASE_URL: Redacted.value(url),
+          DATA_DIR: dir,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DEMO_DATA: "false",
+          KEY_ENCRYPTION_SECRET: "test-key-encryption-secret-0123456789",
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_MAX_CONCURRENT: "4",
+          WEBHOOK_MAX_PER_ENDPOINT: "4"
+        },
+        stdio: "ignore"
+      })
+      const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
+      return { child, closed }
+    }),
+    ({ child, closed }) => Effect.promise(() => (child.kill("SIGINT"), closed))
+  ).pipe(Effect.map(({ child, closed }) => ({
+    kill: Effect.promise(() => (child.kill("SIGKILL"), closed)),
+    /** `effect`, or a defect if the process ends first. */
+    whileUp: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.raceFirst(effect, Effect.zipRight(Effect.promise(() => closed), Effect.dieMessage("the service exited")))
+  })))
+})
+
+describe("webhooks (H2, H3)", () => {
+  layer(world, { timeout: 120_000 })((it) => {
+    it.effect("register, list, test event signed per Standard Webhooks, replay; each management call 1 credit, deliveries none", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const { url } = yield* Receiver
+        const a = yield* account()
+        const deliveries = yield* Deliveries
+        const created = yield* send(a.api_key, "POST", "/api/v1/webhooks", {
+          url: `${url}/hook-a`,
+          events: ["brand.ads_new", "webhook.test"],
+          description: "Competitor watch"
+        })
+        const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const id: string = created.json.webhook.id
+        const secret: string = created.json.secret
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/)
+        const webhook = { id, url: `${url}/hook-a`, events: ["brand.ads_new", "webhook.test"], description: "Competitor watch", enabled: true, created_at: at }
+        expect([created.status, created.body]).toEqual([200, JSON.stringify({ success: true, webhook, secret })])
+
+        const list = yield* get(a.api_key, "/api/v1/webhooks")
+        expect([list.status, list.body]).toEqual([200, JSON.stringify({ success: true, data: [webhook], total: 1, page: 1, page_size: 20 })])
+        expect(list.body).not.toContain(secret.slice(6))
+
+        const tested = yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        expect(tested.status).toBe(200)
+        expect(Object.keys(tested.json)).toEqual(["success", "delivery_id"])
+        const usedBefore = yield* usedOf(a.id)
+        expect(yield* deliveries.pass).toBe(1)
+        const receipt = yield* nextAt("/hook-a")
+        const event = JSON.parse(receipt.body)
+        expect(verify(secret, receipt)).toEqual(event)
+        expect(event).toEqual({ id: receipt.headers["webhook-id"], type: "webhook.test", created_at: at, data: { webhook_id: id } })
+        expect(receipt.headers["webhook-id"]).toMatch(/^evt_/)
+        expect(stamp(receipt)).toBe(Math.floor((yield* Clock.currentTimeMillis) / 1000))
+        // Sending cost nothing.
+        expect(yield* usedOf(a.id)).toBe(usedBefore)
+
+        // An event of a subscribed type reaches the endpoint; one of another type does not.
+        const events = yield* AccountEvents
+        yield* events.emit([
+          { accountId: a.id, type: "brand.ads_new", data: { brand_id: "b1", count: 2, ad_ids: ["x", "y"] } },
+          { accountId: a.id, type: "saved_search.matches_new", data: { saved_search_id: "s", count: 1, ad_ids: ["z"] } }
+        ], new Date(yield* Clock.currentTimeMillis))
+        expect(yield* deliveries.pass).toBe(1)
+        const news = yield* nextAt("/hook-a")
+        expect(JSON.parse(news.body)).toMatchObject({ type: "brand.ads_new", data: { brand_id: "b1", count: 2, ad_ids: ["x", "y"] } })
+        expect(verifies(secret, news)).toBe(true)
+
+        const log = yield* get(a.api_key, `/api/v1/webhooks/${id}/deliveries`)
+        const row = (type: string, event_id: string) =>
+          ({ id: expect.any(String), event_id, type, status: "delivered", attempts: 1, last_status_code: 200, created_at: at, delivered_at: at })
+        expect({ ...log.json, data: undefined }).toEqual({ success: true, total: 2, page: 1, page_size: 20 })
+        expect(log.json.data).toHaveLength(2)
+        expect(log.json.data).toEqual(expect.arrayContaining([
+          row("webhook.test", receipt.headers["webhook-id"]!),
+          row("brand.ads_new", news.headers["webhook-id"]!)
+        ]))
+        expect(log.json.data.find((d: { type: string }) => d.type === "webhook.test").id).toBe(tested.json.delivery_id)
+
+        // Replay: queued again now, the same event id, a new round of attempts.
+        const replayed = yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/deliveries/${tested.json.delivery_id}/replay`)
+        expect([replayed.status, replayed.body]).toEqual([200, JSON.stringify({ success: true, delivery_id: tested.json.delivery_id })])
+        yield* deliveries.pass
+        expect((yield* nextAt("/hook-a")).headers["webhook-id"]).toBe(receipt.headers["webhook-id"])
+
+        // create, list, test, deliveries, replay: one credit each, nothing for the three sendings.
+        expect(yield* usedOf(a.id)).toBe(usedBefore + 2)
+      }))
+
+    it.effect("a receiver answering 500, then timing out past 10 s, then 200 gets the same webhook-id three times on the backoff schedule", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const deliveries = yield* Deliveries
+        const a = yield* account()
+        receiver.script.set("/hook-b", ["error", "hang", "ok"])
+        const { id } = yield* register(a.api_key, "/hook-b")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+
+        yield* deliveries.pass
+        const first = yield* nextAt("/hook-b")
+        const afterFirst = yield* deliveriesOf(a.api_key, id)
+        expect(afterFirst).toMatchObject([{ status: "pending", attempts: 1, last_status_code: 500, delivered_at: null }])
+
+        /** Passes a second apart until the receiver is called (the pass of a hanging call is left running). */
+        const untilCalled = Effect.gen(function*() {
+          for (let s = 0; s < 3600; s++) {
+            yield* TestClock.adjust("1 second")
+            const pass = yield* Effect.fork(deliveries.pass)
+            const got = yield* Effect.raceFirst(Effect.map(nextAt("/hook-b"), Option.some), Effect.as(Fiber.join(pass), Option.none()))
+            if (Option.isSome(got)) return { receipt: got.value, pass }
+          }
+          return yield* Effect.dieMessage("never called")
+        })
+
+        const second = yield* untilCalled
+        // Stamps in whole seconds: the first retry after 5 s to 6 s (jitter), passes a second apart.
+        expect(stamp(second.receipt) - stamp(first)).toBeGreaterThanOrEqual(5)
+        expect(stamp(second.receipt) - stamp(first)).toBeLessThanOrEqual(Math.ceil(5 * 1.2) + 1)
+        // The receiver hangs: the attempt gives up after 10 s.
+        yield* TestClock.adjust("10 seconds")
+        yield* Fiber.join(second.pass)
+        expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "pending", attempts: 2, last_status_code: null }])
+
+        const third = yield* untilCalled
+        yield* Fiber.join(third.pass)
+        // 5 to 6 min after the timed-out attempt ended (10 s after it was sent).
+        const gap = stamp(third.receipt) - stamp(second.receipt) - 10
+        expect(gap).toBeGreaterThanOrEqual(300)
+        expect(gap).toBeLessThanOrEqual(300 * 1.2 + 1)
+        expect([first, second.receipt, third.receipt].map((r) => r.headers["webhook-id"])).toEqual(Array(3).fill(first.headers["webhook-id"]))
+        expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "delivered", attempts: 3, last_status_code: 200 }])
+        expect(yield* countAt("/hook-b")).toBe(3)
+      }))
+
+    it.effect("a redirect is an answer, never followed; a long answer is read only to 256 KB and a 2xx is delivered", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const deliveries = yield* Deliveries
+        const a = yield* account()
+        receiver.script.set("/hook-moved", ["redirect"])
+        receiver.script.set("/hook-huge", ["huge"])
+        const moved = yield* register(a.api_key, "/hook-moved")
+        const huge = yield* register(a.api_key, "/hook-huge")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${moved.id}/test`)
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${huge.id}/test`)
+        expect(yield* deliveries.pass).toBe(2)
+        expect(yield* countAt("/hook-moved-redirected")).toBe(0)
+        expect(yield* deliveriesOf(a.api_key, moved.id)).toMatchObject([{ status: "pending", attempts: 1, last_status_code: 302 }])
+        expect(yield* deliveriesOf(a.api_key, huge.id)).toMatchObject([{ status: "delivered", attempts: 1, last_status_code: 200 }])
+      }))
+
+    it.effect("retries stop after the schedule (at least 24 h): failed; an endpoint failing for 3 days is disabled, with an inbox item", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const deliveries = yield* Deliveries
+        const a = yield* account()
+        receiver.script.set("/hook-down", Array(100).fill("error"))
+        const { id } = yield* register(a.api_key, "/hook-down")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        const start = yield* Clock.currentTimeMillis
+        const stamps: Array<number> = []
+        // Passes every 10 minutes for 36 hours (the schedule, its jitter at most, and the passes' step).
+        for (let m = 0; m <= 36 * 60; m += 10) {
+          yield* deliveries.pass
+          while ((yield* countAt("/hook-down")) > stamps.length) stamps.push(stamp(yield* nextAt("/hook-down")))
+          yield* TestClock.adjust("10 minutes")
+        }
+        expect(stamps.length).toBe(retryDelays.length + 1)
+        expect(stamps[stamps.length - 1]! - stamps[0]!).toBeGreaterThanOrEqual(24 * 3600)
+        expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "failed", attempts: 8, last_status_code: 500 }])
+
+        // Still failing on the fourth day: disabled, and the owner hears of it once.
+        yield* TestClock.adjust((3 * 24 + 1) * 3600_000 - ((yield* Clock.currentTimeMillis) - start))
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        yield* deliveries.pass
+        const list = yield* get(a.api_key, "/api/v1/webhooks")
+        expect(list.json.data).toMatchObject([{ id, enabled: false }])
+        const inbox = yield* Inbox
+        const items = (yield* inbox.list(a.id, {})).data.filter((n) => n.type === "webhook_disabled")
+        expect(items).toMatchObject([{ title: "A webhook endpoint was disabled", data: { webhook_id: id, url: `${receiver.url}/hook-down` } }])
+        // A disabled endpoint is sent nothing more.
+        const sent = yield* countAt("/hook-down")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        yield* TestClock.adjust("1 hour")
+        yield* deliveries.pass
+        expect(yield* countAt("/hook-down")).toBe(sent)
+      }))
+
+    it.effect("credits.threshold: one event per threshold per period, as the inbox's item, delivered to a subscribed endpoint", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const deliveries = yield* Deliveries
+        const alerts = yield* AccountAlerts
+        const a = yield* account({ patch: { monthly_limit: 10 } })
+        const { secret } = yield* register(a.api_key, "/hook-credits", ["credits.threshold"])
+        // The registration was the first of 10 credits; 7 more make 80 %.
+        yield* Effect.forEach(Array.from({ length: 7 }), () => call("/api/v1/credits", keyHeader(a.api_key)), { discard: true })
+        yield* alerts.pass
+        yield* alerts.pass
+        yield* deliveries.pass
+        const eighty = yield* nextAt("/hook-credits")
+        expect(verifies(secret, eighty)).toBe(true)
+        expect(JSON.parse(eighty.body)).toMatchObject({ type: "credits.threshold", data: { percent: 80, used: 8, limit: 10 } })
+        yield* Effect.forEach(Array.from({ length: 2 }), () => call("/api/v1/credits", keyHeader(a.api_key)), { discard: true })
+        yield* alerts.pass
+        yield* alerts.pass
+        yield* deliveries.pass
+        expect(JSON.parse((yield* nextAt("/hook-credits")).body)).toMatchObject({ type: "credits.threshold", data: { percent: 100, used: 10, limit: 10 } })
+        yield* alerts.pass
+        yield* deliveries.pass
+        expect(yield* countAt("/hook-credits")).toBe(2)
+      }))
+
+    it.effect("rotation: during the overlap both signatures verify, each with its own secret; after it only the new one", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const deliveries = yield* Deliveries
+        const a = yield* account()
+        const { id, secret: old } = yield* register(a.api_key, "/hook-r")
+        const rotated = yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/rotate-secret`)
+        const secret: string = rotated.json.secret
+        expect([rotated.status, rotated.body]).toEqual([200, JSON.stringify({ success: true, secret })])
+        expect(secret).not.toBe(old)
+
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        yield* deliveries.pass
+        const during = yield* nextAt("/hook-r")
+        expect(during.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
+        expect([verifies(old, during), verifies(secret, during)]).toEqual([true, true])
+
+        yield* TestClock.adjust("24 hours")
+        yield* TestClock.adjust("1 second")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        yield* deliveries.pass
+        const after = yield* nextAt("/hook-r")
+        expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1)
+        expect([verifies(old, after), verifies(secret, after)]).toEqual([false, true])
+      }))
+
+    it.effect("404 for another account's endpoint; the plan's cap; unknown event type and refused URL kinds are 400 naming the field", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const a = yield* account()
+        const b = yield* account()
+        const ids: Array<string> = []
+        for (let i = 0; i < 3; i++) ids.push((yield* register(a.api_key, `/hook-cap-${i}`)).id)
+        const { url } = yield* Receiver
+        const over = yield* send(a.api_key, "POST", "/api/v1/webhooks", { url: `${url}/hook-cap-3`, events: ["webhook.test"] })
+        expect([over.status, over.body]).toEqual([403, error("Webhook endpoint limit reached: 3 endpoints on the Basic plan")])
+
+        const notFound = [404, error("Webhook not found")]
+        const id = ids[0]!
+        for (const [method, path] of [
+          ["DELETE", `/api/v1/webhooks/${id}`],
+          ["POST", `/api/v1/webhooks/${id}/rotate-secret`],
+          ["POST", `/api/v1/webhooks/${id}/test`],
+          ["GET", `/api/v1/webhooks/${id}/deliveries`],
+          ["POST", `/api/v1/webhooks/${id}/deliveries/00000000-0000-4000-8000-000000000000/replay`],
+          ["DELETE", "/api/v1/webhooks/not-a-webhook"]
+        ] as const) {
+          const answer = yield* send(b.api_key, method, path)
+          expect([answer.status, answer.body], `${method} ${path}`).toEqual(notFound)
+        }
+        const missingDelivery = yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/deliveries/00000000-0000-4000-8000-000000000000/replay`)
+        expect([missingDelivery.status, missingDelivery.body]).toEqual([404, error("Delivery not found")])
+        expect((yield* get(b.api_key, "/api/v1/webhooks")).body).toBe(JSON.stringify({ success: true, data: [], total: 0, page: 1, page_size: 20 }))
+
+        // Deleting one frees a place.
+        const removed = yield* send(a.api_key, "DELETE", `/api/v1/webhooks/${id}`)
+        expect([removed.status, removed.body]).toEqual([200, `{"success":true}`])
+        yield* register(a.api_key, "/hook-cap-3")
+
+        const unknown = yield* send(b.api_key, "POST", "/api/v1/webhooks", { url: "https://example.com/hook", events: ["webhook.test", "ads.everything"] })
+        expect([unknown.status, unknown.body]).toEqual([400, error("events.1: must be one of brand.ads_new, brand.ads_stopped, saved_search.matches_new, credits.threshold, api_key.regenerated, webhook.test")])
+      }))
+
+    it.scoped("refused URL kinds at registration (exact 400); a loopback endpoint is refused at delivery, without connecting, once the flag is off", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const a = yield* account()
+        const refusals: ReadonlyArray<readonly [string, string]> = [
+          ["http://example.com/hook", "url: must be an https URL"],
+          ["ftp://example.com/hook", "url: must be an https URL"],
+          ["not a url", "url: must be an https URL"],
+          ["https://10.1.2.3/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://192.168.1.10/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://169.254.169.254/latest/meta-data/", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://metadata.google.internal/computeMetadata/v1/", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[fd00:ec2::254]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[fc00::1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[::ffff:10.0.0.1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
+        ]
+        for (const [url, message] of refusals) {
+          const answer = yield* send(a.api_key, "POST", "/api/v1/webhooks", { url, events: ["webhook.test"] })
+          expect([answer.status, answer.body], url).toEqual([400, error(message)])
+        }
+
+        // The same service with WEBHOOK_ALLOW_LOOPBACK unset: loopback is refused too.
+        const off = yield* Layer.build(replica({}))
+        const offUrl = Context.get(off, TestServer).url
+        yield* Context.get(off, Deliveries).started
+        for (const [url, message] of [
+          [`${receiver.url}/hook-off`, "url: must be an https URL"],
+          ["https://127.0.0.1/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[::1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://localhost/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
+        ] as const) {
+          const answer = yield* send(a.api_key, "POST", "/api/v1/webhooks", { url, events: ["webhook.test"] }, offUrl)
+          expect([answer.status, answer.body], url).toEqual([400, error(message)])
+        }
+
+        // Registered while the flag was on; that replica's attempt is refused before connecting.
+        const { id } = yield* register(a.api_key, "/hook-off")
+        yield* send(a.api_key, "POST", `/api/v1/webhooks/${id}/test`)
+        expect(yield* Context.get(off, Deliveries).pass).toBe(1)
+        expect(yield* countAt("/hook-off")).toBe(0)
+        expect(yield* deliveriesOf(a.api_key, id)).toMatchObject([{ status: "pending", attempts: 1, last_status_code: null, delivered_at: null }])
+      }))
+
+    it.scoped("polling replicas: a new event arrives within 15 s; two instances on one database send each attempt once", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const fast = { ...loopbackOn, WEBHOOK_POLL_EVERY: "2 seconds" }
+        const one = yield* Layer.build(replica(fast))
+        const two = yield* Layer.build(replica(fast))
+        const passesOne = yield* Context.get(one, Deliveries).passes
+        const passesTwo = yield* Context.get(two, Deliveries).passes
+        const a = yield* account()
+        const { id, secret } = yield* register(a.api_key, "/hook-many", ["brand.ads_new", "brand.ads_stopped"])
+
+        const events = yield* AccountEvents
+        const emitted = yield* events.emit(
+          Array.from({ length: 40 }, (_, i) => ({ accountId: a.id, type: i % 2 === 0 ? "brand.ads_new" as const : "brand.ads_stopped" as const, data: { n: i } })),
+          new Date(yield* Clock.currentTimeMillis)
+        )
+        /** Two seconds on: both replicas pass once, at the 2-second boundary crossed (the loops keep to boundaries). */
+        const step = Effect.gen(function*() {
+          yield* TestClock.adjust("2 seconds")
+          const boundary = Math.floor((yield* Clock.currentTimeMillis) / 2000) * 2000
+          for (const passes of [passesOne, passesTwo]) while ((yield* Queue.take(passes)).getTime() < boundary);
+        })
+        for (let s = 2; (yield* countAt("/hook-many")) < 40; s += 2) {
+          expect(s, "every event within 15 s").toBeLessThanOrEqual(14)
+          yield* step
+        }
+        // Another few passes of both: nothing is sent again.
+        for (let s = 0; s < 3; s++) yield* step
+        const { all } = yield* Receiver
+        const got = all.filter((r) => r.path === "/hook-many")
+        expect(got.map((r) => r.headers["webhook-id"]).sort()).toEqual(emitted.map((e) => e.id).sort())
+        expect(got.every((r) => verifies(secret, r))).toBe(true)
+        const log = yield* get(a.api_key, `/api/v1/webhooks/${id}/deliveries?page_size=100`)
+        expect(log.json.total).toBe(40)
+        expect(log.json.data.every((d: { status: string; attempts: number }) => d.status === "delivered" && d.attempts === 1)).toBe(true)
+      }))
+
+    it.scoped("kill -9 of the service with deliveries in flight: after a restart every event arrives, none lost", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const a = yield* account()
+        const { id } = yield* register(a.api_key, "/hook-kill", ["brand.ads_new"])
+        // The first four requests hang: the four attempts the first process has in flight when it dies.
+        receiver.script.set("/hook-kill", Array(4).fill("hang"))
+        const events = yield* AccountEvents
+        // Real time: the children's clocks are the machine's.
+        const emitted = yield* events.emit(Array.from({ length: 10 }, (_, n) => ({ accountId: a.id, type: "brand.ads_new" as const, data: { n } })), new Date())
+
+        const first = yield* service
+        for (let i = 0; i < 4; i++) yield* first.whileUp(nextAt("/hook-kill"))
+        yield* first.kill
+        expect(yield* countAt("/hook-kill")).toBe(4)
+
+        // The next process sends the six never tried at once, and the four in flight when their lease ends.
+        const second = yield* service
+        const ids = new Set<string>()
+        while (ids.size < 10) {
+          const receipt = yield* second.whileUp(nextAt("/hook-kill"))
+          if (receiver.all.filter((r) => r.path === "/hook-kill").indexOf(receipt) >= 4) ids.add(receipt.headers["webhook-id"]!)
+        }
+        expect([...ids].sort()).toEqual(emitted.map((e) => e.id).sort())
+        // A pass writes its outcomes before the next claims: once a later event arrives, the ten are recorded.
+        const [later] = yield* events.emit([{ accountId: a.id, type: "brand.ads_new", data: { n: 10 } }], new Date())
+        while ((yield* second.whileUp(nextAt("/hook-kill"))).headers["webhook-id"] !== later!.id);
+        const log = (yield* get(a.api_key, `/api/v1/webhooks/${id}/deliveries?page_size=100`)).json.data
+          .filter((d: { event_id: string }) => d.event_id !== later!.id)
+        expect(log.map((d: { status: string }) => d.status)).toEqual(Array(10).fill("delivered"))
+        expect(log.map((d: { attempts: number }) => d.attempts).sort()).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2])
+      }), 180_000)
+  })
+})
