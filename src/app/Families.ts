@@ -24,6 +24,9 @@ import { AdSearch } from "../ads/library/AdSearch.js"
 import { AdSimilarity } from "../ads/library/AdSimilarity.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
+import { AdExportContract } from "../ads/export/Api.js"
+import { AdExport } from "../ads/export/AdExport.js"
+import { AdExportLive } from "../ads/export/Http.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { SavedAdsLive } from "../ads/savedAds/Http.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
@@ -146,7 +149,8 @@ export const families = [
   family(NotificationsContract, [NotificationsLive], [Inbox.Default, AccountAlerts.Default]),
   family(DigestPrefsContract, [DigestPrefsLive], [DigestPreferences.Default, Digests.Default]),
   family(LandersContract, [LandersLive], [Landers.Default]),
-  family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default])
+  family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default]),
+  family(AdExportContract, [AdExportLive], [AdExport.Default])
 ] as const
 
 type Families = (typeof families)[number]
