@@ -27,6 +27,8 @@ import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
 import { AdExportContract } from "../ads/export/Api.js"
 import { AdExport } from "../ads/export/AdExport.js"
 import { AdExportLive } from "../ads/export/Http.js"
+import { RpcLive } from "../rpc/RpcLive.js"
+import { AccountEvents } from "../access/events/AccountEvents.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { SavedAdsLive } from "../ads/savedAds/Http.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
@@ -150,7 +152,8 @@ export const families = [
   family(DigestPrefsContract, [DigestPrefsLive], [DigestPreferences.Default, Digests.Default]),
   family(LandersContract, [LandersLive], [Landers.Default]),
   family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default]),
-  family(AdExportContract, [AdExportLive], [AdExport.Default])
+  // `/rpc` (H4) beside the bulk export: both stream the same pages; its other procedures run the routes' handlers.
+  family(AdExportContract, [AdExportLive, RpcLive], [AdExport.Default, AccountEvents.Default])
 ] as const
 
 type Families = (typeof families)[number]

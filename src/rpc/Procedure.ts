@@ -24,30 +24,18 @@ type EndpointOf<G, E extends string> = HttpApiEndpoint.HttpApiEndpoint.WithName<
 type Part<A> = [A] extends [never] ? {} : A
 
 /** The route's input as one object: its path, query and body parameters. */
-export type InputOf<Ep> = Ep extends HttpApiEndpoint.HttpApiEndpoint<
-  infer _Name,
-  infer _Method,
-  infer Path,
-  infer UrlParams,
-  infer Payload,
-  infer _Headers,
-  infer _Success,
-  infer _Error,
-  infer _R,
-  infer _RE
-> ? Simplify<Part<Path> & Part<UrlParams> & Part<Payload>>
-  : never
-
-/** The route's answer and typed failures, as the procedure carries them. */
-type SuccessOf<Ep> = Ep extends HttpApiEndpoint.HttpApiEndpoint<any, any, any, any, any, any, infer Success, any, any, any> ? Success : never
-type ErrorOf<Ep> = Ep extends HttpApiEndpoint.HttpApiEndpoint<any, any, any, any, any, any, any, infer Error, any, any> ? Error : never
+export type InputOf<Ep extends HttpApiEndpoint.HttpApiEndpoint.Any> = Simplify<
+  & Part<HttpApiEndpoint.HttpApiEndpoint.PathParsed<Ep>>
+  & Part<HttpApiEndpoint.HttpApiEndpoint.UrlParams<Ep>>
+  & Part<HttpApiEndpoint.HttpApiEndpoint.Payload<Ep>>
+>
 
 /** The procedure built from endpoint `E` of group `G`, named `Tag`. */
 export type ProcedureOf<Tag extends string, G, E extends string> = Rpc.Rpc<
   Tag,
   Schema.Schema<InputOf<EndpointOf<G, E>>, unknown>,
-  Schema.Schema<SuccessOf<EndpointOf<G, E>>, unknown>,
-  Schema.Schema<ErrorOf<EndpointOf<G, E>> | GatewayFailure, unknown>
+  Schema.Schema<HttpApiEndpoint.HttpApiEndpoint.Success<EndpointOf<G, E>>, unknown>,
+  Schema.Schema<HttpApiEndpoint.HttpApiEndpoint.Error<EndpointOf<G, E>> | GatewayFailure, unknown>
 >
 
 /** Which parts of a route's input a procedure's payload holds, by field. */

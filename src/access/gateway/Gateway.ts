@@ -295,7 +295,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         switch (row.outcome) {
           case "admitted":
             yield* record(creditsCharged, 1)
-            return balanceOf(row)
+            return { chargeId: row.charge_id!, credits: balanceOf(row) }
           case "plan_required":
             return yield* Effect.fail(PlanRequired.forService(config.serviceName))
           case "credits_exhausted":
