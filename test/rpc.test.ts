@@ -1,4 +1,6 @@
 import { SqlClient } from "@effect/sql"
+import { existsSync, readFileSync } from "node:fs"
+import { runChild } from "../src/platform/ChildProcess.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Queue, Scope, Stream, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
@@ -37,10 +39,10 @@ const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => bool
 const clientFor = (key: string) => Effect.flatMap(TestServer, ({ url }) => makeClient(url, key))
 
 /** Every ad of the REST social search, walked by its tokens. */
-const restSocial = (key: string) =>
+const restSocial = (key: string, query = "") =>
   Effect.gen(function*() {
     const ads: Array<Json> = []
-    let answer = yield* call("/api/v1/adlibrary?limit=50", keyHeader(key))
+    let answer = yield* call(`/api/v1/adlibrary?limit=50${query}`, keyHeader(key))
     for (;;) {
       const json = JSON.parse(answer.body)
       ads.push(...json.data)
@@ -191,6 +193,22 @@ describe("RPC over HTTP", () => {
         expect(Chunk.toReadonlyArray(resumed).map((event) => event.id)).toEqual([earlier!.id, later!.id])
         expect((yield* balanceOf(id)).used).toBe(2)
       }))
+
+    it.effect("the example script exports every match over RPC against a live server", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const { api_key } = yield* account({ plan: "pro" })
+        const active = (yield* restSocial(api_key, "&status=active")).length
+        const result = yield* runChild(process.execPath, ["--import", "tsx", "examples/rpc-export.ts", url, api_key], { timeout: "60 seconds" })
+        expect(result.code).toBe(0)
+        expect(result.stdout).toContain(`exported ${active} ads`)
+      }), { timeout: 90_000 })
+
+    it("the package exports the RPC client's compiled entry point and its types (adintel/rpc)", () => {
+      const pkg = JSON.parse(readFileSync("package.json", "utf8"))
+      expect(pkg.exports["./rpc"]).toEqual({ types: "./dist/rpc.d.ts", default: "./dist/rpc.js" })
+      expect(existsSync("src/rpc.ts")).toBe(true)
+    })
   })
 })
 
