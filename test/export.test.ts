@@ -104,6 +104,17 @@ describe("bulk export (REST)", () => {
         expect((yield* balanceOf(id)).used).toBe(2)
       }))
 
+    it.effect("the un-versioned alias /api/adlibrary/export is the same metered route (S3)", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const versioned = yield* call("/api/v1/adlibrary/export?format=csv&status=active", keyHeader(api_key))
+        const alias = yield* call("/api/adlibrary/export?format=csv&status=active", keyHeader(api_key))
+        expect(alias.status).toBe(200)
+        expect(alias.body).toBe(versioned.body)
+        const pages = Math.max(1, Math.ceil((versioned.body.split("\r\n").length - 2) / 100))
+        expect((yield* balanceOf(id)).used).toBe(2 * pages)
+      }))
+
     it.effect("no key is 401 and costs nothing (G1)", () =>
       Effect.gen(function*() {
         const answer = yield* call("/api/v1/adlibrary/export")

@@ -26,7 +26,7 @@ import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
 import { AdExportContract } from "../ads/export/Api.js"
 import { AdExport } from "../ads/export/AdExport.js"
-import { AdExportLive } from "../ads/export/Http.js"
+import { AdLibraryExportLive, AdsExportLive } from "../ads/export/Http.js"
 import { RpcLive } from "../rpc/RpcLive.js"
 import { AccountEvents } from "../access/events/AccountEvents.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
@@ -153,7 +153,7 @@ export const families = [
   family(LandersContract, [LandersLive], [Landers.Default]),
   family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default]),
   // `/rpc` (H4) beside the bulk export: both stream the same pages; its other procedures run the routes' handlers.
-  family(AdExportContract, [AdExportLive, RpcLive], [AdExport.Default, AccountEvents.Default])
+  family(AdExportContract, [AdLibraryExportLive, AdsExportLive, RpcLive], [AdExport.Default, AccountEvents.Default])
 ] as const
 
 type Families = (typeof families)[number]

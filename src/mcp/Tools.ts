@@ -1,7 +1,7 @@
 import { CreditsApi } from "../access/credits/Api.js"
 import { AdLibraryApi, AdsApi, MagicAiApi } from "../ads/library/Api.js"
 import { StoreAdsApi } from "../ads/storeAds/Api.js"
-import { AdExportApi } from "../ads/export/Api.js"
+import { AdLibraryExportApi, AdsExportApi } from "../ads/export/Api.js"
 import { ShopApi } from "../shop/account/Api.js"
 import { ShopDetailApi, ShopProductDetailApi } from "../shop/detail/Api.js"
 import { ShopExploreApi } from "../shop/explore/Api.js"
@@ -91,6 +91,9 @@ const brandTabTools = Object.fromEntries(
     })
   ])
 )
+
+/** Why the bulk exports are no tools. */
+const exportWhy = "A file of up to 10,000 ads for a spreadsheet or a pipeline, not a language model's context: the search tools page through the same matches"
 
 export const tools = {
   search_social_ads: tool(AdLibraryApi, "social", {
@@ -420,9 +423,6 @@ export const notTools: ReadonlyArray<NoToolDeclaration> = [
   ),
   noTool(WorkspaceApi, ["boardBrands", "shareLinks"], "Not among the workspace tools (the tree, create, add, remove, a board's ads, share): listing a board's brands and the links made stays REST"),
   noTool(DigestPrefsApi, ["update"], "Changing digest preferences is left to the dashboard"),
-  noTool(
-    AdExportApi,
-    ["socialExport", "pinboardExport", "clipappExport", "searchExport"],
-    "A file of up to 10,000 ads for a spreadsheet or a pipeline, not a language model's context: the search tools page through the same matches"
-  )
+  noTool(AdLibraryExportApi, ["socialExport"], exportWhy),
+  noTool(AdsExportApi, ["pinboardExport", "clipappExport", "searchExport"], exportWhy)
 ]

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
+import { alias } from "../../kernel/Mirror.js"
 import { inProduct } from "../../kernel/Products.js"
 import { ExportQuery, type Library } from "../library/Filters.js"
 
@@ -31,13 +32,22 @@ const exportOf = <const Name extends string, const Path extends `/${string}`>(na
         `(the first is the call's own). When credits run out the file ends early; an NDJSON file then ends with the 429 envelope as its last line.`
     )
 
-export class AdExportApi extends metered(
-  HttpApiGroup.make("adExport").annotateContext(inProduct("Ad libraries"))
+/** Alone in its group: it has an un-versioned alias under `/api/adlibrary` (S3), as the search has. */
+export class AdLibraryExportApi extends metered(
+  HttpApiGroup.make("adLibraryExport").annotateContext(inProduct("Ad libraries"))
     .add(exportOf("socialExport", "/api/v1/adlibrary/export", "social", "social-network ad"))
+) {}
+
+export class AdsExportApi extends metered(
+  HttpApiGroup.make("adsExport").annotateContext(inProduct("Ad libraries"))
     .add(exportOf("pinboardExport", "/api/v1/pinboard-ads/export", "pinboard", "image-board ad"))
     .add(exportOf("clipappExport", "/api/v1/clipapp-ads/export", "clipapp", "short-video ad"))
     .add(exportOf("searchExport", "/api/v1/search-ads/export", "search", "search-engine ad"))
 ) {}
 
-/** The bulk export's part of the contract (kernel/Contract.ts). */
-export class AdExportContract extends contractPart().add(AdExportApi) {}
+/** The bulk export's part of the contract (kernel/Contract.ts), with the S3 alias. */
+export class AdExportContract extends contractPart()
+  .add(AdLibraryExportApi)
+  .add(alias(AdLibraryExportApi, { from: "/api/v1/adlibrary", to: "/api/adlibrary" }))
+  .add(AdsExportApi)
+{}

@@ -13,26 +13,27 @@ import { contentTypeOf, csvHeader, linesOf } from "./Files.js"
 const encodeCut = Schema.encodeSync(Schema.Union(CreditsExhaustedBody, PlanRequiredBody, UnauthorizedBody, InvalidRequestBody))
 
 /** `GET /api/v1/<library>/export`: the file, streamed as it is read and charged (issue 32). */
-export const AdExportLive = serveGroup(AdExportContract, "adExport", (handlers) =>
+const answer = (library: Library) => ({ urlParams }: { readonly urlParams: ExportParams }) =>
   Effect.gen(function*() {
     const exporter = yield* AdExport
-    const answer = (library: Library) => ({ urlParams }: { readonly urlParams: ExportParams }) =>
-      Effect.gen(function*() {
-        const { ad_format, format = "ndjson", ...search } = urlParams
-        const pages = yield* chargedPages(yield* exporter.pages(library, ad_format === undefined ? search : { ...search, format: ad_format }))
-        const lines = pages.pipe(
-          Stream.map((page) => linesOf(format, page)),
-          // The status is sent already: a cut NDJSON file says why on its last line; a CSV file just ends.
-          Stream.catchAll((cut) => format === "ndjson" ? Stream.make(`${JSON.stringify(encodeCut(cut))}\n`) : Stream.empty)
-        )
-        return HttpServerResponse.stream(
-          Stream.encodeText(format === "csv" ? Stream.concat(Stream.make(csvHeader), lines) : lines),
-          { contentType: contentTypeOf(format), headers: { "content-disposition": `attachment; filename="${library}-ads.${format}"` } }
-        )
-      })
-    return handlers
-      .handle("socialExport", answer("social"))
-      .handle("pinboardExport", answer("pinboard"))
-      .handle("clipappExport", answer("clipapp"))
-      .handle("searchExport", answer("search"))
-  }))
+    const { ad_format, format = "ndjson", ...search } = urlParams
+    const pages = yield* chargedPages(yield* exporter.pages(library, ad_format === undefined ? search : { ...search, format: ad_format }))
+    const lines = pages.pipe(
+      Stream.map((page) => linesOf(format, page)),
+      // The status is sent already: a cut NDJSON file says why on its last line; a CSV file just ends.
+      Stream.catchAll((cut) => format === "ndjson" ? Stream.make(`${JSON.stringify(encodeCut(cut))}\n`) : Stream.empty)
+    )
+    return HttpServerResponse.stream(
+      Stream.encodeText(format === "csv" ? Stream.concat(Stream.make(csvHeader), lines) : lines),
+      { contentType: contentTypeOf(format), headers: { "content-disposition": `attachment; filename="${library}-ads.${format}"` } }
+    )
+  })
+
+/** `/api/v1/adlibrary/export` (and its alias `/api/adlibrary/export`, S3). */
+export const AdLibraryExportLive = serveGroup(AdExportContract, "adLibraryExport", (handlers) => handlers.handle("socialExport", answer("social")))
+
+export const AdsExportLive = serveGroup(AdExportContract, "adsExport", (handlers) =>
+  handlers
+    .handle("pinboardExport", answer("pinboard"))
+    .handle("clipappExport", answer("clipapp"))
+    .handle("searchExport", answer("search")))
