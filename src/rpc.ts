@@ -8,7 +8,7 @@ import { AdIntelRpcs } from "./rpc/Procedures.js"
  * every research procedure as a method (`client.SearchSocialAds({ q: "shoes" })`), and the
  * streams `ExportSearch` and `Events` as `Stream`s. Refusals arrive typed, by `_tag`:
  * `Unauthorized`, `PlanRequired`, `RateLimited`, `CreditsExhausted`, `TooManyInFlight`,
- * `InvalidRequest`, `NotFound`, `DailyQuota`, ... Built on `RpcClient.make(AdIntelRpcs)`, the very
+ * `InvalidRequest`, `NotFound`, ... Built on `RpcClient.make(AdIntelRpcs)`, the very
  * group the server serves.
  */
 

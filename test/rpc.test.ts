@@ -1,3 +1,5 @@
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { RpcClient, RpcSerialization } from "@effect/rpc"
 import { SqlClient } from "@effect/sql"
 import { existsSync, readFileSync } from "node:fs"
 import { runChild } from "../src/platform/ChildProcess.js"
@@ -5,7 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Queue, Scope, Stream, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { InFlight } from "../src/access/gateway/InFlight.js"
-import { makeClient, type StreamedEvent } from "../src/rpc.js"
+import { AdIntelRpcs, makeClient, type StreamedEvent } from "../src/rpc.js"
 import { eventually as eventuallyReal } from "./support/StreamingReplicas.js"
 import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -37,6 +39,16 @@ const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => bool
 
 /** A typed client of the test server with `key`, living as long as the test's scope. */
 const clientFor = (key: string) => Effect.flatMap(TestServer, ({ url }) => makeClient(url, key))
+
+/** A client sending the key as `Authorization: Bearer` instead of `X-API-Key`. */
+const bearerClient = (key: string) =>
+  Effect.flatMap(TestServer, ({ url }) =>
+    Effect.flatMap(
+      Layer.build(RpcClient.layerProtocolHttp({ url: `${url}/rpc`, transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(key)) }).pipe(
+        Layer.provide([RpcSerialization.layerNdjson, FetchHttpClient.layer])
+      )),
+      (context) => Effect.provide(RpcClient.make(AdIntelRpcs), context)
+    ))
 
 /** Every ad of the REST social search, walked by its tokens. */
 const restSocial = (key: string, query = "") =>
@@ -72,6 +84,9 @@ describe("RPC over HTTP", () => {
         expect(missing).toMatchObject({ _tag: "NotFound", error: "Ad not found" })
         const credits = yield* client.Credits({})
         expect(credits.credits).toEqual(yield* balanceOf(id))
+        // The key may come as `Authorization: Bearer` too (G1).
+        const bearer = yield* bearerClient(api_key)
+        expect((yield* bearer.Credits({})).credits.used).toBe(credits.credits.used + 1)
       }))
 
     it.scoped("refusals arrive typed: 401 Unauthorized, 403 PlanRequired; both cost nothing", () =>

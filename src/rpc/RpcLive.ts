@@ -108,13 +108,13 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
 
   /**
    * A streamed call: admitted once, its stream built with `Caller`. When it ends it is recorded;
-   * a stream that dies, or whose client goes before its first element, gets the call's credit
-   * back (G4); what was sent before is kept.
+   * a stream that dies, or whose client goes before its first element (before it opened, for one
+   * `paidOnOpen`), gets the call's credit back (G4); what was sent before is kept.
    */
   const streamed = <A, E>(
     headers: Headers,
     tag: string,
-    options: { readonly holdsSlot: boolean },
+    options: { readonly holdsSlot: boolean; readonly paidOnOpen: boolean },
     build: (admission: Admission) => Effect.Effect<Stream.Stream<A, E>, E, Caller | Gateway | Scope.Scope>
   ): Stream.Stream<A, E | Schema.Schema.Type<typeof Metered.failure> | InternalServerError> =>
     Stream.unwrapScoped(Effect.gen(function*() {
@@ -127,6 +127,8 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
             ? gateway.refund(admission.chargeId)
             : gateway.complete(admission.chargeId, Exit.isInterrupted(exit) ? 200 : statusOf(meteredFailures, exit), startedAt)))
       const stream = yield* settle(gateway)(build(admission)).pipe(Effect.provideService(Caller, admission), Effect.provideService(Gateway, gateway))
+      // A stream paid for its opening keeps its credit once open, whatever it yields later.
+      if (options.paidOnOpen) yield* Ref.set(sent, true)
       return stream.pipe(
         Stream.tap(() => Ref.set(sent, true)),
         Stream.catchAllCause((cause): Stream.Stream<A, E | InternalServerError> =>
@@ -183,7 +185,7 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
 
   const own = {
     ExportSearch: ({ filters, library }: typeof ExportSearch.payloadSchema.Type, { headers }: { readonly headers: Headers }) =>
-      streamed(headers, "ExportSearch", { holdsSlot: true }, () =>
+      streamed(headers, "ExportSearch", { holdsSlot: true, paidOnOpen: false }, () =>
         Effect.gen(function*() {
           const params = yield* Schema.decodeUnknown(SearchQuery(libraryOf[library]))(filters).pipe(Effect.mapError(invalid))
           if (params.limit !== undefined || params.scroll_token !== undefined) {
@@ -195,7 +197,7 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
 
     // An open stream waits more than it reads: it holds no slot of the calls in flight.
     Events: ({ after_seq }: typeof Events.payloadSchema.Type, { headers }: { readonly headers: Headers }) =>
-      streamed(headers, "Events", { holdsSlot: false }, ({ accountId }) =>
+      streamed(headers, "Events", { holdsSlot: false, paidOnOpen: true }, ({ accountId }) =>
         Effect.gen(function*() {
           const cursor = yield* Ref.make(after_seq ?? (yield* latestSeq(accountId)))
           const poll = Effect.gen(function*() {
