@@ -5,6 +5,7 @@ import { keySecurity, withKeySchemes } from "../access/gateway/Api.js"
 import { OAuthContract } from "../access/oauth/Api.js"
 import { secureSessionCookieName, SessionContract, sessionCookieName } from "../access/session/Api.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
+import { AdExportContract } from "../ads/export/Api.js"
 import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
@@ -150,4 +151,5 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(WebhooksContract)
   .addHttpApi(LandersContract)
   .addHttpApi(TrendsContract)
+  .addHttpApi(AdExportContract)
 {}

@@ -24,6 +24,11 @@ import { AdSearch } from "../ads/library/AdSearch.js"
 import { AdSimilarity } from "../ads/library/AdSimilarity.js"
 import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { AdLibraryLive, AdsLive, MagicAiLive } from "../ads/library/Http.js"
+import { AdExportContract } from "../ads/export/Api.js"
+import { AdExport } from "../ads/export/AdExport.js"
+import { AdLibraryExportLive, AdsExportLive } from "../ads/export/Http.js"
+import { RpcLive } from "../rpc/RpcLive.js"
+import { AccountEvents } from "../access/events/AccountEvents.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { SavedAdsLive } from "../ads/savedAds/Http.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
@@ -151,7 +156,9 @@ export const families = [
   family(DigestPrefsContract, [DigestPrefsLive], [DigestPreferences.Default, Digests.Default]),
   family(WebhooksContract, [WebhooksLive], [Webhooks.Default, Deliveries.Default]),
   family(LandersContract, [LandersLive], [Landers.Default]),
-  family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default])
+  family(TrendsContract, [TrendsLive], [Trends.Default, TrendCounts.Default]),
+  // `/rpc` (H4) beside the bulk export: both stream the same pages; its other procedures run the routes' handlers.
+  family(AdExportContract, [AdLibraryExportLive, AdsExportLive, RpcLive], [AdExport.Default, AccountEvents.Default])
 ] as const
 
 type Families = (typeof families)[number]

@@ -1,6 +1,7 @@
 import { CreditsApi } from "../access/credits/Api.js"
 import { AdLibraryApi, AdsApi, MagicAiApi } from "../ads/library/Api.js"
 import { StoreAdsApi } from "../ads/storeAds/Api.js"
+import { AdLibraryExportApi, AdsExportApi } from "../ads/export/Api.js"
 import { ShopApi } from "../shop/account/Api.js"
 import { ShopDetailApi, ShopProductDetailApi } from "../shop/detail/Api.js"
 import { ShopExploreApi } from "../shop/explore/Api.js"
@@ -91,6 +92,9 @@ const brandTabTools = Object.fromEntries(
     })
   ])
 )
+
+/** Why the bulk exports are no tools. */
+const exportWhy = "A file of up to 10,000 ads for a spreadsheet or a pipeline, not a language model's context: the search tools page through the same matches"
 
 export const tools = {
   search_social_ads: tool(AdLibraryApi, "social", {
@@ -424,5 +428,7 @@ export const notTools: ReadonlyArray<NoToolDeclaration> = [
     WebhooksApi,
     ["create", "list", "remove", "rotateSecret", "test", "deliveries", "replay"],
     "Managing webhook endpoints and their deliveries is account settings, not research"
-  )
+  ),
+  noTool(AdLibraryExportApi, ["socialExport"], exportWhy),
+  noTool(AdsExportApi, ["pinboardExport", "clipappExport", "searchExport"], exportWhy)
 ]

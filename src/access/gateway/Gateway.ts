@@ -284,9 +284,31 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         return slot.allowed ? rate : yield* Effect.fail(new WindowFull({ error: RateLimited.perMinute(config.rateLimitPerMinute), rate }))
       })
 
+    /**
+     * One more page of a streamed answer (H4): a credit charged like the call's first charge
+     * `first` (same key, route and pools), no slot of the rate window; refused as admission
+     * refuses (a key revoked, a plan lowered, no credit left).
+     */
+    const chargePage = (first: string) =>
+      Effect.gen(function*() {
+        const row = yield* repo.chargePage(first, yield* now, replica.id)
+        switch (row.outcome) {
+          case "admitted":
+            yield* record(creditsCharged, 1)
+            return { chargeId: row.charge_id!, credits: balanceOf(row) }
+          case "plan_required":
+            return yield* Effect.fail(PlanRequired.forService(config.serviceName))
+          case "credits_exhausted":
+            return yield* Effect.fail(new CreditsExhausted({ credits: balanceOf(row), purchase: { url: config.creditPackUrl } }))
+          default:
+            return yield* Effect.fail(new Unauthorized())
+        }
+      })
+
     return traced("Gateway", {
       admit,
       admitDigest,
+      chargePage,
       rateSlot,
       /** The account a live key belongs to, charging nothing: for what costs no credit (MCP's free messages, M1). */
       accountOfKey: repo.accountOfKey,

@@ -98,6 +98,17 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
         return byPosition
       }).pipe(Effect.orDie)
 
+    /** One more page of a streamed call, charged like its first charge `first` (migration 0087). */
+    const chargePage = (first: string, now: Date, replica: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql`
+          select (v).outcome, (v).account_id, (v).key_id, (v).plan, (v).charge_id::text, (v).used, (v).monthly_limit,
+                 (v).addon_remaining, (v).rate_remaining, (v).rate_reset_ms::text, (v).search_used,
+                 (v).daily_search_limit, (v).script_used, (v).script_generation_limit, (v).script_period_start
+            from (select gateway_charge_page(${first}::bigint, ${now}, ${replica}::uuid) as v) charged`
+        return yield* Schema.decodeUnknown(AdmitRow)(rows[0])
+      }).pipe(Effect.orDie)
+
     const findOpen = SqlSchema.findAll({
       Request: OpenChargesRequest,
       Result: OpenCharge,
@@ -138,6 +149,8 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
        * one round trip. All requests of a batch share the rate limit and window.
        */
       admitMany,
+
+      chargePage,
 
       /** The account of a live key, without charging it (the free MCP messages, M1). */
       accountOfKey: (keyHash: Uint8Array) =>

@@ -159,6 +159,32 @@ export const AdvertiserAdsQuery = (library: Library) => {
   >
 }
 
+/** The files a bulk export writes (issue 32). */
+export const exportFormats = ["ndjson", "csv"] as const
+export type ExportFormat = (typeof exportFormats)[number]
+
+/** What a bulk export request carries, decoded: a search's filters and sort, and the file's format. */
+export interface ExportParams extends Omit<SearchParams, "limit" | "scroll_token" | "format"> {
+  /** The search's `format` filter (image, video, ...): `format` names the file here. */
+  readonly ad_format?: ReadonlyArray<string>
+  readonly format?: ExportFormat
+}
+
+/**
+ * The query string of a library's bulk export (issue 32): the search's filters and sort, with
+ * `format` naming the file (`ndjson`, the default, or `csv`) and the ads' format filter renamed
+ * `ad_format`. No `limit` or `scroll_token`: an export sends every match, a page of 100 at a time.
+ */
+export const ExportQuery = (library: Library) => {
+  const { format: adFormat, limit: _limit, scroll_token: _token, ...fields } = fieldsOf(library, "query")
+  const format = Choice(...exportFormats).annotations({ description: "The file: `ndjson` (one ad per line, as the search shows it; the default) or `csv`" })
+  // (`as unknown as`: the fields are built from a table, so Schema types them as a plain record.)
+  return strictStruct({ ...fields, ad_format: adFormat!, format: Schema.optional(format) }, "query") as unknown as Schema.Schema<
+    ExportParams,
+    Record<string, string | ReadonlyArray<string> | undefined>
+  >
+}
+
 /** What a search request carries, decoded. */
 export interface SearchParams extends AdFilters {
   readonly sort?: Sort

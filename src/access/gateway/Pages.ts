@@ -1,0 +1,30 @@
+import { Effect, Stream } from "effect"
+import { Caller, type CreditsExhausted, type PlanRequired, type Unauthorized } from "./Api.js"
+import { Gateway } from "./Gateway.js"
+
+/** Why a streamed answer stops before its last page: the refusal of the page's charge. */
+export type PageRefusal = Unauthorized | PlanRequired | CreditsExhausted
+
+/**
+ * A streamed answer's pages, metered (H4): the first page is paid by the call's own charge, each
+ * later one is charged a credit once it is read and before it is sent, and a refused charge ends
+ * the stream with the refusal (`CreditsExhausted` when nothing is left). A page is only charged
+ * when the stream is pulled for it, so a client gone (the stream interrupted) is charged nothing
+ * more; a charge that completes after the interruption (its statement was in flight) is given
+ * back (G4). Session callers, charged nothing for the call, are charged nothing per page either.
+ */
+export const chargedPages = <A, E, R>(pages: Stream.Stream<A, E, R>): Effect.Effect<Stream.Stream<A, E | PageRefusal, R>, never, Caller | Gateway> =>
+  Effect.gen(function*() {
+    const gateway = yield* Gateway
+    const { chargeId } = yield* Caller
+    if (chargeId === null) return pages
+    return pages.pipe(
+      Stream.zipWithIndex,
+      Stream.mapEffect(([page, index]) =>
+        index === 0 ? Effect.succeed(page) : Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(gateway.chargePage(chargeId), (charge) =>
+            // An interruption that came during the charge takes effect here, and refunds it.
+            restore(Effect.succeed(page)).pipe(Effect.onInterrupt(() => gateway.refund(charge.chargeId))))
+        ))
+    )
+  })
