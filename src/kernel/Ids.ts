@@ -50,3 +50,7 @@ export type BoardId = typeof BoardId.Type
 /** A request's id as the branded `id`; `missing` when it cannot be one, as it names nothing. */
 export const idOf = <A, E>(id: Schema.Schema<A, string>, missing: E) => (value: string): Effect.Effect<A, E> =>
   Option.match(Schema.decodeUnknownOption(id)(value), { onNone: () => Effect.fail(missing), onSome: Effect.succeed })
+
+/** A saved search's id (`saved_searches.id`, a `uuid`). */
+export const SavedSearchId = Schema.UUID.pipe(Schema.brand("SavedSearchId"))
+export type SavedSearchId = typeof SavedSearchId.Type

@@ -38,6 +38,7 @@ import m0079 from "./0079_lander_ad_counts.js"
 import m0080 from "./0080_ads_advertiser_covering.js"
 import m0081 from "./0081_lander_facets.js"
 import m0082 from "./0082_outbox_events.js"
+import m0084 from "./0084_saved_searches.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -77,7 +78,8 @@ export const migrations = {
   "0079_lander_ad_counts": m0079,
   "0080_ads_advertiser_covering": m0080,
   "0081_lander_facets": m0081,
-  "0082_outbox_events": m0082
+  "0082_outbox_events": m0082,
+  "0084_saved_searches": m0084
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
