@@ -59,7 +59,12 @@ const item = (accountId: AccountId, key: string, createdAt: Date, type: Delivery
       data: { brand: { id: `brand-${key}`, name: `Brand ${key}`, domain: null }, count: 1, ads: [], since: null, until: createdAt.toISOString() }
     },
     credits_used: { ...common, type: "credits_used", data: { percent: 80, used: 80, limit: 100, period_start: createdAt.toISOString() } },
-    api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } }
+    api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } },
+    saved_search_matches: {
+      ...common,
+      type: "saved_search_matches",
+      data: { saved_search: { id: `search-${key}`, name: `Search ${key}` }, library: "social", count: 1, ad_ids: [], event_id: `evt_${key}` }
+    }
   }
   return byType[type]
 }

@@ -17,7 +17,7 @@ export const notificationsPrefix = "/api/v1/notifications"
 /** How many ids one `mark-read` takes. */
 export const maxMarkIds = 100
 
-export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated"] as const
+export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated", "saved_search_matches"] as const
 export const NotificationType = Choice(...notificationTypes)
 export type NotificationType = typeof NotificationType.Type
 
@@ -54,6 +54,13 @@ export const notificationData = {
     at: Schema.String.annotations({ description: "UTC instant" }),
     address: Schema.NullOr(Schema.String).annotations({ description: "The client address of the session that did it" }),
     via: Schema.Literal("session", "operator").annotations({ description: "The key page, or an operator (admin API or command line)" })
+  }),
+  saved_search_matches: Schema.Struct({
+    saved_search: Schema.Struct({ id: Schema.String, name: Schema.String }),
+    library: Schema.String,
+    count: Schema.Int.annotations({ description: "The ads one import found for it" }),
+    ad_ids: Schema.Array(Schema.String).annotations({ description: "Their ids, newest first (at most 100); all of them in `/api/v1/saved-searches/{id}/matches`" }),
+    event_id: Schema.String.annotations({ description: "The `saved_search.matches_new` event it comes from" })
   })
 } satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
 export type NotificationData<T extends NotificationType> = (typeof notificationData)[T]["Type"]
@@ -61,7 +68,8 @@ export type NotificationData<T extends NotificationType> = (typeof notificationD
 const described = {
   brand_new_ads: "A tracked brand's new ads, from the digest",
   credits_used: "80 % or 100 % of the monthly credits used",
-  api_key_regenerated: "The API key was regenerated"
+  api_key_regenerated: "The API key was regenerated",
+  saved_search_matches: "New matches of a saved search, found by an import"
 } satisfies Record<NotificationType, string>
 
 /** W5: `{ id, type, title, body, created_at, read, data }`, `data` typed by `type`. */
@@ -79,7 +87,8 @@ const notificationOf = <T extends NotificationType>(type: T) =>
 export const Notification = Schema.Union(
   notificationOf("brand_new_ads"),
   notificationOf("credits_used"),
-  notificationOf("api_key_regenerated")
+  notificationOf("api_key_regenerated"),
+  notificationOf("saved_search_matches")
 ).annotations({ identifier: "Notification" })
 export type Notification = typeof Notification.Type
 
