@@ -78,7 +78,8 @@ const viewOf = (row: StoredSearch): SavedSearch => ({
   id: row.id,
   name: row.name,
   library: savedNameOf[row.library],
-  filters: row.filters,
+  // In the canonical order `filtersOf` gives them (jsonb keeps its own).
+  filters: Object.fromEntries(Object.entries(row.filters).sort(([a], [b]) => a.localeCompare(b))),
   created_at: row.created_at.toISOString(),
   last_checked_at: row.last_checked_at === null ? null : row.last_checked_at.toISOString()
 })

@@ -96,7 +96,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
         Result: StoredSearch,
         execute: () => sql`
           select s.id, s.name, s.library, s.filters, s.created_at,
-                 (select c.checked_at from saved_search_checks c where c.checked_at >= s.created_at) as last_checked_at
+                 (select c.checked_at from saved_search_checks c where c.checked_at > s.created_at) as last_checked_at
             from saved_searches s
            where ${where}
            order by s.created_at desc, s.seq desc
