@@ -112,7 +112,8 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
       )
 
     return traced("SavedSearches", {
-      create: (caller: CallerInfo, request: NewSavedSearch): Effect.Effect<SavedSearch, InvalidRequest> =>
+      /** Saves a search for the account, within its plan's cap. */
+      create: (caller: Pick<CallerInfo, "accountId" | "plan">, request: NewSavedSearch): Effect.Effect<SavedSearch, InvalidRequest> =>
         Effect.gen(function*() {
           const library = libraryOf[request.library]
           const filters = yield* decodeFilters(library, request.filters)
