@@ -46,7 +46,7 @@ const searchOf = (ad: Ad, n: number): { library: (typeof savedName)[Ad["library"
   const one = keywords.split(" ")[0] ?? ""
   const library = savedName[ad.library]
   const country = ad.countries[0] ?? "US"
-  switch (keywords === "" ? 3 : n % 20) {
+  switch (keywords === "" ? 17 : n % 20) {
     case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9:
       return { library, filters: { q: keywords } }
     case 10: case 11: case 12: case 13:
