@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
@@ -287,6 +288,24 @@ describe("saved searches (H1)", () => {
         expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new"])
         expect((yield* get(b.api_key, "/api/v1/notifications")).json.total).toBe(0)
       }))
+  })
+})
+
+describe("anchors of a compiled query (what the matching pass joins on)", () => {
+  it("all of a conjunction, one of each side of an or, nothing under a negation or a prefix", () => {
+    expect(anchorsOf("'lantern'")).toEqual({ lexemes: ["lantern"], needed: 1 })
+    expect(anchorsOf("'lantern' & 'quokka'")).toEqual({ lexemes: ["lantern", "quokka"], needed: 2 })
+    expect(anchorsOf("'garden' <-> 'lamp'")).toEqual({ lexemes: ["garden", "lamp"], needed: 2 })
+    expect(anchorsOf("'serum' & !'garden'")).toEqual({ lexemes: ["serum"], needed: 1 })
+    expect(anchorsOf("'lantern' | 'boot'")).toEqual({ lexemes: ["boot", "lantern"], needed: 1 })
+    expect(anchorsOf("'red' & ( 'shoe' | 'boot' )")).toEqual({ lexemes: ["red"], needed: 1 })
+    expect(anchorsOf("( 'a' & 'b' ) | 'c'")).toEqual({ lexemes: ["a", "c"], needed: 1 })
+    expect(anchorsOf("( 'shoe' | 'boot' ) & ( 'red' | 'blue' | 'green' )")).toEqual({ lexemes: ["boot", "shoe"], needed: 1 })
+    expect(anchorsOf("!'garden'")).toBeNull()
+    expect(anchorsOf("'sho':* & 'red'")).toEqual({ lexemes: ["red"], needed: 1 })
+    expect(anchorsOf("'sho':* | 'red'")).toBeNull()
+    expect(anchorsOf("'it''s'")).toEqual({ lexemes: ["it's"], needed: 1 })
+    expect(anchorsOf("")).toEqual({ lexemes: [], needed: 1 })
   })
 })
 

@@ -1,13 +1,14 @@
 /**
- * The anchors of a full-text query (issue 32, saved searches): lexemes at least one of which
- * every document the query matches contains. The import's matching pass joins a batch's lexemes
- * to them, so a saved search is only tested against the ads that can match it.
+ * The anchors of a full-text query (issue 32, saved searches): lexemes of which every document
+ * the query matches holds all, or at least one. The import's matching pass joins a batch's
+ * lexemes to them, so a saved search is only tested against the ads that can match it.
  *
  * Read from the query's compiled text (`websearch_to_tsquery(...)::text`, e.g.
- * `'red' & ( 'shoe' | 'boot' )`): a lexeme anchors itself; `a & b` and `a <-> b` need both, so
- * the smaller anchor set of the two will do; `a | b` needs either, so both sets; `!a` and a
- * prefix (`'sho':*`) anchor nothing (`null`: the query must be tested against every ad). An
- * empty query (only stop words) matches nothing: no anchors at all.
+ * `'red' & ( 'shoe' | 'boot' )`): a lexeme is needed; `a & b` and `a <-> b` need what both need
+ * (all the lexemes of two conjunctions; else the smaller "one of" set); `a | b` needs one of
+ * either side's (a lexeme of a conjunction stands for it); `!a` and a prefix (`'sho':*`) need
+ * nothing (`null`: the query is tested against every ad of its library). An empty query (only
+ * stop words) matches nothing: no anchors at all.
  */
 
 type Token = { readonly kind: "lexeme"; readonly text: string; readonly prefix: boolean } | { readonly kind: "op"; readonly text: string }
@@ -44,24 +45,43 @@ const tokenize = (text: string): Array<Token> => {
   return tokens
 }
 
-/** `null`: no anchor (any document may match). */
-type Anchors = ReadonlySet<string> | null
+/**
+ * What every match holds: all of `all`'s lexemes, or at least one of `any`'s; `null`: nothing
+ * known (any document may match).
+ */
+type Need = { readonly all: ReadonlySet<string> } | { readonly any: ReadonlySet<string> } | null
 
-const both = (a: Anchors, b: Anchors): Anchors => (a === null ? b : b === null ? a : a.size <= b.size ? a : b)
-const either = (a: Anchors, b: Anchors): Anchors => (a === null || b === null ? null : new Set([...a, ...b]))
+/** One lexeme of an `all` stands for it where one of a set is enough (every match holds each). */
+const asAny = (need: { readonly all: ReadonlySet<string> } | { readonly any: ReadonlySet<string> }): ReadonlySet<string> =>
+  "any" in need ? need.any : new Set([Array.from(need.all).sort()[0]!])
 
-/** The anchors of a compiled query; `[]` for an empty one, `null` when it has none. */
-export const anchorsOf = (compiled: string): ReadonlyArray<string> | null => {
+const both = (a: Need, b: Need): Need => {
+  if (a === null) return b
+  if (b === null) return a
+  if ("all" in a && "all" in b) return { all: new Set([...a.all, ...b.all]) }
+  if ("all" in a) return a
+  if ("all" in b) return b
+  return a.any.size <= b.any.size ? a : b
+}
+const either = (a: Need, b: Need): Need => (a === null || b === null ? null : { any: new Set([...asAny(a), ...asAny(b)]) })
+
+/** A search's anchors: `needed` of `lexemes` are in every ad it matches. */
+export interface Anchors {
+  readonly lexemes: ReadonlyArray<string>
+  readonly needed: number
+}
+
+/** The anchors of a compiled query; no lexemes for an empty one (it matches nothing), `null` when it has none. */
+export const anchorsOf = (compiled: string): Anchors | null => {
   const tokens = tokenize(compiled)
-  if (tokens.length === 0) return []
+  if (tokens.length === 0) return { lexemes: [], needed: 1 }
   let at = 0
-  const peek = () => tokens[at]
-  const isOp = (text: string) => peek()?.kind === "op" && peek()!.text === text
+  const isOp = (text: string) => tokens[at]?.kind === "op" && tokens[at]!.text === text
 
-  const unary = (): Anchors => {
+  const unary = (): Need => {
     const token = tokens[at++]
     if (token === undefined) return null
-    if (token.kind === "lexeme") return token.prefix ? null : new Set([token.text])
+    if (token.kind === "lexeme") return token.prefix ? null : { all: new Set([token.text]) }
     if (token.text === "!") {
       unary()
       return null
@@ -73,21 +93,18 @@ export const anchorsOf = (compiled: string): ReadonlyArray<string> | null => {
     }
     return null
   }
-  const phrase = (): Anchors => {
-    let left = unary()
-    while (isOp("<->")) (at++, (left = both(left, unary())))
+  const chain = (operand: () => Need, op: string, join: (a: Need, b: Need) => Need) => (): Need => {
+    let left = operand()
+    while (isOp(op)) {
+      at++
+      left = join(left, operand())
+    }
     return left
   }
-  const and = (): Anchors => {
-    let left = phrase()
-    while (isOp("&")) (at++, (left = both(left, phrase())))
-    return left
-  }
-  const or = (): Anchors => {
-    let left = and()
-    while (isOp("|")) (at++, (left = either(left, and())))
-    return left
-  }
-  const anchors = or()
-  return anchors === null ? null : Array.from(anchors).sort()
+  const phrase = chain(unary, "<->", both)
+  const and = chain(phrase, "&", both)
+  const or: () => Need = chain(and, "|", either)
+  const need = or()
+  if (need === null) return null
+  return "all" in need ? { lexemes: Array.from(need.all).sort(), needed: need.all.size } : { lexemes: Array.from(need.any).sort(), needed: 1 }
 }

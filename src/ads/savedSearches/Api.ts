@@ -4,7 +4,7 @@ import { metered, type PlanName } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { NotFoundBody } from "../../kernel/Errors.js"
 import { JsonObject } from "../../kernel/Json.js"
-import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
+import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { IdPath, Choice } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
@@ -51,7 +51,7 @@ export type SavedSearch = typeof SavedSearch.Type
 export const SavedSearchAnswer = Schema.Struct({ success: Schema.Literal(true), saved_search: SavedSearch })
 
 export const SavedSearchesQuery = strictStruct({
-  page: Schema.optional(param.int(1, 10_000, "Page number, from 1").query),
+  page: Schema.optional(param.int(1, maxPageWindow, "Page number, from 1").query),
   page_size: Schema.optional(param.int(1, maxPageSize, `Searches per page, 1 to ${maxPageSize} (default ${defaultPageSize})`).query)
 }, "query")
 export type SavedSearchesQuery = typeof SavedSearchesQuery.Type

@@ -8,6 +8,7 @@ import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { AdView } from "../library/Api.js"
 import { AdLibrary } from "../records/Ads.js"
 import type { Library } from "../library/Filters.js"
+import type { Anchors } from "./Anchors.js"
 
 /**
  * The SQL of saved searches (migration 0084): the searches, their anchors, and the matching
@@ -42,7 +43,7 @@ export interface MatchColumns {
   readonly max_views: number | null
 }
 
-/** A search to store: its anchors are `null` when it has no query (joined by library alone). */
+/** A search to store: its anchors are `null` when it has none (joined by library alone). */
 export interface NewRow {
   readonly id: SavedSearchId
   readonly accountId: AccountId
@@ -50,7 +51,7 @@ export interface NewRow {
   readonly library: Library
   readonly filters: Readonly<Record<string, unknown>>
   readonly columns: MatchColumns
-  readonly anchors: ReadonlyArray<string> | null
+  readonly anchors: Anchors | null
 }
 
 export const StoredSearch = Schema.Struct({
@@ -133,13 +134,13 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           yield* sql`
             insert into saved_searches (id, account_id, name, library, filters, created_at, anchored, tsq, ${sql.literal(matchColumns.join(", "))})
             select ${row.id}::uuid, ${row.accountId}::uuid, ${row.name}, ${row.library}, ${JSON.stringify(row.filters)}::jsonb, ${at},
-                   ${row.columns.q !== null}, case when ${row.columns.q}::text is null then null else websearch_to_tsquery('english', ${row.columns.q}::text) end,
+                   ${row.anchors !== null}, case when ${row.columns.q}::text is null then null else websearch_to_tsquery('english', ${row.columns.q}::text) end,
                    ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
               from json_populate_record(null::saved_searches, ${columnsJson(row)}::json) c`
-          if (row.anchors !== null && row.anchors.length > 0) {
+          if (row.anchors !== null && row.anchors.lexemes.length > 0) {
             yield* sql`
-              insert into saved_search_anchors (lexeme, saved_search_id)
-              select distinct l, ${row.id}::uuid from unnest(${row.anchors}::text[]) l`
+              insert into saved_search_anchors (library, lexeme, saved_search_id, needed)
+              select ${row.library}, l, ${row.id}::uuid, ${row.anchors.needed} from unnest(${row.anchors.lexemes}::text[]) l`
           }
           return yield* SqlSchema.single({ Request: Schema.Void, Result: StoredSearch, execute: () => listed(sql`s.id = ${row.id}::uuid`, 1, 0) })(undefined)
             .pipe(Effect.map(Option.some))
@@ -159,9 +160,12 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie
         ),
 
-      /** Deletes the account's search (its anchors and matches go with it); whether there was one. */
+      /** Deletes the account's search, its anchors and its matches; whether there was one. */
       remove: (account: AccountId, id: SavedSearchId): Effect.Effect<boolean> =>
-        sql`delete from saved_searches where id = ${id}::uuid and account_id = ${account}::uuid returning id`.pipe(
+        sql`
+          with gone as (delete from saved_searches where id = ${id}::uuid and account_id = ${account}::uuid returning id),
+               matches as (delete from saved_search_matches where saved_search_id in (select id from gone))
+          select id from gone`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
@@ -188,31 +192,51 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
 
       /**
        * The matching pass of one import batch (H1): the batch's new ads against every saved
-       * search in one statement. Candidates come from the anchors (an ad's lexemes joined to
-       * the searches' anchors) and from the searches without a query (joined by library); each
-       * is then held to every filter, the same conditions the search's `where` sets
-       * (AdSearchRepo). New match rows only: answered per saved search, with its account.
+       * search in one statement. The batch's ads are read once, with what the filters look at;
+       * candidates come from the anchors (an ad's lexemes joined to its library's anchors, a
+       * search kept where the ad holds as many as it needs) and from the searches without
+       * anchors (joined by advertiser, domain or library); each is then held to every filter,
+       * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
+       * answered per saved search, with its account.
        */
       matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
         adIds.length === 0 ? Effect.succeed([]) : sql`
-          with batch as (
-            select a.id, a.library, a.search_vector from ads a where a.id = any(${adIds}::bigint[])
+          with batch as materialized (
+            select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
+                   a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
+                   a.likes, a.comments, a.shares, a.views, adv.external_id as advertiser_external_id, adv.platform as advertiser_platform
+              from ads a join advertisers adv on adv.id = a.advertiser_id
+             where a.id = any(${adIds}::bigint[])
+          ), lexemes as materialized (
+            select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
           ), candidates as (
-            select sa.saved_search_id as sid, b.id as aid
-              from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
-              join saved_search_anchors sa on sa.lexeme = l.lexeme
-            union
-            select s.id, b.id from batch b join saved_searches s on s.library = b.library and not s.anchored
+            -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
+            select sa.saved_search_id as sid, x.id as aid
+              from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme
+             group by sa.saved_search_id, x.id
+            having count(*) >= min(sa.needed)
+            union all
+            -- Without anchors: by the advertiser when the search names one, else by the landing
+            -- domain, else by the library alone.
+            select s.id, b.id from batch b
+              join saved_searches s on s.library = b.library and s.advertiser_id = b.advertiser_external_id
+             where not s.anchored
+            union all
+            select s.id, b.id from batch b
+              join saved_searches s on s.library = b.library and s.domain = b.landing_domain
+             where not s.anchored and s.advertiser_id is null
+            union all
+            select s.id, b.id from batch b join saved_searches s on s.library = b.library
+             where not s.anchored and s.advertiser_id is null and s.domain is null
           ), found as (
             insert into saved_search_matches (saved_search_id, ad_id, first_seen, matched_at)
             select s.id, a.id, a.first_seen, ${at}::timestamptz
               from candidates c
               join saved_searches s on s.id = c.sid
-              join ads a on a.id = c.aid
-              join advertisers adv on adv.id = a.advertiser_id
-             where s.library = a.library and s.created_at <= ${at}::timestamptz
+              join batch a on a.id = c.aid
+             where s.created_at <= ${at}::timestamptz
                and (s.tsq is null or a.search_vector @@ s.tsq)
-               and (s.advertiser_id is null or (adv.external_id = s.advertiser_id and adv.platform = s.library))
+               and (s.advertiser_id is null or (a.advertiser_external_id = s.advertiser_id and a.advertiser_platform = s.library))
                and (s.domain is null or a.landing_domain = s.domain)
                and (s.status is null or a.status = s.status)
                and (s.formats is null or a.format = any(s.formats))
@@ -232,11 +256,11 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
                and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
                and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views)
             on conflict do nothing
-            returning saved_search_id, ad_id, first_seen
+            returning saved_search_id, ad_id
           )
           select f.saved_search_id, s.account_id, s.library, count(*)::int as count,
-                 (array_agg(a.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-            from found f join saved_searches s on s.id = f.saved_search_id join ads a on a.id = f.ad_id
+                 (array_agg(b.external_id order by b.first_seen desc, b.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+            from found f join saved_searches s on s.id = f.saved_search_id join batch b on b.id = f.ad_id
            group by f.saved_search_id, s.account_id, s.library
            order by s.account_id, f.saved_search_id`.pipe(Effect.orDie, Effect.flatMap(decodeRows(BatchMatches))),
 

@@ -45,24 +45,25 @@ create table saved_searches (
   min_views bigint, max_views bigint
 );
 create index saved_searches_account on saved_searches (account_id, created_at desc, seq desc);
-create index saved_searches_unanchored on saved_searches (library) where not anchored;
+create index saved_searches_unanchored on saved_searches (library, advertiser_id, domain) where not anchored;
 
 create table saved_search_anchors (
+  library text not null,
   lexeme text not null,
   saved_search_id uuid not null references saved_searches (id) on delete cascade,
-  primary key (lexeme, saved_search_id)
+  needed smallint not null,
+  primary key (library, lexeme, saved_search_id)
 );
 create index saved_search_anchors_search on saved_search_anchors (saved_search_id);
 
 create table saved_search_matches (
-  saved_search_id uuid not null references saved_searches (id) on delete cascade,
-  ad_id bigint not null references ads (id) on delete cascade,
+  saved_search_id uuid not null,
+  ad_id bigint not null,
   first_seen timestamptz not null,
   matched_at timestamptz not null,
   primary key (saved_search_id, ad_id)
 );
 create index saved_search_matches_newest on saved_search_matches (saved_search_id, first_seen desc, ad_id desc);
-create index saved_search_matches_ad on saved_search_matches (ad_id);
 
 create table saved_search_checks (
   singleton boolean primary key default true check (singleton),
