@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Clock, Effect, Option, Schema } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
-import type { CallerInfo } from "../../access/gateway/Api.js"
+import { type CallerInfo, planTitle } from "../../access/gateway/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, SavedSearchId } from "../../kernel/Ids.js"
 import { describeParseError } from "../../kernel/Issues.js"
@@ -84,7 +84,6 @@ const viewOf = (row: StoredSearch): SavedSearch => ({
   last_checked_at: row.last_checked_at === null ? null : row.last_checked_at.toISOString()
 })
 
-const planTitle = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1)
 
 /**
  * Saved searches (issue 32; INTERPRETATIONS H1): an ad-library search kept by name. The import
