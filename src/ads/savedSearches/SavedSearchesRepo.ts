@@ -11,7 +11,7 @@ import type { Library } from "../library/Filters.js"
 import type { Anchors } from "./Anchors.js"
 
 /**
- * The SQL of saved searches (migration 0084): the searches, their anchors, and the matching
+ * The SQL of saved searches (migration 0088): the searches, their anchors, and the matching
  * pass an import runs once per batch over every saved search at once.
  */
 

@@ -38,8 +38,8 @@ import m0079 from "./0079_lander_ad_counts.js"
 import m0080 from "./0080_ads_advertiser_covering.js"
 import m0081 from "./0081_lander_facets.js"
 import m0082 from "./0082_outbox_events.js"
-import m0084 from "./0084_saved_searches.js"
-import m0085 from "./0085_saved_search_notifications.js"
+import m0088 from "./0088_saved_searches.js"
+import m0089 from "./0089_saved_search_notifications.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -80,8 +80,8 @@ export const migrations = {
   "0080_ads_advertiser_covering": m0080,
   "0081_lander_facets": m0081,
   "0082_outbox_events": m0082,
-  "0084_saved_searches": m0084,
-  "0085_saved_search_notifications": m0085
+  "0088_saved_searches": m0088,
+  "0089_saved_search_notifications": m0089
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
