@@ -6,5 +6,5 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
 alter table notifications drop constraint notifications_type_check;
 alter table notifications add constraint notifications_type_check
-  check (type in ('brand_new_ads', 'credits_used', 'api_key_regenerated', 'saved_search_matches'));
+  check (type in ('brand_new_ads', 'credits_used', 'api_key_regenerated', 'webhook_disabled', 'saved_search_matches'));
 `))
