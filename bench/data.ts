@@ -9,6 +9,8 @@
  * beforehand, written again into an emptied table by the same write plan in the same number
  * of concurrent lanes, with no stream, parsing or validation in the way.
  */
+import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { ConfigProvider, Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { SqlClient } from "@effect/sql"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
@@ -98,7 +100,7 @@ runBench(() =>
     await Effect.runPromise(
       program.pipe(
         // One TrendCounts for the import and the write-plan ceiling, which writes ads as `Ingest` does.
-        Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.merge(IngestRepo.Default, TrendCounts.Default)))),
+        Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default)))),
         Effect.provide(db),
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
         Effect.orDie

@@ -110,6 +110,15 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
     ]
   },
   {
+    script: "bench/savedSearches.ts",
+    env: {},
+    prints: [
+      /^ {2}imported \d+ ads in [\d.]+ s \(\d+ ads\/s\), \d+ batch transactions$/m,
+      /^ {2}matching pass: [\d.]+ s over the batches, \d+ matches \(\d+ stored\), \d+ events$/m,
+      /^ {2}saved-search matching: [\d.]+ of the import's own time \(goal <= 0\.25\); with the brand diffs [\d.]+$/m
+    ]
+  },
+  {
     script: "bench/shopSearch.ts",
     env: { BENCH_RUNS: "1" },
     prints: [/^ {2}prefix "serum" +median +[\d.]+ ms +worst +[\d.]+ ms +\d+ statement\(s\)/m]

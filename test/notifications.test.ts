@@ -60,7 +60,12 @@ const item = (accountId: AccountId, key: string, createdAt: Date, type: Delivery
     },
     credits_used: { ...common, type: "credits_used", data: { percent: 80, used: 80, limit: 100, period_start: createdAt.toISOString() } },
     api_key_regenerated: { ...common, type: "api_key_regenerated", data: { at: createdAt.toISOString(), address: null, via: "operator" } },
-    webhook_disabled: { ...common, type: "webhook_disabled", data: { webhook_id: key, url: "https://example.com/hook", failing_since: createdAt.toISOString() } }
+    webhook_disabled: { ...common, type: "webhook_disabled", data: { webhook_id: key, url: "https://example.com/hook", failing_since: createdAt.toISOString() } },
+    saved_search_matches: {
+      ...common,
+      type: "saved_search_matches",
+      data: { saved_search: { id: `search-${key}`, name: `Search ${key}` }, library: "social", count: 1, ad_ids: [], event_id: `evt_${key}` }
+    }
   }
   return byType[type]
 }

@@ -8,6 +8,7 @@ import { AdLibraryContract, MagicAiContract } from "../ads/library/Api.js"
 import { AdExportContract } from "../ads/export/Api.js"
 import { BrandInsightsContract } from "../ads/brandInsights/Api.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
+import { SavedSearchesContract } from "../ads/savedSearches/Api.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
 import { WorkspaceContract } from "../ads/workspace/Api.js"
 import { LandersContract } from "../ads/landers/Api.js"
@@ -140,6 +141,7 @@ export class AdIntelApi extends serviceApi(apiId)
   .addHttpApi(AdminContract)
   .addHttpApi(IngestContract)
   .addHttpApi(WorkspaceContract)
+  .addHttpApi(SavedSearchesContract)
   .addHttpApi(SavedAdsContract)
   .addHttpApi(StoreTrackerContract)
   .addHttpApi(StoreExplorerContract)

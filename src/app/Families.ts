@@ -31,6 +31,9 @@ import { RpcLive } from "../rpc/RpcLive.js"
 import { AccountEvents } from "../access/events/AccountEvents.js"
 import { SavedAdsContract } from "../ads/savedAds/Api.js"
 import { SavedAdsLive } from "../ads/savedAds/Http.js"
+import { SavedSearchesContract } from "../ads/savedSearches/Api.js"
+import { SavedSearchesLive } from "../ads/savedSearches/Http.js"
+import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import { StoreAdsContract } from "../ads/storeAds/Api.js"
 import { StoreAdsLive } from "../ads/storeAds/Http.js"
 import { StoreAds } from "../ads/storeAds/StoreAds.js"
@@ -147,6 +150,7 @@ export const families = [
   family(IngestContract, [CatalogAdminLive], [Ingest.Default]),
   family(WorkspaceContract, [WorkspaceLive, ShareLive], [Workspace.Default, ShareLinks.Default]),
   family(SavedAdsContract, [SavedAdsLive]),
+  family(SavedSearchesContract, [SavedSearchesLive], [SavedSearches.Default]),
   family(StoreTrackerContract, [StoreTrackerLive], [StoreTracker.Default]),
   family(StoreExplorerContract, [StoreExplorerLive], [StoreExplorer.Default]),
   family(StoreVisualSearchContract, [StoreVisualSearchLive], [VisualSearch.Default]),

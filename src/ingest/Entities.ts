@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto"
-import { Effect, type Schema } from "effect"
+import { Clock, Effect, type Schema } from "effect"
 import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
+import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
+import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
 import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
@@ -32,15 +34,21 @@ export interface Written {
   readonly errors: ReadonlyArray<LineError>
 }
 
+/**
+ * What a batch's writes derive from the ads in the batch's transaction: trend counts, the saved
+ * searches' new matches and the tracked brands' diffs (issue 32).
+ */
+export type Derived = TrendCounts | SavedSearches | BrandDiffs
+
 export interface Entity<A> {
   // (`any`: `Schema` is invariant in its encoded side, and each record has its own wire form.)
   readonly schema: Schema.Schema<A, any>
   /** Two lines with the same key are one record: the later line wins. */
   readonly key: (record: A) => string
   /** Ads also move the counts derived from them (`TrendCounts`), in the batch's transaction. */
-  readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, TrendCounts>
+  readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, Derived>
   /** What runs once an import of this entity stored records (the ads': their trend counting). */
-  readonly afterImport?: Effect.Effect<void, never, TrendCounts>
+  readonly afterImport?: Effect.Effect<void, never, Derived>
   /** Tables a large import grows: their planner statistics are refreshed afterwards. */
   readonly tables: ReadonlyArray<string>
   /** Concurrent write lanes; 1 where records of a file refer to each other. */
@@ -140,6 +148,14 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     const counted = yield* trends.countedOf(stored.map((old) => old.id))
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed)
+    // The saved searches' new matches and the tracked brands' diffs (H1, H3): one set-based
+    // pass each over the batch, their events in this transaction. An ad is new when the batch
+    // inserted it: sending a file again finds nothing new.
+    const at = new Date(yield* Clock.currentTimeMillis)
+    const inserted = changed.filter((ad) => !byId.has(ad.id)).map((ad) => ad.id)
+    const inactivated = changed.filter((ad) => ad.status === "inactive" && byId.get(ad.id)?.status === "active").map((ad) => ad.id)
+    yield* Effect.flatMap(SavedSearches, (searches) => searches.matchBatch(inserted, at))
+    yield* Effect.flatMap(BrandDiffs, (brands) => brands.batch({ inserted, written: changed.map((ad) => ad.id), inactivated }, at))
     return { errors }
   })
 
@@ -176,7 +192,10 @@ export const entities = {
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
     write: writeAds,
-    afterImport: Effect.flatMap(TrendCounts, (counts) => counts.kick)
+    afterImport: Effect.zipRight(
+      Effect.flatMap(TrendCounts, (counts) => counts.kick),
+      Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(Clock.currentTimeMillis, (ms) => searches.checked(new Date(ms))))
+    )
   } satisfies Entity<Ad>,
   "shop-categories": {
     tables: ["shop_categories"],

@@ -5,7 +5,9 @@ import { importedRecords, record } from "../platform/telemetry/Metrics.js"
 import { textRule, unstorableTextAt } from "../kernel/Text.js"
 import { IngestRepo, type LineError } from "./IngestRepo.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
-import { type Entity, entities, type Numbered } from "./Entities.js"
+import { type Derived, type Entity, entities, type Numbered } from "./Entities.js"
+import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
+import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
 import type { EntityName } from "./Records.js"
 import { traced } from "../platform/telemetry/Tracing.js"
 
@@ -141,6 +143,15 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
   effect: Effect.gen(function*() {
     const repo = yield* IngestRepo
     const trendCounts = yield* TrendCounts
+    const savedSearches = yield* SavedSearches
+    const brandDiffs = yield* BrandDiffs
+    /** What an entity's writes derive from in the batch's transaction. */
+    const derived = <A, E>(effect: Effect.Effect<A, E, Derived>) =>
+      effect.pipe(
+        Effect.provideService(TrendCounts, trendCounts),
+        Effect.provideService(SavedSearches, savedSearches),
+        Effect.provideService(BrandDiffs, brandDiffs)
+      )
 
     const run = <E, R>(
       name: EntityName,
@@ -163,7 +174,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       // its column's range) is written again one record per transaction, so the bad record is a
       // refused line with its number and the others are stored.
       const write = (records: ReadonlyArray<Numbered<unknown>>): Effect.Effect<ReadonlyArray<LineError>> =>
-        repo.transaction(Effect.provideService(entity.write(repo, records), TrendCounts, trendCounts)).pipe(
+        repo.transaction(derived(entity.write(repo, records))).pipe(
           Effect.map(({ errors }) => errors),
           Effect.catchTag("DataRefused", ({ reason }) =>
             records.length === 1
@@ -224,7 +235,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
           Effect.tap(() => (progress.accepted >= analyzeAfter ? repo.analyze(entity.tables) : Effect.void)),
           Effect.tap(() =>
             progress.accepted > 0 && entity.afterImport !== undefined
-              ? Effect.provideService(entity.afterImport, TrendCounts, trendCounts)
+              ? derived(entity.afterImport)
               : Effect.void
           ),
           Effect.map((): IngestReport => ({ accepted: progress.accepted, rejected: progress.rejected, errors: trim() }))
@@ -261,5 +272,5 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         )
     })
   }),
-  dependencies: [IngestRepo.Default, TrendCounts.Default]
+  dependencies: [IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default]
 }) {}

@@ -157,7 +157,7 @@ export const tables = {
     computed: [["search_vector", adSearchVector("r.headline", "ref0.name", "r.description", "r.body")]],
     inputs: [col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text")],
     // What the counts derived from ads need of the ads a batch wrote (`WrittenAd`).
-    returning: `id::text as id, lander_id::text as lander_id, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD') as day`
+    returning: `id::text as id, lander_id::text as lander_id, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD') as day, status`
   },
   shopCategories: {
     table: "shop_categories",
@@ -274,6 +274,7 @@ const missingStatement = (ref: Ref) =>
 const Nullable = Schema.NullOr(Schema.String)
 const StoredAdRow = Schema.Struct({
   id: Schema.String,
+  status: Schema.String,
   library: Schema.String,
   external_id: Schema.String,
   content_hash: Schema.String,
@@ -289,7 +290,7 @@ const StoredAdRow = Schema.Struct({
 })
 
 /** An ad a batch inserted or changed, as the ads' upsert returns it (`tables.ads.returning`). */
-const WrittenAd = Schema.Struct({ id: Schema.String, lander_id: Nullable, day: Schema.String })
+const WrittenAd = Schema.Struct({ id: Schema.String, lander_id: Nullable, day: Schema.String, status: Schema.String })
 export type WrittenAd = typeof WrittenAd.Type
 
 /** An ad as stored before a batch rewrites it: what counts derived from it hold (its copy: what trends counted). */
@@ -297,6 +298,8 @@ export interface StoredAd extends AdCopy {
   /** The ad's row id. */
   readonly id: string
   readonly external_id: string
+  /** Before the batch: an ad that turns inactive stopped (brand diffs, H3). */
+  readonly status: string
   readonly content_hash: string
   readonly lander_id: string | null
 }
@@ -500,7 +503,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
      */
     const adsBefore = (rows: ReadonlyArray<Row>) =>
       run(
-        `select a.id::text as id, a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id,
+        `select a.id::text as id, a.status, a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id,
                 to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
                 a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
            from json_to_recordset($1::json) as r(library text, external_id text)

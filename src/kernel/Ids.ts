@@ -58,3 +58,7 @@ export type WebhookId = typeof WebhookId.Type
 /** A webhook delivery's id (`webhook_deliveries.id`, a `uuid`): one event to one endpoint, with its attempts. */
 export const WebhookDeliveryId = Schema.UUID.pipe(Schema.brand("WebhookDeliveryId"))
 export type WebhookDeliveryId = typeof WebhookDeliveryId.Type
+
+/** A saved search's id (`saved_searches.id`, a `uuid`). */
+export const SavedSearchId = Schema.UUID.pipe(Schema.brand("SavedSearchId"))
+export type SavedSearchId = typeof SavedSearchId.Type

@@ -12,6 +12,7 @@ import { brandTabs, type TabName, tabNames } from "../ads/brandInsights/Tabs.js"
 import { BrandTrackerApi } from "../ads/brands/Api.js"
 import { LandersApi } from "../ads/landers/Api.js"
 import { SavedAdsApi } from "../ads/savedAds/Api.js"
+import { SavedSearchesApi } from "../ads/savedSearches/Api.js"
 import { TrendsApi } from "../ads/trends/Api.js"
 import { WorkspaceApi } from "../ads/workspace/Api.js"
 import { DigestPrefsApi } from "../notifications/digest/Api.js"
@@ -291,6 +292,14 @@ export const tools = {
     title: "Note and tags on a saved ad",
     description: "Sets the note (up to 2,000 characters) and tags (up to 20) of a saved ad."
   }),
+  list_saved_searches: tool(SavedSearchesApi, "list", {
+    title: "Saved searches",
+    description: `The account's saved ad-library searches, newest first: name, library, filters, when saved and when an import last looked for matches. ${p2}`
+  }),
+  saved_search_matches: tool(SavedSearchesApi, "matches", {
+    title: "New matches of a saved search",
+    description: `The ads imported since a saved search (id from list_saved_searches) was saved that match it, newest first. ${paging}`
+  }),
   list_notifications: tool(NotificationsApi, "list", {
     title: "Notifications",
     description: `The account's inbox, newest first: new ads of tracked brands, credit alerts, key changes; unread=true for unread only. ${p2}`
@@ -430,5 +439,6 @@ export const notTools: ReadonlyArray<NoToolDeclaration> = [
     "Managing webhook endpoints and their deliveries is account settings, not research"
   ),
   noTool(AdLibraryExportApi, ["socialExport"], exportWhy),
-  noTool(AdsExportApi, ["pinboardExport", "clipappExport", "searchExport"], exportWhy)
+  noTool(AdsExportApi, ["pinboardExport", "clipappExport", "searchExport"], exportWhy),
+  noTool(SavedSearchesApi, ["create", "delete"], "Saving and deleting searches changes what the account is sent (inbox, events, webhooks): left to the user, not a language model")
 ]

@@ -61,6 +61,18 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
+      /** Events of one type created at or after `from`, every account's, after position `seq`, oldest first, at most `limit`. */
+      ofType: (type: EventType, from: Date, seq: number, limit: number): Effect.Effect<ReadonlyArray<StoredEvent>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: StoredEvent,
+          execute: () => sql`
+            select seq::text, id, account_id::text, type, data, created_at from outbox_events
+             where type = ${type} and created_at >= ${from} and seq > ${seq}
+             order by seq
+             limit ${limit}`
+        })(undefined).pipe(Effect.orDie),
+
       /** Forgets events created before `before`, at most `limit` of them; answers how many went. */
       prune: (before: Date, limit: number): Effect.Effect<number> =>
         SqlSchema.single({

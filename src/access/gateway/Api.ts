@@ -14,6 +14,8 @@ import { Choice } from "../../kernel/Params.js"
 export const planNames = ["free", "basic", "pro", "premium"] as const
 export const PlanName = Choice(...planNames)
 export type PlanName = typeof PlanName.Type
+/** A plan as messages name it (`Basic`). */
+export const planTitle = (plan: PlanName) => plan.charAt(0).toUpperCase() + plan.slice(1)
 
 /** spec: Resources, "Credit balance (`credits` object)". */
 export const CreditBalance = Schema.Struct({

@@ -1,5 +1,5 @@
 import { Clock, Effect, Option, Schema } from "effect"
-import type { PlanName } from "../../access/gateway/Api.js"
+import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { windowOf } from "../../kernel/Paging.js"
 import { AdSearch, type Page } from "../library/AdSearch.js"
@@ -18,7 +18,6 @@ export const brandNotFound = new NotFound({ error: "Brand not found" })
 /** A token of `brands/ads` continues only a brand search (AdSearch's scope). */
 const brandAdsScope = "brand-ads"
 
-const planTitle = (plan: PlanName) => plan.charAt(0).toUpperCase() + plan.slice(1)
 
 /** The row as the routes show it: the brand's own domain first, then its landing domains. */
 const viewOf = (row: TrackedRow): TrackedBrand => {

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { maxBrandDomains } from "./Api.js"
+import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { AccountId, BrandId } from "../../kernel/Ids.js"
 
 /** The row id of a social-library advertiser (a bigint as text): what a follow refers to. */
@@ -52,6 +53,15 @@ export const BrandNews = Schema.Struct({
 export type BrandNews = typeof BrandNews.Type
 
 const Count = Schema.Struct({ n: Schema.Int })
+
+/** A tracked brand's ads that are new, or stopped, for one account that tracks it (H3). */
+export const BrandDiff = Schema.Struct({
+  account_id: AccountId,
+  brand_id: BrandId,
+  count: Schema.Int,
+  ad_ids: Schema.Array(Schema.String)
+})
+export type BrandDiff = typeof BrandDiff.Type
 
 /** What a follow did, and the brand as tracked; `present` (already tracked) and `full` (at the plan's limit) wrote nothing. */
 export type Followed =
@@ -199,6 +209,62 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
              where f.account_id = ${account}::uuid and c.count > 0
              order by c.count desc, adv.external_id`
           }
+        })(undefined).pipe(Effect.orDie),
+
+      /** Tracked brands' ads among `adIds` (a batch's new ads), per account and brand: H3's `brand.ads_new`. */
+      newAds: (adIds: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<BrandDiff>> =>
+        adIds.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: BrandDiff,
+          execute: () => sql`
+            select f.account_id::text, adv.external_id as brand_id, count(*)::int as count,
+                   (array_agg(a.external_id order by a.first_seen desc, a.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from ads a
+              join brand_follows f on f.advertiser_id = a.advertiser_id
+              join advertisers adv on adv.id = a.advertiser_id
+             where a.id = any(${adIds}::bigint[])
+             group by f.account_id, adv.external_id
+             order by f.account_id, adv.external_id`
+        })(undefined).pipe(Effect.orDie),
+
+      /**
+       * Tracked brands' ads that stopped (H3's `brand.ads_stopped`, rule in SPEC-NOTES): those of
+       * `inactivated` (turned inactive by the batch), and the active ads of a tracked brand the
+       * batch wrote ads of whose `last_seen` falls more than `behind` before the newest
+       * `last_seen` of the brand's ads in the batch (the crawl saw the brand, not them). Each
+       * stop is recorded once (`brand_ad_stops`): per account and brand, those recorded now.
+       */
+      stoppedAds: (written: ReadonlyArray<string>, inactivated: ReadonlyArray<string>, behind: number): Effect.Effect<ReadonlyArray<BrandDiff>> =>
+        written.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: BrandDiff,
+          execute: () => sql`
+            with crawl as (
+              select a.advertiser_id, max(a.last_seen) as seen from ads a
+               where a.id = any(${written}::bigint[])
+                 and exists (select 1 from brand_follows f where f.advertiser_id = a.advertiser_id)
+               group by a.advertiser_id
+            ), stopped as (
+              select a.id, a.last_seen from ads a
+               where a.id = any(${inactivated}::bigint[])
+                 and exists (select 1 from brand_follows f where f.advertiser_id = a.advertiser_id)
+              union
+              select a.id, a.last_seen from crawl c
+                join ads a on a.advertiser_id = c.advertiser_id
+               where a.status = 'active' and a.last_seen < c.seen - make_interval(secs => ${behind / 1000})
+            ), recorded as (
+              insert into brand_ad_stops (ad_id, last_seen) select id, last_seen from stopped
+              on conflict do nothing
+              returning ad_id
+            )
+            select f.account_id::text, adv.external_id as brand_id, count(*)::int as count,
+                   (array_agg(a.external_id order by a.last_seen desc, a.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from recorded r
+              join ads a on a.id = r.ad_id
+              join brand_follows f on f.advertiser_id = a.advertiser_id
+              join advertisers adv on adv.id = a.advertiser_id
+             group by f.account_id, adv.external_id
+             order by f.account_id, adv.external_id`
         })(undefined).pipe(Effect.orDie),
 
       /** The social-library advertisers with the most ads, most first (the demo's tracked brands). */

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect } from "effect"
-import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition, type StoredEvent } from "../../access/events/AccountEvents.js"
+import { SavedSearches } from "../../ads/savedSearches/SavedSearches.js"
+import { DigestPreferences } from "../digest/DigestPreferences.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
@@ -47,6 +49,26 @@ export const creditsItem = (usage: CreditUsage, percent: (typeof creditThreshold
   key: `credits_used:${percent}:${usage.period_start.toISOString()}`
 })
 
+/** What a `saved_search.matches_new` event carries (H3). */
+const MatchesData = Schema.Struct({
+  saved_search_id: Schema.String,
+  library: Schema.String,
+  count: Schema.Int,
+  ad_ids: Schema.Array(Schema.String)
+})
+
+/** W5: a saved search's new matches, one item per event (its key the event's id). */
+export const savedSearchItem = (event: StoredEvent, name: string): Option.Option<Delivery> =>
+  Option.map(Schema.decodeUnknownOption(MatchesData)(event.data), (data) => ({
+    accountId: event.account_id,
+    type: "saved_search_matches" as const,
+    title: `${name}: ${data.count} new ${data.count === 1 ? "match" : "matches"}`,
+    body: `An import found ${data.count} new ${data.count === 1 ? "ad" : "ads"} matching your saved search "${name}" (${data.library} library).`,
+    data: { saved_search: { id: data.saved_search_id, name }, library: data.library, count: data.count, ad_ids: data.ad_ids, event_id: event.id },
+    createdAt: event.created_at,
+    key: `saved_search_matches:${event.id}`
+  }))
+
 /**
  * Turns what access records (key regenerations) and the state of the credit meters into inbox
  * items (issue 19, "Other sources"). Access never calls up here: every replica looks on its own
@@ -59,6 +81,31 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
     const inbox = yield* Inbox
     const sql = yield* SqlClient.SqlClient
     const every = yield* alertsEvery
+    const savedSearches = yield* SavedSearches
+    const prefs = yield* DigestPreferences
+
+    /**
+     * Saved searches' new matches (H1) as inbox items, unless the account turned its digests
+     * off (W6): the events of the lookback, every account's, in pages.
+     */
+    const savedSearchEvents = (now: Date) =>
+      Effect.gen(function*() {
+        let delivered = 0
+        let after = 0
+        for (;;) {
+          const page: ReadonlyArray<StoredEvent> = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - eventLookback), after, pageSize)
+          const names = yield* savedSearches.namesOf([...new Set(page.map((e) => String(e.data.saved_search_id)))])
+          const accounts = [...new Set(page.map((e) => e.account_id))]
+          const off = new Set<string>()
+          for (const account of accounts) if ((yield* prefs.get(account)).frequency === "off") off.add(account)
+          delivered += yield* inbox.deliver(page.flatMap((event) => {
+            const name = names.get(String(event.data.saved_search_id))
+            return name === undefined || off.has(event.account_id) ? [] : Option.toArray(savedSearchItem(event, name))
+          }))
+          if (page.length < pageSize) return delivered
+          after = page[page.length - 1]!.seq
+        }
+      })
 
     const keyEvents = (now: Date) =>
       Effect.gen(function*() {
@@ -98,7 +145,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
     /** One look at the events and the meters; how many items were new. */
     const pass = (now: Date) =>
       Effect.map(
-        Effect.all([keyEvents(now), ...creditThresholds.map((percent) => credits(now, percent))]),
+        Effect.all([keyEvents(now), savedSearchEvents(now), ...creditThresholds.map((percent) => credits(now, percent))]),
         (counts) => counts.reduce((a, b) => a + b, 0)
       )
 
@@ -113,5 +160,5 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
       run: job.run
     }, { effects: ["pass"] })
   }),
-  dependencies: [AccountEvents.Default, Inbox.Default]
+  dependencies: [AccountEvents.Default, Inbox.Default, SavedSearches.Default, DigestPreferences.Default]
 }) {}

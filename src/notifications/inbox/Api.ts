@@ -17,7 +17,7 @@ export const notificationsPrefix = "/api/v1/notifications"
 /** How many ids one `mark-read` takes. */
 export const maxMarkIds = 100
 
-export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated", "webhook_disabled"] as const
+export const notificationTypes = ["brand_new_ads", "credits_used", "api_key_regenerated", "webhook_disabled", "saved_search_matches"] as const
 export const NotificationType = Choice(...notificationTypes)
 export type NotificationType = typeof NotificationType.Type
 
@@ -59,6 +59,13 @@ export const notificationData = {
     webhook_id: Schema.String,
     url: Schema.String,
     failing_since: Schema.String.annotations({ description: "The first failed attempt since the last success (UTC instant)" })
+  }),
+  saved_search_matches: Schema.Struct({
+    saved_search: Schema.Struct({ id: Schema.String, name: Schema.String }),
+    library: Schema.String,
+    count: Schema.Int.annotations({ description: "The ads one import found for it" }),
+    ad_ids: Schema.Array(Schema.String).annotations({ description: "Their ids, newest first (at most 100); all of them in `/api/v1/saved-searches/{id}/matches`" }),
+    event_id: Schema.String.annotations({ description: "The `saved_search.matches_new` event it comes from" })
   })
 } satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
 export type NotificationData<T extends NotificationType> = (typeof notificationData)[T]["Type"]
@@ -67,7 +74,8 @@ const described = {
   brand_new_ads: "A tracked brand's new ads, from the digest",
   credits_used: "80 % or 100 % of the monthly credits used",
   api_key_regenerated: "The API key was regenerated",
-  webhook_disabled: "A webhook endpoint failing for 3 days was disabled"
+  webhook_disabled: "A webhook endpoint failing for 3 days was disabled",
+  saved_search_matches: "New matches of a saved search, found by an import"
 } satisfies Record<NotificationType, string>
 
 /** W5: `{ id, type, title, body, created_at, read, data }`, `data` typed by `type`. */
@@ -86,7 +94,8 @@ export const Notification = Schema.Union(
   notificationOf("brand_new_ads"),
   notificationOf("credits_used"),
   notificationOf("api_key_regenerated"),
-  notificationOf("webhook_disabled")
+  notificationOf("webhook_disabled"),
+  notificationOf("saved_search_matches")
 ).annotations({ identifier: "Notification" })
 export type Notification = typeof Notification.Type
 

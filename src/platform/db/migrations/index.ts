@@ -40,6 +40,8 @@ import m0081 from "./0081_lander_facets.js"
 import m0082 from "./0082_outbox_events.js"
 import m0083 from "./0083_webhooks.js"
 import m0087 from "./0087_gateway_page_charge.js"
+import m0088 from "./0088_saved_searches.js"
+import m0089 from "./0089_saved_search_notifications.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -81,7 +83,9 @@ export const migrations = {
   "0081_lander_facets": m0081,
   "0082_outbox_events": m0082,
   "0083_webhooks": m0083,
-  "0087_gateway_page_charge": m0087
+  "0087_gateway_page_charge": m0087,
+  "0088_saved_searches": m0088,
+  "0089_saved_search_notifications": m0089
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */

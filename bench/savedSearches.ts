@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:saved-searches` (issue 32; INTERPRETATIONS H1): what the import's matching pass
+ * costs. On a generated world (BENCH_SCALE, default bench), saved searches are made through the
+ * service (10,000 at bench scale: one keyword, two keywords, a keyword and a country, filters
+ * without a keyword, an advertiser), accounts track brands, then the ads are imported through
+ * `Ingest` (100,000 at bench scale) with every batch timed: its whole transaction, the saved
+ * searches' matching pass and the tracked brands' diffs within it. Prints the matching's share of
+ * the import's own time (the transactions without it; goal <= 0.25), both summed over the lanes.
+ */
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Layer, Stream } from "effect"
+import { Accounts } from "../src/access/accounts/Accounts.js"
+import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
+import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { type ScaleName, scales, world } from "../src/demo/World.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import type { JsonObject } from "../src/kernel/Json.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { keywordsOf, onDatabase, runBench, withScratchDatabase } from "./Scratch.js"
+
+const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
+const sizes: Record<ScaleName, { readonly searches: number; readonly ads: number }> = {
+  small: { searches: 100, ads: 300 },
+  demo: { searches: 3_000, ads: 30_000 },
+  bench: { searches: 10_000, ads: 100_000 },
+  "10m": { searches: 10_000, ads: 100_000 }
+}
+const { ads: adCount, searches: searchCount } = sizes[scaleName]
+/** Premium's cap: the searches are spread over this many per account. */
+const perAccount = 500
+const trackedPerAccount = 25
+
+interface Ad {
+  readonly library: "social" | "pinboard" | "clipapp" | "search"
+  readonly headline: string | null
+  readonly countries: ReadonlyArray<string>
+  readonly format: string
+  readonly advertiser_external_id: string
+}
+const savedName = { social: "social", pinboard: "pinboard", clipapp: "short-video", search: "search" } as const
+
+/** What a user saves, drawn from the ads a search would find (deterministic: the n-th search from the n-th ad sampled). */
+const searchOf = (ad: Ad, n: number): { library: (typeof savedName)[Ad["library"]]; filters: JsonObject } => {
+  const keywords = keywordsOf(ad.headline ?? "")
+  const one = keywords.split(" ")[0] ?? ""
+  const library = savedName[ad.library]
+  const country = ad.countries[0] ?? "US"
+  switch (keywords === "" ? 17 : n % 20) {
+    case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9:
+      return { library, filters: { q: keywords } }
+    case 10: case 11: case 12: case 13:
+      return { library, filters: { q: one } }
+    case 14: case 15: case 16:
+      return { library, filters: { q: one, country: [country] } }
+    case 17:
+      return { library, filters: { format: [ad.format], country: [country], status: "active" } }
+    default:
+      return { library, filters: { advertiser_id: ad.advertiser_external_id } }
+  }
+}
+
+runBench(() =>
+  withScratchDatabase("bench-saved-searches", async (url) => {
+    const generated = world({ scale: scales[scaleName], seed: 1, today: "2026-11-22" })
+    const ads = (function*() {
+      let n = 0
+      for (const ad of generated.records.ads()) {
+        if (n++ >= adCount) return
+        yield ad
+      }
+    })
+    console.log(`Saved searches, scale ${scaleName}: ${searchCount.toLocaleString("en")} saved searches, an import of up to ${adCount.toLocaleString("en")} ads`)
+    const timings = { transactions: 0, matching: 0, brands: 0, batches: 0, matches: 0, events: 0 }
+    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, add: (ms: number) => void) =>
+      Effect.map(Effect.timed(effect), ([took, a]) => {
+        add(Duration.toMillis(took))
+        return a
+      })
+    // The services an import uses, each timed around the real one.
+    const TimedRepo = Layer.effect(IngestRepo, Effect.map(IngestRepo, (repo) =>
+      IngestRepo.make({ ...repo, transaction: (effect) => timed(repo.transaction(effect), (ms) => (timings.transactions += ms, timings.batches++)) }))).pipe(
+      Layer.provide(IngestRepo.Default)
+    )
+    const TimedSearches = Layer.effect(SavedSearches, Effect.map(SavedSearches, (searches) =>
+      SavedSearches.make({
+        ...searches,
+        matchBatch: (ids, at) =>
+          timed(searches.matchBatch(ids, at), (ms) => (timings.matching += ms)).pipe(Effect.tap((found) => {
+            timings.events += found.length
+            timings.matches += found.reduce((n, f) => n + f.count, 0)
+          }))
+      }))).pipe(Layer.provideMerge(SavedSearches.Default))
+    const TimedBrands = Layer.effect(BrandDiffs, Effect.map(BrandDiffs, (brands) =>
+      BrandDiffs.make({ ...brands, batch: (written, at) => timed(brands.batch(written, at), (ms) => (timings.brands += ms)) }))).pipe(
+      Layer.provide(BrandDiffs.Default)
+    )
+
+    await onDatabase(url, Effect.gen(function*() {
+      const ingest = yield* Ingest
+      const accounts = yield* Accounts
+      const searches = yield* SavedSearches
+      const sql = yield* SqlClient.SqlClient
+      for (const entity of ["stores", "landers", "advertisers"] as const) yield* ingest.records(entity, Stream.fromIterable(generated.records[entity]()))
+
+      // The searches, made through the service as the route makes them, from every k-th ad of the import.
+      const owners = yield* Effect.forEach(Array.from({ length: Math.ceil(searchCount / perAccount) }, (_, i) => i), (i) =>
+        Effect.orDie(accounts.create({ email: `saved-${i}@bench.example.com`, plan: "premium" })))
+      const sample = Array.from(ads()) as ReadonlyArray<Ad>
+      const step = Math.max(1, Math.floor(sample.length / searchCount))
+      let t = performance.now()
+      for (let n = 0; n < searchCount; n++) {
+        const { filters, library } = searchOf(sample[(n * step) % sample.length]!, n)
+        yield* Effect.orDie(searches.create({ accountId: owners[Math.floor(n / perAccount)]!.id, plan: "premium" }, { name: `Search ${n}`, library, filters }))
+      }
+      console.log(`  ${searchCount} searches saved in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+      // Each owner tracks brands of the import: its diffs are part of the pass too.
+      yield* sql`
+        insert into brand_follows (account_id, advertiser_id, followed_at)
+        select o.id, adv.id, now() from unnest(${owners.map((o) => o.id)}::uuid[]) with ordinality as o(id, n)
+          cross join lateral (select id from advertisers where platform = 'social' order by id offset (o.n * 7) % 50 limit ${trackedPerAccount}) adv
+        on conflict do nothing`
+
+      t = performance.now()
+      const report = yield* ingest.records("ads", Stream.fromIterable(sample))
+      const seconds = (performance.now() - t) / 1000
+      const own = timings.transactions - timings.matching - timings.brands
+      const [{ n: stored }] = yield* sql<{ n: number }>`select count(*)::int as n from saved_search_matches`
+      console.log(`  imported ${report.accepted} ads in ${seconds.toFixed(1)} s (${(report.accepted / seconds).toFixed(0)} ads/s), ${timings.batches} batch transactions`)
+      console.log(`  matching pass: ${(timings.matching / 1000).toFixed(2)} s over the batches, ${timings.matches} matches (${stored} stored), ${timings.events} events`)
+      console.log(`  brand diffs: ${(timings.brands / 1000).toFixed(2)} s over the batches`)
+      console.log(`  saved-search matching: ${(timings.matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((timings.matching + timings.brands) / own).toFixed(3)}`)
+    }).pipe(
+      Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TimedRepo, TrendCounts.Default, TimedSearches, TimedBrands)))),
+      Effect.provide(Accounts.Default)
+    ))
+  })
+)

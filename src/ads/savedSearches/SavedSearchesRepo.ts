@@ -1,0 +1,286 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Option, Schema } from "effect"
+import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
+import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
+import { countOf, decodeRows } from "../../platform/db/Rows.js"
+import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
+import type { AdView } from "../library/Api.js"
+import { AdLibrary } from "../records/Ads.js"
+import type { Library } from "../library/Filters.js"
+import type { Anchors } from "./Anchors.js"
+
+/**
+ * The SQL of saved searches (migration 0088): the searches, their anchors, and the matching
+ * pass an import runs once per batch over every saved search at once.
+ */
+
+/** A saved search's filters as the typed columns the matching pass joins (null: no such filter). */
+export interface MatchColumns {
+  readonly q: string | null
+  readonly advertiser_id: string | null
+  readonly domain: string | null
+  readonly status: string | null
+  readonly formats: ReadonlyArray<string> | null
+  readonly countries: ReadonlyArray<string> | null
+  readonly languages: ReadonlyArray<string> | null
+  readonly platforms: ReadonlyArray<string> | null
+  readonly niches: ReadonlyArray<string> | null
+  readonly ctas: ReadonlyArray<string> | null
+  readonly first_seen_from: Date | null
+  readonly first_seen_before: Date | null
+  readonly last_seen_from: Date | null
+  readonly last_seen_before: Date | null
+  readonly min_days_running: number | null
+  readonly max_days_running: number | null
+  readonly min_likes: number | null
+  readonly max_likes: number | null
+  readonly min_comments: number | null
+  readonly max_comments: number | null
+  readonly min_shares: number | null
+  readonly max_shares: number | null
+  readonly min_views: number | null
+  readonly max_views: number | null
+}
+
+/** A search to store: its anchors are `null` when it has none (joined by library alone). */
+export interface NewRow {
+  readonly id: SavedSearchId
+  readonly accountId: AccountId
+  readonly name: string
+  readonly library: Library
+  readonly filters: Readonly<Record<string, unknown>>
+  readonly columns: MatchColumns
+  readonly anchors: Anchors | null
+}
+
+export const StoredSearch = Schema.Struct({
+  id: SavedSearchId,
+  name: Schema.String,
+  library: AdLibrary,
+  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  created_at: Schema.DateFromSelf,
+  last_checked_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type StoredSearch = typeof StoredSearch.Type
+
+/** What one batch's pass found for one saved search. */
+export const BatchMatches = Schema.Struct({
+  saved_search_id: SavedSearchId,
+  account_id: AccountId,
+  library: AdLibrary,
+  count: Schema.Int,
+  ad_ids: Schema.Array(Schema.String)
+})
+export type BatchMatches = typeof BatchMatches.Type
+
+/** Where a page of matches starts: after this match (its first seen, exact text, and ad row id). */
+export type MatchAfter = readonly [firstSeen: string, adRow: string]
+
+const decodeMatches = decodeAdRows({ sort_value: Schema.String })
+const Compiled = Schema.Struct({ tsq: Schema.String })
+
+/** The columns of `MatchColumns`, in the order `insert` writes them. */
+const matchColumns = [
+  "advertiser_id", "domain", "status", "formats", "countries", "languages", "platforms", "niches", "ctas",
+  "first_seen_from", "first_seen_before", "last_seen_from", "last_seen_before", "min_days_running", "max_days_running",
+  "min_likes", "max_likes", "min_comments", "max_comments", "min_shares", "max_shares", "min_views", "max_views"
+] as const
+
+export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adintel/SavedSearchesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const listed = (where: Fragment, limit: number, offset: number) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: StoredSearch,
+        execute: () => sql`
+          select s.id, s.name, s.library, s.filters, s.created_at,
+                 (select c.checked_at from saved_search_checks c where c.checked_at > s.created_at) as last_checked_at
+            from saved_searches s
+           where ${where}
+           order by s.created_at desc, s.seq desc
+           limit ${limit} offset ${offset}`
+      })(undefined)
+
+    /**
+     * Writes that may grow an account's saved searches run one at a time per account (a
+     * transaction-scoped advisory lock), so the plan's cap holds under concurrent creates.
+     */
+    const serialized = <A, E, R>(account: AccountId, effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(
+        Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.saved_searches'), hashtext(${account}))`, effect)
+      )
+
+    /** The search's values for the typed columns, as one JSON record (arrays stay arrays). */
+    const columnsJson = (row: NewRow) =>
+      JSON.stringify(Object.fromEntries(matchColumns.map((name) => [name, row.columns[name] ?? null])))
+
+    return {
+      /** The query's compiled text (`websearch_to_tsquery`'s form), which the anchors are read from. */
+      compile: (q: string): Effect.Effect<string> =>
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: Compiled,
+          execute: () => sql`select websearch_to_tsquery('english', ${q})::text as tsq`
+        })(undefined).pipe(Effect.map((r) => r.tsq), Effect.orDie),
+
+      /** Stores a search under the account's lock unless it already holds `cap`; `false` when full. */
+      create: (row: NewRow, cap: number, at: Date): Effect.Effect<Option.Option<StoredSearch>> =>
+        serialized(row.accountId, Effect.gen(function*() {
+          const held = yield* countOf(sql`select count(*)::int as n from saved_searches where account_id = ${row.accountId}::uuid`)
+          if (held >= cap) return Option.none()
+          yield* sql`
+            insert into saved_searches (id, account_id, name, library, filters, created_at, anchored, tsq, ${sql.literal(matchColumns.join(", "))})
+            select ${row.id}::uuid, ${row.accountId}::uuid, ${row.name}, ${row.library}, ${JSON.stringify(row.filters)}::jsonb, ${at},
+                   ${row.anchors !== null}, case when ${row.columns.q}::text is null then null else websearch_to_tsquery('english', ${row.columns.q}::text) end,
+                   ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
+              from json_populate_record(null::saved_searches, ${columnsJson(row)}::json) c`
+          if (row.anchors !== null && row.anchors.lexemes.length > 0) {
+            yield* sql`
+              insert into saved_search_anchors (library, lexeme, saved_search_id, needed)
+              select ${row.library}, l, ${row.id}::uuid, ${row.anchors.needed} from unnest(${row.anchors.lexemes}::text[]) l`
+          }
+          return yield* SqlSchema.single({ Request: Schema.Void, Result: StoredSearch, execute: () => listed(sql`s.id = ${row.id}::uuid`, 1, 0) })(undefined)
+            .pipe(Effect.map(Option.some))
+        })).pipe(Effect.orDie),
+
+      /** One page of the account's searches, newest first, and how many it keeps. */
+      page: (account: AccountId, limit: number, offset: number) =>
+        Effect.all({
+          rows: listed(sql`s.account_id = ${account}::uuid`, limit, offset),
+          total: countOf(sql`select count(*)::int as n from saved_searches where account_id = ${account}::uuid`)
+        }).pipe(Effect.orDie),
+
+      /** The account's search by id; another account's is none. */
+      find: (account: AccountId, id: SavedSearchId): Effect.Effect<Option.Option<StoredSearch>> =>
+        listed(sql`s.id = ${id}::uuid and s.account_id = ${account}::uuid`, 1, 0).pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.orDie
+        ),
+
+      /** Deletes the account's search, its anchors and its matches; whether there was one. */
+      remove: (account: AccountId, id: SavedSearchId): Effect.Effect<boolean> =>
+        sql`
+          with gone as (delete from saved_searches where id = ${id}::uuid and account_id = ${account}::uuid returning id),
+               matches as (delete from saved_search_matches where saved_search_id in (select id from gone))
+          select id from gone`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
+      /** A keyset page of a search's matches, newest first seen first, ties by ad row id. */
+      matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) =>
+        sql`
+          with page as (
+            select m.ad_id, m.first_seen from saved_search_matches m
+             where m.saved_search_id = ${id}::uuid
+               and ${Option.match(after, {
+                 onNone: () => sql`true`,
+                 onSome: ([firstSeen, row]) => sql`(m.first_seen, m.ad_id) < (${firstSeen}::timestamptz, ${row}::bigint)`
+               })}
+             order by m.first_seen desc, m.ad_id desc
+             limit ${take})
+          select ${sql.literal(viewColumns)}, page.first_seen::text as sort_value
+            from page join ads a on a.id = page.ad_id join advertisers adv on adv.id = a.advertiser_id
+           order by page.first_seen desc, page.ad_id desc`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeMatches),
+          Effect.map((rows) => rows.map((r): { ad: AdView; after: MatchAfter } => ({ ad: toView(r), after: [r.sort_value, r.row_id] })))
+        ),
+
+      /**
+       * The matching pass of one import batch (H1): the batch's new ads against every saved
+       * search in one statement. The batch's ads are read once, with what the filters look at;
+       * candidates come from the anchors (an ad's lexemes joined to its library's anchors, a
+       * search kept where the ad holds as many as it needs) and from the searches without
+       * anchors (joined by advertiser, domain or library); each is then held to every filter,
+       * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
+       * answered per saved search, with its account.
+       */
+      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
+        adIds.length === 0 ? Effect.succeed([]) : sql`
+          with batch as materialized (
+            select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
+                   a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
+                   a.likes, a.comments, a.shares, a.views, adv.external_id as advertiser_external_id, adv.platform as advertiser_platform
+              from ads a join advertisers adv on adv.id = a.advertiser_id
+             where a.id = any(${adIds}::bigint[])
+          ), lexemes as materialized (
+            select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
+          ), candidates as (
+            -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
+            select sa.saved_search_id as sid, x.id as aid
+              from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme
+             group by sa.saved_search_id, x.id
+            having count(*) >= min(sa.needed)
+            union all
+            -- Without anchors: by the advertiser when the search names one, else by the landing
+            -- domain, else by the library alone.
+            select s.id, b.id from batch b
+              join saved_searches s on s.library = b.library and s.advertiser_id = b.advertiser_external_id
+             where not s.anchored
+            union all
+            select s.id, b.id from batch b
+              join saved_searches s on s.library = b.library and s.domain = b.landing_domain
+             where not s.anchored and s.advertiser_id is null
+            union all
+            select s.id, b.id from batch b join saved_searches s on s.library = b.library
+             where not s.anchored and s.advertiser_id is null and s.domain is null
+          ), found as (
+            insert into saved_search_matches (saved_search_id, ad_id, first_seen, matched_at)
+            select s.id, a.id, a.first_seen, ${at}::timestamptz
+              from candidates c
+              join saved_searches s on s.id = c.sid
+              join batch a on a.id = c.aid
+             where s.created_at <= ${at}::timestamptz
+               and (s.tsq is null or a.search_vector @@ s.tsq)
+               and (s.advertiser_id is null or (a.advertiser_external_id = s.advertiser_id and a.advertiser_platform = s.library))
+               and (s.domain is null or a.landing_domain = s.domain)
+               and (s.status is null or a.status = s.status)
+               and (s.formats is null or a.format = any(s.formats))
+               and (s.countries is null or a.countries && s.countries)
+               and (s.languages is null or a.languages && s.languages)
+               and (s.platforms is null or a.publisher_platforms && s.platforms)
+               and (s.niches is null or a.niche = any(s.niches))
+               and (s.ctas is null or a.cta_type = any(s.ctas))
+               and (s.first_seen_from is null or a.first_seen >= s.first_seen_from)
+               and (s.first_seen_before is null or a.first_seen < s.first_seen_before)
+               and (s.last_seen_from is null or a.last_seen >= s.last_seen_from)
+               and (s.last_seen_before is null or a.last_seen < s.last_seen_before)
+               and (s.min_days_running is null or a.days_running >= s.min_days_running)
+               and (s.max_days_running is null or a.days_running <= s.max_days_running)
+               and (s.min_likes is null or a.likes >= s.min_likes) and (s.max_likes is null or a.likes <= s.max_likes)
+               and (s.min_comments is null or a.comments >= s.min_comments) and (s.max_comments is null or a.comments <= s.max_comments)
+               and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
+               and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views)
+            on conflict do nothing
+            returning saved_search_id, ad_id
+          )
+          select f.saved_search_id, s.account_id, s.library, count(*)::int as count,
+                 (array_agg(b.external_id order by b.first_seen desc, b.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+            from found f join saved_searches s on s.id = f.saved_search_id join batch b on b.id = f.ad_id
+           group by f.saved_search_id, s.account_id, s.library
+           order by s.account_id, f.saved_search_id`.pipe(Effect.orDie, Effect.flatMap(decodeRows(BatchMatches))),
+
+      /** The names of saved searches by id (those still kept). */
+      namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
+        ids.length === 0 ? Effect.succeed(new Map()) : sql<{ id: string; name: string }>`
+          select id::text, name from saved_searches where id = any(${ids}::uuid[])`.pipe(
+          Effect.flatMap(decodeRows(Schema.Struct({ id: Schema.String, name: Schema.String }))),
+          Effect.map((rows) => new Map(rows.map((r) => [r.id, r.name]))),
+          Effect.orDie
+        ),
+
+      /** When an import last looked for matches (`last_checked_at` of the searches saved before it). */
+      checked: (at: Date): Effect.Effect<void> =>
+        sql`
+          insert into saved_search_checks (singleton, checked_at) values (true, ${at})
+          on conflict (singleton) do update set checked_at = greatest(saved_search_checks.checked_at, excluded.checked_at)`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+    }
+  })
+}) {}

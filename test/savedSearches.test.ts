@@ -1,0 +1,346 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
+import type { AccountId } from "../src/kernel/Ids.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
+import { ad } from "./fixtures/world.js"
+import { ingestAll } from "./support/AdWorld.js"
+import { advertiser } from "./support/BrandWorld.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+
+/**
+ * Saved searches (issue 32; INTERPRETATIONS H1) and the tracked brands' diffs (H3), through
+ * HTTP: exact bodies, the search's own 400s, other accounts' ids, the plan's cap, the import's
+ * matching pass against the live search (an oracle), its events, an import sent twice, and the
+ * inbox item.
+ */
+
+const prefix = "/api/v1/saved-searches"
+const DAY = 86_400_000
+
+const world = Layer.effectDiscard(ingestAll("advertisers", [
+  advertiser("ss-adv-1", "Lumen Outfitters"),
+  advertiser("ss-adv-2", "Quokka Garden Supply"),
+  advertiser("ss-brand", "Tracked Brand Co"),
+  advertiser("ss-adv-1", "Lumen Pins", undefined, "pinboard")
+])).pipe(
+  Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default)),
+  Layer.provideMerge(TestDatabase)
+)
+
+const answerOf = (answer: { status: number; body: string }) => ({ ...answer, json: JSON.parse(answer.body) })
+const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), answerOf)
+const send = (key: string, method: string, path: string, body?: unknown) =>
+  Effect.map(
+    call(path, {
+      method,
+      headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    }),
+    answerOf
+  )
+const create = (key: string, body: unknown) => send(key, "POST", prefix, body)
+const error = (message: string) => JSON.stringify({ success: false, error: message })
+
+/** A social ad with no lander or store, first seen `day` days into September 2026. */
+const adOf = (id: string, day: number, extra: Record<string, unknown> = {}) =>
+  ad(id, {
+    lander_external_id: null,
+    store_external_id: null,
+    first_seen: new Date(Date.UTC(2026, 8, 1) + day * DAY + (id.length % 7) * 60_000).toISOString(),
+    last_seen: "2026-10-01T00:00:00Z",
+    ...extra
+  })
+
+/** Every id of a P1 route, page by page. */
+const allIds = (key: string, path: string, query: Record<string, string>) =>
+  Effect.gen(function*() {
+    const ids: Array<string> = []
+    let token: string | null = null
+    for (;;) {
+      const params: URLSearchParams = new URLSearchParams(token === null ? { ...query, limit: "50" } : { scroll_token: token })
+      const page: { status: number; json: any } = yield* get(key, `${path}?${params}`)
+      expect(page.status).toBe(200)
+      ids.push(...page.json.data.map((a: { id: string }) => a.id))
+      token = page.json.scroll_token
+      if (token === null) return ids
+    }
+  })
+
+/** A saved search's filters as the search route's query string carries them. */
+const asQuery = (filters: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]))
+
+/** Events summed per type, in the order the types first occur (an import's lanes each write their own). */
+const summed = (events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>) => {
+  const byType = new Map<string, { brand_id: unknown; count: number; ad_ids: Array<string> }>()
+  for (const e of events) {
+    const sum = byType.get(e.type) ?? { brand_id: e.data.brand_id, count: 0, ad_ids: [] }
+    sum.count += Number(e.data.count)
+    sum.ad_ids.push(...(e.data.ad_ids as Array<string>))
+    sum.ad_ids.sort()
+    byType.set(e.type, sum)
+  }
+  return Array.from(byType, ([type, data]) => ({ type, data }))
+}
+
+const eventsOf = (accountId: AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ type: string; data: Record<string, unknown> }>`select type, data from outbox_events where account_id = ${accountId}::uuid order by seq`)
+
+describe("saved searches (H1)", () => {
+  layer(world, { timeout: 120_000 })((it) => {
+    it.effect("create, list (P2), delete: exact bodies; another account's id is a 404; 1 credit each", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        const other = yield* account()
+        const created = yield* create(api_key, { name: " Lanterns in the US ", library: "short-video", filters: { q: "lantern", country: "US,CA", min_views: 10, limit: 5 } })
+        expect([created.status, created.json.error]).toEqual([200, undefined])
+        const saved = {
+          id: created.json.saved_search.id,
+          name: "Lanterns in the US",
+          library: "short-video",
+          filters: { country: ["US", "CA"], min_views: 10, q: "lantern" },
+          created_at: "1970-01-01T00:00:00.000Z",
+          last_checked_at: null
+        }
+        expect(created.body).toBe(JSON.stringify({ success: true, saved_search: saved }))
+        const second = (yield* create(api_key, { name: "Everything social", library: "social", filters: {} })).json.saved_search
+
+        const listed = yield* get(api_key, prefix)
+        expect(listed.body).toBe(JSON.stringify({ success: true, data: [second, saved], total: 2, page: 1, page_size: 20 }))
+        expect((yield* get(api_key, `${prefix}?page=2&page_size=1`)).body).toBe(JSON.stringify({ success: true, data: [saved], total: 2, page: 2, page_size: 1 }))
+        expect((yield* get(other.api_key, prefix)).body).toBe(JSON.stringify({ success: true, data: [], total: 0, page: 1, page_size: 20 }))
+
+        // Another account's search, an unknown one and a malformed one: 404 (G10's 400 for characters no id has).
+        expect([(yield* send(other.api_key, "DELETE", `${prefix}/${saved.id}`)).status, (yield* get(other.api_key, `${prefix}/${saved.id}/matches`)).body])
+          .toEqual([404, error("Saved search not found")])
+        expect((yield* send(api_key, "DELETE", `${prefix}/not-a-uuid`)).body).toBe(error("Saved search not found"))
+        expect((yield* get(api_key, `${prefix}/a.b/matches`)).body).toBe(error("Invalid id"))
+
+        const deleted = yield* send(api_key, "DELETE", `${prefix}/${saved.id}`)
+        expect([deleted.status, deleted.body]).toEqual([200, `{"success":true}`])
+        expect((yield* send(api_key, "DELETE", `${prefix}/${saved.id}`)).status).toBe(404)
+        expect((yield* get(api_key, prefix)).json.data).toEqual([second])
+        // 2 creates, 2 lists, the unknown and the malformed id, 2 deletes, a list.
+        expect((yield* balanceOf(id)).used).toBe(2 + 2 + 2 + 2 + 1)
+      }))
+
+    it.effect("a bad filter is the 400 the library's search gives for it, naming the field", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        const cases: ReadonlyArray<readonly [string, string, Record<string, unknown>, string]> = [
+          ["social", "/api/v1/adlibrary", { min_likes: "lots" }, "min_likes=lots"],
+          ["social", "/api/v1/adlibrary", { min_views: 5 }, "min_views=5"],
+          ["social", "/api/v1/adlibrary", { country: ["USA"] }, "country=USA"],
+          ["social", "/api/v1/adlibrary", { status: "paused" }, "status=paused"],
+          ["short-video", "/api/v1/clipapp-ads", { min_views: -1 }, "min_views=-1"],
+          ["search", "/api/v1/search-ads", { min_likes: 1 }, "min_likes=1"],
+          ["pinboard", "/api/v1/pinboard-ads", { first_seen_from: "2026-13-01" }, "first_seen_from=2026-13-01"]
+        ]
+        for (const [library, route, filters, query] of cases) {
+          const searched = yield* get(api_key, `${route}?${query}`)
+          expect(searched.status).toBe(400)
+          const saved = yield* create(api_key, { name: "Bad", library, filters })
+          expect([saved.status, saved.body]).toEqual([400, searched.body])
+        }
+        expect((yield* create(api_key, { name: "Bad", library: "tv", filters: {} })).body).toBe(error("library: must be one of social, pinboard, short-video, search"))
+        expect((yield* create(api_key, { name: "", library: "social", filters: {} })).body).toBe(error("name: must be a non-empty text of at most 100 characters"))
+        expect((yield* get(api_key, prefix)).json.total).toBe(0)
+      }))
+
+    it.effect("the plan's cap at its edge: the 21st search on Basic is a 400 with the exact message", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account()
+        for (let i = 0; i < 20; i++) expect((yield* create(api_key, { name: `Search ${i}`, library: "social", filters: { q: `word${i}` } })).status).toBe(200)
+        const refused = yield* create(api_key, { name: "One more", library: "social", filters: {} })
+        expect([refused.status, refused.body]).toEqual([400, error("Saved searches are limited to 20 on the Basic plan")])
+        expect((yield* get(api_key, prefix)).json.total).toBe(20)
+        // Deleting one makes room.
+        const first = (yield* get(api_key, `${prefix}?page_size=1`)).json.data[0].id
+        yield* send(api_key, "DELETE", `${prefix}/${first}`)
+        expect((yield* create(api_key, { name: "One more", library: "social", filters: {} })).status).toBe(200)
+        const pro = yield* account({ plan: "pro" })
+        for (let i = 0; i < 21; i++) expect((yield* create(pro.api_key, { name: `Search ${i}`, library: "social", filters: {} })).status).toBe(200)
+      }))
+
+    it.effect("matches: what the live search returns for the saved filters among the ads first seen after saving (oracle); events; re-import adds nothing", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account()
+        const words = ["lantern", "quokka", "serum", "boots", "garden", "lamp"]
+        const generate = (tag: string, n: number) =>
+          Array.from({ length: n }, (_, i) =>
+            adOf(`ss-o-${tag}-${i}`, i % 28, {
+              headline: `${words[i % 6]} ${words[(i * 5 + 1) % 6]} offer`,
+              body: i % 4 === 0 ? "The garden lamp you wanted" : `Fresh ${words[(i + 2) % 6]} deals`,
+              advertiser_external_id: i % 3 === 0 ? "ss-adv-2" : "ss-adv-1",
+              countries: i % 2 === 0 ? ["US"] : ["DE", "FR"],
+              format: (["image", "video", "carousel"] as const)[i % 3],
+              status: i % 5 === 0 ? "inactive" : "active",
+              engagement: { likes: i * 10, comments: i, shares: 1 }
+            }))
+        // Ads stored before the searches are saved are never their matches.
+        yield* ingestAll("ads", generate("old", 12))
+
+        const searches: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+          ["social", { q: "lantern" }],
+          ["social", { q: "lantern quokka" }],
+          ["social", { q: "lantern or boots" }],
+          ["social", { q: "serum -garden" }],
+          ["social", { q: "\"garden lamp\"" }],
+          ["social", { q: "boot" }],
+          ["social", { q: "the" }],
+          ["social", { country: ["DE"], format: ["image", "video"] }],
+          ["social", { min_likes: 100, max_likes: 250, status: "active" }],
+          ["social", { advertiser_id: "ss-adv-2", q: "lamp" }],
+          ["social", { first_seen_from: "2026-09-10", first_seen_to: "2026-09-20" }],
+          ["social", { platform: ["feed"], language: ["en"], niche: ["beauty"], cta: ["SHOP_NOW"], domain: "glowlab.example.com", min_days_running: 0 }],
+          ["social", {}],
+          ["pinboard", { q: "lantern" }]
+        ]
+        const saved: Array<{ id: string; library: string; filters: Record<string, unknown> }> = []
+        for (const [library, filters] of searches) {
+          const answer = yield* create(api_key, { name: `Oracle ${saved.length}`, library, filters })
+          expect(answer.status).toBe(200)
+          saved.push(answer.json.saved_search)
+        }
+        yield* TestClock.adjust("1 second")
+        const fresh = generate("new", 40)
+        yield* ingestAll("ads", fresh)
+
+        const routes: Record<string, string> = { social: "/api/v1/adlibrary", pinboard: "/api/v1/pinboard-ads" }
+        const counts: Array<number> = []
+        for (const search of saved) {
+          // (Each search in a rate window of its own: G5 allows 60 calls a minute.)
+          yield* TestClock.adjust("61 seconds")
+          const live = (yield* allIds(api_key, routes[search.library]!, { ...asQuery(search.filters), sort: "newest" })).filter((ad) => ad.startsWith("ss-o-new-"))
+          const matches = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
+          expect({ filters: search.filters, matches }).toEqual({ filters: search.filters, matches: live })
+          counts.push(matches.length)
+        }
+        // The oracle compared something: most searches matched, the stop-word and pinboard ones nothing.
+        expect(counts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(10)
+        expect([counts[6], counts[13], counts[12]]).toEqual([0, 0, 40])
+
+        // One event per saved search with new matches, with its count and newest ad ids.
+        // Events: per saved search and import batch (a write lane's transaction) with new matches,
+        // counting them and naming them; summed, exactly the matches.
+        const events = yield* eventsOf(id)
+        expect(new Set(events.map((e) => e.type))).toEqual(new Set(["saved_search.matches_new"]))
+        for (const [i, search] of saved.entries()) {
+          const mine = events.filter((e) => e.data.saved_search_id === search.id)
+          expect(mine.every((e) => e.data.library === search.library && (e.data.ad_ids as Array<string>).length === e.data.count)).toBe(true)
+          expect(mine.reduce((n, e) => n + Number(e.data.count), 0)).toBe(counts[i])
+          expect(mine.flatMap((e) => e.data.ad_ids as Array<string>).sort()).toEqual([...(yield* allIds(api_key, `${prefix}/${search.id}/matches`, {}))].sort())
+        }
+
+        // `limit` and the scroll token; a token of another saved search is refused.
+        yield* TestClock.adjust("61 seconds")
+        const first = yield* get(api_key, `${prefix}/${saved[12]!.id}/matches?limit=2`)
+        expect(Object.keys(first.json)).toEqual(["success", "data", "scroll_token", "has_more"])
+        expect(first.json.has_more).toBe(true)
+        const next = yield* get(api_key, `${prefix}/${saved[12]!.id}/matches?scroll_token=${first.json.scroll_token}`)
+        expect(next.json.data.length).toBe(2)
+        expect((yield* get(api_key, `${prefix}/${saved[0]!.id}/matches?scroll_token=${first.json.scroll_token}`)).status).toBe(400)
+        // A match is the ad as the searches show it.
+        const shown = (yield* get(api_key, `/api/v1/adlibrary?q=${encodeURIComponent("lantern")}&limit=50&sort=newest`)).json.data
+          .find((a: { id: string }) => a.id === first.json.data[0].id)
+        if (shown !== undefined) expect(first.json.data[0]).toEqual(shown)
+
+        // last_checked_at: the import looked after the search was saved.
+        expect((yield* get(api_key, `${prefix}?page_size=1`)).json.data[0].last_checked_at).toBe("1970-01-01T00:00:01.000Z")
+
+        // The same file again (and one changed ad): no new match, no new event.
+        yield* ingestAll("ads", fresh)
+        yield* ingestAll("ads", [{ ...fresh[0]!, headline: "lantern lantern changed" }])
+        expect((yield* eventsOf(id)).length).toBe(events.length)
+        expect(yield* allIds(api_key, `${prefix}/${saved[12]!.id}/matches`, {})).toHaveLength(40)
+      }))
+
+    it.effect("the inbox shows new matches unless the account turned its digests off", () =>
+      Effect.gen(function*() {
+        const a = yield* account()
+        const b = yield* account()
+        const search = (yield* create(a.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })).json.saved_search
+        yield* create(b.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })
+        expect((yield* send(b.api_key, "POST", "/api/v1/brands/notifications/prefs", { frequency: "off" })).status).toBe(200)
+        // One record: one batch, one event.
+        yield* ingestAll("ads", [adOf("ss-inbox-1", 3, { headline: "Quokka lanterns inbox", advertiser_external_id: "ss-adv-1" })])
+        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
+        const [event] = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ id: string; created_at: Date }>`select id, created_at from outbox_events where account_id = ${a.id}::uuid`)
+        const inbox = (yield* get(a.api_key, "/api/v1/notifications")).json.data
+        expect(inbox).toEqual([{
+          id: inbox[0].id,
+          type: "saved_search_matches",
+          title: "Quokka watch: 1 new match",
+          body: "An import found 1 new ad matching your saved search \"Quokka watch\" (social library).",
+          created_at: event!.created_at.toISOString(),
+          read: false,
+          data: { saved_search: { id: search.id, name: "Quokka watch" }, library: "social", count: 1, ad_ids: ["ss-inbox-1"], event_id: event!.id }
+        }])
+        // Another pass delivers nothing twice; B (digests off) has the event but no item.
+        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
+        expect((yield* get(a.api_key, "/api/v1/notifications")).json.total).toBe(1)
+        expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new"])
+        expect((yield* get(b.api_key, "/api/v1/notifications")).json.total).toBe(0)
+      }))
+  })
+})
+
+describe("anchors of a compiled query (what the matching pass joins on)", () => {
+  it("all of a conjunction, one of each side of an or, nothing under a negation or a prefix", () => {
+    expect(anchorsOf("'lantern'")).toEqual({ lexemes: ["lantern"], needed: 1 })
+    expect(anchorsOf("'lantern' & 'quokka'")).toEqual({ lexemes: ["lantern", "quokka"], needed: 2 })
+    expect(anchorsOf("'garden' <-> 'lamp'")).toEqual({ lexemes: ["garden", "lamp"], needed: 2 })
+    expect(anchorsOf("'serum' & !'garden'")).toEqual({ lexemes: ["serum"], needed: 1 })
+    expect(anchorsOf("'lantern' | 'boot'")).toEqual({ lexemes: ["boot", "lantern"], needed: 1 })
+    expect(anchorsOf("'red' & ( 'shoe' | 'boot' )")).toEqual({ lexemes: ["red"], needed: 1 })
+    expect(anchorsOf("( 'a' & 'b' ) | 'c'")).toEqual({ lexemes: ["a", "c"], needed: 1 })
+    expect(anchorsOf("( 'shoe' | 'boot' ) & ( 'red' | 'blue' | 'green' )")).toEqual({ lexemes: ["boot", "shoe"], needed: 1 })
+    expect(anchorsOf("!'garden'")).toBeNull()
+    expect(anchorsOf("'sho':* & 'red'")).toEqual({ lexemes: ["red"], needed: 1 })
+    expect(anchorsOf("'sho':* | 'red'")).toBeNull()
+    expect(anchorsOf("'it''s'")).toEqual({ lexemes: ["it's"], needed: 1 })
+    expect(anchorsOf("")).toEqual({ lexemes: [], needed: 1 })
+  })
+})
+
+describe("brand diffs (H3)", () => {
+  layer(world, { timeout: 120_000 })((it) => {
+    it.effect("brand.ads_new for a tracked brand's new ads; brand.ads_stopped when an ad turns inactive or falls behind the crawl; once each", () =>
+      Effect.gen(function*() {
+        const tracker = yield* account()
+        const bystander = yield* account()
+        expect((yield* send(tracker.api_key, "POST", "/api/v1/brands/follow", { id: "ss-brand" })).status).toBe(200)
+        const brandAd = (id: string, lastSeen: string, status = "active") =>
+          adOf(id, 1, { advertiser_external_id: "ss-brand", last_seen: lastSeen, status })
+        const day1 = "2026-10-01T00:00:00Z"
+        const first = [brandAd("ss-b1", day1), brandAd("ss-b2", day1), adOf("ss-other", 1, { advertiser_external_id: "ss-adv-1" })]
+        yield* ingestAll("ads", first)
+        const added = yield* eventsOf(tracker.id)
+        expect(summed(added)).toEqual([{ type: "brand.ads_new", data: { brand_id: "ss-brand", count: 2, ad_ids: ["ss-b1", "ss-b2"] } }])
+        // ss-b1 turns inactive.
+        yield* ingestAll("ads", [brandAd("ss-b1", day1, "inactive")])
+        expect((yield* eventsOf(tracker.id)).slice(added.length)).toEqual([
+          { type: "brand.ads_stopped", data: { brand_id: "ss-brand", count: 1, ad_ids: ["ss-b1"] } }
+        ])
+        // A new ad seen three days later: ss-b2, still active, fell behind the crawl of the brand.
+        const later = [brandAd("ss-b3", "2026-10-04T00:00:00Z")]
+        yield* ingestAll("ads", later)
+        const told = yield* eventsOf(tracker.id)
+        expect(told.slice(added.length + 1)).toEqual([
+          { type: "brand.ads_new", data: { brand_id: "ss-brand", count: 1, ad_ids: ["ss-b3"] } },
+          { type: "brand.ads_stopped", data: { brand_id: "ss-brand", count: 1, ad_ids: ["ss-b2"] } }
+        ])
+        // Every file again: nothing told twice; an account not tracking the brand is told nothing.
+        yield* ingestAll("ads", first)
+        yield* ingestAll("ads", later)
+        expect(yield* eventsOf(tracker.id)).toEqual(told)
+        expect(yield* eventsOf(bystander.id)).toEqual([])
+      }))
+  })
+})
