@@ -330,7 +330,7 @@ describe("browser sessions and the key page (spec: Session helpers; S1, S2)", ()
           /^\/api\/(?!v1\/)/.test(p) && !p.startsWith("/api/clipapp-shop") && !p.startsWith("/api/product-detail") && !p.startsWith("/api/brands")
         )
         expect(unversioned.sort()).toEqual([
-          "/api/adlibrary", "/api/logs", "/api/magic-ai", "/api/regenerate",
+          "/api/adlibrary", "/api/adlibrary/export", "/api/logs", "/api/magic-ai", "/api/regenerate",
           "/api/store-explorer", "/api/store-explorer/visual-search",
           "/api/store-tracker", "/api/store-tracker/stores", "/api/store-tracker/track", "/api/store-tracker/untrack",
           "/api/usage"

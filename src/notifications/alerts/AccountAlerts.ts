@@ -51,7 +51,7 @@ export const creditsItem = (usage: CreditUsage, percent: (typeof creditThreshold
 
 /** What a `saved_search.matches_new` event carries (H3). */
 const MatchesData = Schema.Struct({
-  saved_search_id: Schema.String,
+  saved_search_id: Schema.UUID,
   library: Schema.String,
   count: Schema.Int,
   ad_ids: Schema.Array(Schema.String)
@@ -94,7 +94,9 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
         let after = 0
         for (;;) {
           const page: ReadonlyArray<StoredEvent> = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - eventLookback), after, pageSize)
-          const names = yield* savedSearches.namesOf([...new Set(page.map((e) => String(e.data.saved_search_id)))])
+          // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
+          const named = page.flatMap((event) => Option.toArray(Option.map(Schema.decodeUnknownOption(MatchesData)(event.data), (data) => data.saved_search_id)))
+          const names = yield* savedSearches.namesOf([...new Set(named)])
           const accounts = [...new Set(page.map((e) => e.account_id))]
           const off = new Set<string>()
           for (const account of accounts) if ((yield* prefs.get(account)).frequency === "off") off.add(account)
