@@ -65,6 +65,9 @@ layer(services)("the outbox", (it) => {
         const rest = yield* events.eventsAfter(a.id, first[1]!.seq, 2)
         expect(rest.map((e) => e.data["n"])).toEqual([4])
         expect(yield* events.eventsAfter(a.id, rest[0]!.seq, 2)).toEqual([])
+        // "From now" starts after the account's last event; another account's later ones are not its.
+        expect(yield* events.latestEvent(a.id)).toBe(rest[0]!.seq)
+        expect(yield* events.latestEvent((yield* account()).id)).toBe(0)
         expect(yield* events.emit([], at)).toEqual([])
       }))
 

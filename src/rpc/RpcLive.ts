@@ -12,7 +12,6 @@ import { chargedPages } from "../access/gateway/Pages.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { AdExport } from "../ads/export/AdExport.js"
 import { type Library, SearchQuery } from "../ads/library/Filters.js"
-import type { AccountId } from "../kernel/Ids.js"
 import { InternalServerError, InvalidRequest, InvalidRequestBody } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { type InputParts, ProjectedRoute } from "./Procedure.js"
@@ -157,17 +156,6 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
       })
   }
 
-  /** The account's last event position: "from now" for `Events` without `after_seq`. */
-  const latestSeq = (accountId: AccountId) =>
-    Effect.iterate({ seq: 0, done: false }, {
-      while: (at) => !at.done,
-      body: (at) =>
-        Effect.map(events.eventsAfter(accountId, at.seq, 1_000), (batch) => ({
-          seq: batch.length === 0 ? at.seq : batch[batch.length - 1]!.seq,
-          done: batch.length < 1_000
-        }))
-    }).pipe(Effect.map((at) => at.seq))
-
   const wireOf = (event: StoredEvent): StreamedEvent => ({
     seq: event.seq,
     id: event.id,
@@ -199,7 +187,7 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
     Events: ({ after_seq }: typeof Events.payloadSchema.Type, { headers }: { readonly headers: Headers }) =>
       streamed(headers, "Events", { holdsSlot: false, paidOnOpen: true }, ({ accountId }) =>
         Effect.gen(function*() {
-          const cursor = yield* Ref.make(after_seq ?? (yield* latestSeq(accountId)))
+          const cursor = yield* Ref.make(after_seq ?? (yield* events.latestEvent(accountId)))
           const poll = Effect.gen(function*() {
             const batch = yield* events.eventsAfter(accountId, yield* Ref.get(cursor), eventsBatch)
             if (batch.length === 0) return yield* Effect.as(Effect.sleep(eventsPollEvery), Chunk.empty<StreamedEvent>())

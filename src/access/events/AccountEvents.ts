@@ -37,6 +37,8 @@ export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/Acco
       emit: outbox.emit,
       /** The account's outbox events after stream position `seq`, oldest first. */
       eventsAfter: outbox.after,
+      /** The account's last outbox stream position (0 before its first event). */
+      latestEvent: outbox.latest,
       /** Every account's outbox events of one type since an instant, after a position, oldest first (products turn them into items). */
       eventsOfType: outbox.ofType,
       /** Forgets outbox events created before an instant, a bounded batch at a time. */

@@ -73,6 +73,14 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
+      /** The account's last stream position (0 before its first event): where "from now" starts. */
+      latest: (accountId: AccountId): Effect.Effect<number> =>
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: Schema.Struct({ seq: Schema.NumberFromString }),
+          execute: () => sql`select coalesce(max(seq), 0)::text as seq from outbox_events where account_id = ${accountId}::uuid`
+        })(undefined).pipe(Effect.map(({ seq }) => seq), Effect.orDie),
+
       /** Forgets events created before `before`, at most `limit` of them; answers how many went. */
       prune: (before: Date, limit: number): Effect.Effect<number> =>
         SqlSchema.single({
