@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -69,6 +69,40 @@ layer(services)("the outbox", (it) => {
         expect(yield* events.latestEvent(a.id)).toBe(rest[0]!.seq)
         expect(yield* events.latestEvent((yield* account()).id)).toBe(0)
         expect(yield* events.emit([], at)).toEqual([])
+      }))
+
+    it.effect("a reader never passes over an event whose transaction commits after a later-numbered one's", () =>
+      Effect.gen(function*() {
+        const created = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        const events = yield* AccountEvents
+        const at = new Date(Date.UTC(2026, 10, 2))
+        const inserted = yield* Deferred.make<void>()
+        const commit = yield* Deferred.make<void>()
+        // The first event takes its position, then its transaction stays open…
+        const slow = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* events.emit([{ accountId: created.id, type: "brand.ads_new", data: { n: "first" } }], at)
+          yield* Deferred.succeed(inserted, undefined)
+          yield* Deferred.await(commit)
+        })).pipe(Effect.orDie))
+        yield* Deferred.await(inserted)
+        // …while a later-numbered one commits at once.
+        yield* events.emit([{ accountId: created.id, type: "brand.ads_new", data: { n: "second" } }], at)
+        // A stream reads, advances its cursor, then reads again after the first commits.
+        const read: Array<unknown> = []
+        let cursor = 0
+        const poll = Effect.gen(function*() {
+          const batch = yield* events.eventsAfter(created.id, cursor, 10)
+          read.push(...batch.map((e) => e.data["n"]))
+          if (batch.length > 0) cursor = batch[batch.length - 1]!.seq
+        })
+        yield* poll
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(slow)
+        yield* poll
+        // By position alone the first poll would have read "second" and passed over "first".
+        expect(read).toEqual(["first", "second"])
+        expect(yield* events.latestEvent(created.id)).toBe(cursor)
       }))
 
     it.effect("pruning forgets only events older than the instant, at most the batch's size", () =>

@@ -49,15 +49,22 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
       emit: (events: ReadonlyArray<NewEvent>, at: Date): Effect.Effect<ReadonlyArray<StoredEvent>> =>
         events.length === 0 ? Effect.succeed([]) : insert(events, at).pipe(Effect.orDie),
 
-      /** The account's events after position `seq`, oldest first, at most `limit`. */
+      /**
+       * The account's events after the one at position `seq` (0: from its first), in commit
+       * order, at most `limit`: ordered by (transaction, seq), and only those of transactions
+       * older than every one still running, so an event committed later is never passed over
+       * (migration 0091). An event pruned since it was read restarts at the oldest kept.
+       */
       after: (accountId: AccountId, seq: number, limit: number): Effect.Effect<ReadonlyArray<StoredEvent>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: StoredEvent,
           execute: () => sql`
             select seq::text, id, account_id::text, type, data, created_at from outbox_events
-             where account_id = ${accountId}::uuid and seq > ${seq}
-             order by seq
+             where account_id = ${accountId}::uuid
+               and (xid, seq) > (coalesce((select xid from outbox_events where seq = ${seq}), '0'::xid8), ${seq})
+               and xid < pg_snapshot_xmin(pg_current_snapshot())
+             order by xid, seq
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
@@ -73,12 +80,14 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
-      /** The account's last stream position (0 before its first event): where "from now" starts. */
+      /** The account's last stream position in commit order (0 before its first event): where "from now" starts. */
       latest: (accountId: AccountId): Effect.Effect<number> =>
         SqlSchema.single({
           Request: Schema.Void,
           Result: Schema.Struct({ seq: Schema.NumberFromString }),
-          execute: () => sql`select coalesce(max(seq), 0)::text as seq from outbox_events where account_id = ${accountId}::uuid`
+          execute: () => sql`
+            select coalesce((select seq from outbox_events where account_id = ${accountId}::uuid
+                              order by xid desc, seq desc limit 1), 0)::text as seq`
         })(undefined).pipe(Effect.map(({ seq }) => seq), Effect.orDie),
 
       /** Forgets events created before `before`, at most `limit` of them; answers how many went. */
