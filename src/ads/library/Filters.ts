@@ -134,11 +134,17 @@ const fieldsOf = (library: Library | "any", encoding: "query" | "body") => {
   return fields
 }
 
-/** The query string a library's search route takes: unknown parameters are refused (G11). */
-export const SearchQuery = (library: Library) =>
-  // (`as unknown as`: the fields are built from a table per library, so Schema types them as a
-  // plain record; `SearchParams` is what they decode to, checked field by field by the tests.)
-  strictStruct(fieldsOf(library, "query"), "query") as unknown as Schema.Schema<SearchParams, Record<string, string | ReadonlyArray<string> | undefined>>
+/**
+ * A query string schema of fields built from the filter table, typed as `P`, what it decodes to.
+ * Unknown parameters are refused (G11). (`as unknown as`: the fields are built from a table per
+ * library, so Schema types them as a plain record; each `P` is checked field by field by the
+ * tests of its routes.)
+ */
+const queryOf = <P>(fields: Schema.Struct.Fields) =>
+  strictStruct(fields, "query") as unknown as Schema.Schema<P, Record<string, string | ReadonlyArray<string> | undefined>>
+
+/** The query string a library's search route takes. */
+export const SearchQuery = (library: Library) => queryOf<SearchParams>(fieldsOf(library, "query"))
 
 /** What a search of one advertiser's ads carries: `id` names the advertiser, in place of `advertiser_id`. */
 export interface AdvertiserAdsParams extends Omit<SearchParams, "advertiser_id"> {
@@ -152,11 +158,7 @@ export interface AdvertiserAdsParams extends Omit<SearchParams, "advertiser_id">
 export const AdvertiserAdsQuery = (library: Library) => {
   const { advertiser_id: _advertiser, ...fields } = fieldsOf(library, "query")
   const id = ExternalId.annotations({ description: "The brand: the advertiser's id (`advertiser.id` of its ads); needed unless `scroll_token` is sent" })
-  // (`as unknown as`: the fields are built from a table, so Schema types them as a plain record.)
-  return strictStruct({ id: Schema.optional(id), ...fields }, "query") as unknown as Schema.Schema<
-    AdvertiserAdsParams,
-    Record<string, string | ReadonlyArray<string> | undefined>
-  >
+  return queryOf<AdvertiserAdsParams>({ id: Schema.optional(id), ...fields })
 }
 
 /** The files a bulk export writes (issue 32). */
@@ -178,11 +180,7 @@ export interface ExportParams extends Omit<SearchParams, "limit" | "scroll_token
 export const ExportQuery = (library: Library) => {
   const { format: adFormat, limit: _limit, scroll_token: _token, ...fields } = fieldsOf(library, "query")
   const format = Choice(...exportFormats).annotations({ description: "The file: `ndjson` (one ad per line, as the search shows it; the default) or `csv`" })
-  // (`as unknown as`: the fields are built from a table, so Schema types them as a plain record.)
-  return strictStruct({ ...fields, ad_format: adFormat!, format: Schema.optional(format) }, "query") as unknown as Schema.Schema<
-    ExportParams,
-    Record<string, string | ReadonlyArray<string> | undefined>
-  >
+  return queryOf<ExportParams>({ ...fields, ad_format: adFormat!, format: Schema.optional(format) })
 }
 
 /** What a search request carries, decoded. */
