@@ -121,5 +121,5 @@ export const procedure = <
     error: Schema.Union(GatewayFailure, ...failuresOf(endpoint))
   }).annotate(ProjectedRoute, { group: group.identifier, endpoint: name, parts: partsOf(endpoint) })
   // (`as`: the schemas are read from the endpoint at run time; their types are the endpoint's.)
-  return rpc as unknown as ProcedureOf<Tag, G, E>
+  return rpc as ProcedureOf<Tag, G, E>
 }
