@@ -57,7 +57,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
           execute: () => sql`
             select seq::text, id, account_id::text, type, data, created_at from outbox_events
              where account_id = ${accountId}::uuid and seq > ${seq}
-             order by seq
+             order by outbox_events.seq -- (the table's: the answer's seq is text, and 10 sorts before 9)
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
@@ -69,7 +69,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
           execute: () => sql`
             select seq::text, id, account_id::text, type, data, created_at from outbox_events
              where type = ${type} and created_at >= ${from} and seq > ${seq}
-             order by seq
+             order by outbox_events.seq
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
