@@ -64,13 +64,12 @@ export const StoredSearch = Schema.Struct({
 })
 export type StoredSearch = typeof StoredSearch.Type
 
-/** What one batch's pass found for one saved search. */
+/** What one batch's pass found for one saved search (its event carries the ads' ids). */
 export const BatchMatches = Schema.Struct({
   saved_search_id: SavedSearchId,
   account_id: AccountId,
   library: AdLibrary,
-  count: Schema.Int,
-  ad_ids: Schema.Array(Schema.String)
+  count: Schema.Int
 })
 export type BatchMatches = typeof BatchMatches.Type
 
@@ -197,9 +196,17 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * search kept where the ad holds as many as it needs) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
        * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
-       * answered per saved search, with its account.
+       * answered per saved search, with its account. In the same statement, one
+       * `saved_search.matches_new` event per saved search with new matches, recorded by `record`
+       * (the outbox's insert of the events a query selects); `names` are the libraries' names
+       * the events say.
        */
-      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> => {
+      matchBatch: (
+        adIds: ReadonlyArray<string>,
+        at: Date,
+        record: (events: Fragment) => Fragment,
+        names: Readonly<Record<Library, string>>
+      ): Effect.Effect<ReadonlyArray<BatchMatches>> => {
         /** What a candidate pair (search `s`, ad `a` of the batch) must hold: the search's `where`. */
         const holds = sql`(
             s.created_at <= ${at}::timestamptz
@@ -266,10 +273,21 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
                    (array_agg(b.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
               from found f join batch b on b.id = f.ad_id
              group by f.saved_search_id
+          ), told as materialized (
+            select c.saved_search_id, s.account_id, s.library, c.count, c.ad_ids
+              from counted c join saved_searches s on s.id = c.saved_search_id
+          ), recorded as (
+            ${record(sql`
+              select t.account_id, ${"saved_search.matches_new"}::text as type,
+                     jsonb_build_object('saved_search_id', t.saved_search_id, 'library', ${JSON.stringify(names)}::jsonb ->> t.library,
+                                        'count', t.count, 'ad_ids', to_jsonb(t.ad_ids)) as data
+                from told t
+               order by t.account_id, t.saved_search_id`)}
           )
-          select c.saved_search_id, s.account_id, s.library, c.count, c.ad_ids
-            from counted c join saved_searches s on s.id = c.saved_search_id
-           order by s.account_id, c.saved_search_id`.pipe(Effect.orDie, Effect.flatMap(decodeRows(BatchMatches)))
+          select saved_search_id, account_id, library, count from told order by account_id, saved_search_id`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeRows(BatchMatches))
+        )
       },
 
       /** The names of saved searches by id (those still kept). */
