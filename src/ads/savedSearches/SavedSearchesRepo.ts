@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
-import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
+import { type EventType, maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
 import { countOf, decodeRows } from "../../platform/db/Rows.js"
 import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
@@ -77,6 +77,7 @@ export type BatchMatches = typeof BatchMatches.Type
 export type MatchAfter = readonly [firstSeen: string, adRow: string]
 
 const decodeMatches = decodeAdRows({ sort_value: Schema.String })
+const matchesNew: EventType = "saved_search.matches_new"
 const Compiled = Schema.Struct({ tsq: Schema.String })
 
 /** The columns of `MatchColumns`, in the order `insert` writes them. */
@@ -278,7 +279,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               from counted c join saved_searches s on s.id = c.saved_search_id
           ), recorded as (
             ${record(sql`
-              select t.account_id, ${"saved_search.matches_new"}::text as type,
+              select t.account_id, ${matchesNew}::text as type,
                      jsonb_build_object('saved_search_id', t.saved_search_id, 'library', ${JSON.stringify(names)}::jsonb ->> t.library,
                                         'count', t.count, 'ad_ids', to_jsonb(t.ad_ids)) as data
                 from told t
