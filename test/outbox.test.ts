@@ -44,6 +44,21 @@ layer(services)("the outbox", (it) => {
         expect(failed).toBe("the change failed")
         expect(yield* events.eventsAfter(created.id, 0, 10)).toEqual([])
       }))
+    it.effect("events a statement selects are recorded by that statement, in its order, each with its own id", () =>
+      Effect.gen(function*() {
+        const created = yield* account()
+        const sql = yield* SqlClient.SqlClient
+        const events = yield* AccountEvents
+        const at = new Date(Date.UTC(2026, 10, 2))
+        const source = sql`
+          select ${created.id}::uuid as account_id, 'saved_search.matches_new'::text as type, jsonb_build_object('n', n) as data
+            from generate_series(1, 50) n order by n`
+        yield* sql`with recorded as (${events.emitFrom(source, at)}) select count(*) from recorded`
+        const stored = yield* events.eventsAfter(created.id, 0, 100)
+        expect(stored.map((e) => e.data)).toEqual(Array.from({ length: 50 }, (_, i) => ({ n: i + 1 })))
+        expect(stored.every((e) => /^evt_[A-Za-z0-9_-]{22}$/.test(e.id) && e.created_at.getTime() === at.getTime())).toBe(true)
+        expect(new Set(stored.map((e) => e.id)).size).toBe(50)
+      }))
   })
 
   describe("the stream", () => {

@@ -35,6 +35,8 @@ export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/Acco
       creditUsage: repo.creditUsage,
       /** Records outbox events in one statement, in the caller's transaction when there is one. */
       emit: outbox.emit,
+      /** The same, as a part (`with e as (...)`) of the caller's statement that selects them. */
+      emitFrom: outbox.insertFrom,
       /** The account's outbox events after stream position `seq`, oldest first. */
       eventsAfter: outbox.after,
       /** The account's last outbox stream position (0 before its first event). */
@@ -43,7 +45,8 @@ export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/Acco
       eventsOfType: outbox.ofType,
       /** Forgets outbox events created before an instant, a bounded batch at a time. */
       pruneEvents: outbox.prune
-    })
+      // `emitFrom` answers SQL to embed, not an effect to run: a span around it would bind it as a value.
+    }, { untraced: ["emitFrom"] })
   }),
   dependencies: [AccountEventsRepo.Default, OutboxRepo.Default]
 }) {}

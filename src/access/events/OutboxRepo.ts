@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { AccountId } from "../../kernel/Ids.js"
 import { EventType } from "./OutboxEvent.js"
@@ -25,6 +26,15 @@ export type StoredEvent = typeof StoredEvent.Type
 /** A new event id: `evt_` and 16 random bytes, base64url (not a time: ids never say when). */
 export const newEventId = () => `evt_${randomBytes(16).toString("base64url")}`
 
+/**
+ * `newEventId` in SQL, per row: 16 random bytes taken from three version-4 UUIDs where their
+ * bits are all random (bytes 1-6 and 10-16 of one, 1-3 of another; byte 7 holds the version and
+ * byte 9 the variant), base64url without padding like Node's.
+ */
+const sqlEventId = `'evt_' || rtrim(translate(encode(
+    substring(uuid_send(gen_random_uuid()) from 1 for 6) || substring(uuid_send(gen_random_uuid()) from 10 for 7)
+    || substring(uuid_send(gen_random_uuid()) from 1 for 3), 'base64'), '+/', '-_'), '=')`
+
 /** The SQL of `outbox_events` (migration 0082). */
 export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo", {
   effect: Effect.gen(function*() {
@@ -45,6 +55,16 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
       })(undefined)
 
     return {
+      /**
+       * The insert of the events `source` selects (`account_id`, `type`, `data`, in the order to
+       * record them), as a data-modifying part of the caller's own statement (`with e as (...)`):
+       * for a change that finds its events in SQL, so they never travel to the process and back.
+       */
+      insertFrom: (source: Fragment, at: Date): Fragment => sql`
+          insert into outbox_events (id, account_id, type, data, created_at)
+          select ${sql.literal(sqlEventId)}, e.account_id, e.type, e.data, ${at} from (${source}) e
+          returning seq`,
+
       /** Records events in one statement, in the caller's transaction when there is one; answers them in order. */
       emit: (events: ReadonlyArray<NewEvent>, at: Date): Effect.Effect<ReadonlyArray<StoredEvent>> =>
         events.length === 0 ? Effect.succeed([]) : insert(events, at).pipe(Effect.orDie),
@@ -64,7 +84,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
              where account_id = ${accountId}::uuid
                and (xid, seq) > (coalesce((select xid from outbox_events where seq = ${seq}), '0'::xid8), ${seq})
                and xid < pg_snapshot_xmin(pg_current_snapshot())
-             order by xid, seq
+             order by outbox_events.xid, outbox_events.seq -- (the table's: the answer's seq is text, and 10 sorts before 9)
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
@@ -76,7 +96,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
           execute: () => sql`
             select seq::text, id, account_id::text, type, data, created_at from outbox_events
              where type = ${type} and created_at >= ${from} and seq > ${seq}
-             order by seq
+             order by outbox_events.seq
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 

@@ -171,12 +171,7 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
        * `saved_search.matches_new` event per saved search that has some.
        */
       matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
-        Effect.tap(repo.matchBatch(adIds, at), (found) =>
-          events.emit(found.map((m) => ({
-            accountId: m.account_id,
-            type: "saved_search.matches_new" as const,
-            data: { saved_search_id: m.saved_search_id, library: savedNameOf[m.library], count: m.count, ad_ids: m.ad_ids }
-          })), at)),
+        repo.matchBatch(adIds, at, (found) => events.emitFrom(found, at), savedNameOf),
 
       /** An import finished looking at `at` (the searches' `last_checked_at`). */
       checked: repo.checked,

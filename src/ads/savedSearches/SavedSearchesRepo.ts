@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
-import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
+import { type EventType, maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
 import { countOf, decodeRows } from "../../platform/db/Rows.js"
 import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
@@ -64,13 +64,12 @@ export const StoredSearch = Schema.Struct({
 })
 export type StoredSearch = typeof StoredSearch.Type
 
-/** What one batch's pass found for one saved search. */
+/** What one batch's pass found for one saved search (its event carries the ads' ids). */
 export const BatchMatches = Schema.Struct({
   saved_search_id: SavedSearchId,
   account_id: AccountId,
   library: AdLibrary,
-  count: Schema.Int,
-  ad_ids: Schema.Array(Schema.String)
+  count: Schema.Int
 })
 export type BatchMatches = typeof BatchMatches.Type
 
@@ -78,6 +77,7 @@ export type BatchMatches = typeof BatchMatches.Type
 export type MatchAfter = readonly [firstSeen: string, adRow: string]
 
 const decodeMatches = decodeAdRows({ sort_value: Schema.String })
+const matchesNew: EventType = "saved_search.matches_new"
 const Compiled = Schema.Struct({ tsq: Schema.String })
 
 /** The columns of `MatchColumns`, in the order `insert` writes them. */
@@ -197,10 +197,41 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * search kept where the ad holds as many as it needs) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
        * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
-       * answered per saved search, with its account.
+       * answered per saved search, with its account. In the same statement, one
+       * `saved_search.matches_new` event per saved search with new matches, recorded by `record`
+       * (the outbox's insert of the events a query selects); `names` are the libraries' names
+       * the events say.
        */
-      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
-        adIds.length === 0 ? Effect.succeed([]) : sql`
+      matchBatch: (
+        adIds: ReadonlyArray<string>,
+        at: Date,
+        record: (events: Fragment) => Fragment,
+        names: Readonly<Record<Library, string>>
+      ): Effect.Effect<ReadonlyArray<BatchMatches>> => {
+        /** What a candidate pair (search `s`, ad `a` of the batch) must hold: the search's `where`. */
+        const holds = sql`(
+            s.created_at <= ${at}::timestamptz
+            and (s.tsq is null or a.search_vector @@ s.tsq)
+            and (s.advertiser_id is null or (a.advertiser_external_id = s.advertiser_id and a.advertiser_platform = s.library))
+            and (s.domain is null or a.landing_domain = s.domain)
+            and (s.status is null or a.status = s.status)
+            and (s.formats is null or a.format = any(s.formats))
+            and (s.countries is null or a.countries && s.countries)
+            and (s.languages is null or a.languages && s.languages)
+            and (s.platforms is null or a.publisher_platforms && s.platforms)
+            and (s.niches is null or a.niche = any(s.niches))
+            and (s.ctas is null or a.cta_type = any(s.ctas))
+            and (s.first_seen_from is null or a.first_seen >= s.first_seen_from)
+            and (s.first_seen_before is null or a.first_seen < s.first_seen_before)
+            and (s.last_seen_from is null or a.last_seen >= s.last_seen_from)
+            and (s.last_seen_before is null or a.last_seen < s.last_seen_before)
+            and (s.min_days_running is null or a.days_running >= s.min_days_running)
+            and (s.max_days_running is null or a.days_running <= s.max_days_running)
+            and (s.min_likes is null or a.likes >= s.min_likes) and (s.max_likes is null or a.likes <= s.max_likes)
+            and (s.min_comments is null or a.comments >= s.min_comments) and (s.max_comments is null or a.comments <= s.max_comments)
+            and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
+            and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views))`
+        return adIds.length === 0 ? Effect.succeed([]) : sql`
           with batch as materialized (
             select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
                    a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
@@ -209,60 +240,56 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
              where a.id = any(${adIds}::bigint[])
           ), lexemes as materialized (
             select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
-          ), candidates as (
+          ), anchored as (
             -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
             select sa.saved_search_id as sid, x.id as aid
-              from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme
+              from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme collate "C"
              group by sa.saved_search_id, x.id
             having count(*) >= min(sa.needed)
+          ), found as (
+            -- Each branch holds its pairs to every filter itself, so only the pairs that match
+            -- travel on (a search joined by its library alone meets every ad of that library).
+            insert into saved_search_matches (saved_search_id, ad_id, first_seen)
+            select s.id, a.id, a.first_seen
+              from anchored c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
+             where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing
             -- domain, else by the library alone.
-            select s.id, b.id from batch b
-              join saved_searches s on s.library = b.library and s.advertiser_id = b.advertiser_external_id
-             where not s.anchored
+            select s.id, a.id, a.first_seen from batch a
+              join saved_searches s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
+             where not s.anchored and ${holds}
             union all
-            select s.id, b.id from batch b
-              join saved_searches s on s.library = b.library and s.domain = b.landing_domain
-             where not s.anchored and s.advertiser_id is null
+            select s.id, a.id, a.first_seen from batch a
+              join saved_searches s on s.library = a.library and s.domain = a.landing_domain
+             where not s.anchored and s.advertiser_id is null and ${holds}
             union all
-            select s.id, b.id from batch b join saved_searches s on s.library = b.library
-             where not s.anchored and s.advertiser_id is null and s.domain is null
-          ), found as (
-            insert into saved_search_matches (saved_search_id, ad_id, first_seen, matched_at)
-            select s.id, a.id, a.first_seen, ${at}::timestamptz
-              from candidates c
-              join saved_searches s on s.id = c.sid
-              join batch a on a.id = c.aid
-             where s.created_at <= ${at}::timestamptz
-               and (s.tsq is null or a.search_vector @@ s.tsq)
-               and (s.advertiser_id is null or (a.advertiser_external_id = s.advertiser_id and a.advertiser_platform = s.library))
-               and (s.domain is null or a.landing_domain = s.domain)
-               and (s.status is null or a.status = s.status)
-               and (s.formats is null or a.format = any(s.formats))
-               and (s.countries is null or a.countries && s.countries)
-               and (s.languages is null or a.languages && s.languages)
-               and (s.platforms is null or a.publisher_platforms && s.platforms)
-               and (s.niches is null or a.niche = any(s.niches))
-               and (s.ctas is null or a.cta_type = any(s.ctas))
-               and (s.first_seen_from is null or a.first_seen >= s.first_seen_from)
-               and (s.first_seen_before is null or a.first_seen < s.first_seen_before)
-               and (s.last_seen_from is null or a.last_seen >= s.last_seen_from)
-               and (s.last_seen_before is null or a.last_seen < s.last_seen_before)
-               and (s.min_days_running is null or a.days_running >= s.min_days_running)
-               and (s.max_days_running is null or a.days_running <= s.max_days_running)
-               and (s.min_likes is null or a.likes >= s.min_likes) and (s.max_likes is null or a.likes <= s.max_likes)
-               and (s.min_comments is null or a.comments >= s.min_comments) and (s.max_comments is null or a.comments <= s.max_comments)
-               and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
-               and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views)
+            select s.id, a.id, a.first_seen from batch a join saved_searches s on s.library = a.library
+             where not s.anchored and s.advertiser_id is null and s.domain is null and ${holds}
             on conflict do nothing
-            returning saved_search_id, ad_id
+            returning saved_search_id, ad_id, first_seen
+          ), counted as (
+            -- Per search first, then its account: one lookup per search rather than per match.
+            select f.saved_search_id, count(*)::int as count,
+                   (array_agg(b.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from found f join batch b on b.id = f.ad_id
+             group by f.saved_search_id
+          ), told as materialized (
+            select c.saved_search_id, s.account_id, s.library, c.count, c.ad_ids
+              from counted c join saved_searches s on s.id = c.saved_search_id
+          ), recorded as (
+            ${record(sql`
+              select t.account_id, ${matchesNew}::text as type,
+                     jsonb_build_object('saved_search_id', t.saved_search_id, 'library', ${JSON.stringify(names)}::jsonb ->> t.library,
+                                        'count', t.count, 'ad_ids', to_jsonb(t.ad_ids)) as data
+                from told t
+               order by t.account_id, t.saved_search_id`)}
           )
-          select f.saved_search_id, s.account_id, s.library, count(*)::int as count,
-                 (array_agg(b.external_id order by b.first_seen desc, b.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-            from found f join saved_searches s on s.id = f.saved_search_id join batch b on b.id = f.ad_id
-           group by f.saved_search_id, s.account_id, s.library
-           order by s.account_id, f.saved_search_id`.pipe(Effect.orDie, Effect.flatMap(decodeRows(BatchMatches))),
+          select saved_search_id, account_id, library, count from told order by account_id, saved_search_id`.pipe(
+          Effect.orDie,
+          Effect.flatMap(decodeRows(BatchMatches))
+        )
+      },
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>

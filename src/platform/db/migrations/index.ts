@@ -42,6 +42,7 @@ import m0083 from "./0083_webhooks.js"
 import m0087 from "./0087_gateway_page_charge.js"
 import m0088 from "./0088_saved_searches.js"
 import m0089 from "./0089_saved_search_notifications.js"
+import m0090 from "./0090_saved_search_matches_one_index.js"
 import m0091 from "./0091_outbox_commit_order.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
@@ -87,6 +88,7 @@ export const migrations = {
   "0087_gateway_page_charge": m0087,
   "0088_saved_searches": m0088,
   "0089_saved_search_notifications": m0089,
+  "0090_saved_search_matches_one_index": m0090,
   "0091_outbox_commit_order": m0091
 }
 
