@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
-import type { PlanName } from "../../access/gateway/Api.js"
+import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
@@ -22,7 +22,6 @@ export interface Owner {
   readonly plan: PlanName
 }
 
-const planTitle = (plan: PlanName) => plan.charAt(0).toUpperCase() + plan.slice(1)
 const webhookNotFound = new NotFound({ error: "Webhook not found" })
 const deliveryNotFound = new NotFound({ error: "Delivery not found" })
 const webhookId = idOf(WebhookId, webhookNotFound)
