@@ -10,8 +10,8 @@ export type PageRefusal = Unauthorized | PlanRequired | CreditsExhausted
  * later one is charged a credit once it is read and before it is sent, and a refused charge ends
  * the stream with the refusal (`CreditsExhausted` when nothing is left). A page is only charged
  * when the stream is pulled for it, so a client gone (the stream interrupted) is charged nothing
- * more; a charge that completes after the interruption (its statement was in flight) is given
- * back (G4). Session callers, charged nothing for the call, are charged nothing per page either.
+ * more: a charge still waiting is cancelled, and one taken before the page was handed on is
+ * given back (G4). Session callers, charged nothing for the call, are charged nothing per page either.
  */
 export const chargedPages = <A, E, R>(pages: Stream.Stream<A, E, R>): Effect.Effect<Stream.Stream<A, E | PageRefusal, R>, never, Caller | Gateway> =>
   Effect.gen(function*() {
@@ -22,8 +22,10 @@ export const chargedPages = <A, E, R>(pages: Stream.Stream<A, E, R>): Effect.Eff
       Stream.zipWithIndex,
       Stream.mapEffect(([page, index]) =>
         index === 0 ? Effect.succeed(page) : Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(gateway.chargePage(chargeId), (charge) =>
-            // An interruption that came during the charge takes effect here, and refunds it.
+          // The charge can be interrupted: a client gone while it waits (on the meter's row)
+          // cancels its statement, and nothing is charged.
+          Effect.flatMap(restore(gateway.chargePage(chargeId)), (charge) =>
+            // Once it is taken, an interruption before the page is handed on gives it back.
             restore(Effect.succeed(page)).pipe(Effect.onInterrupt(() => gateway.refund(charge.chargeId))))
         ))
     )
