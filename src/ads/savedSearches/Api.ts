@@ -38,11 +38,17 @@ export const NewSavedSearch = strictStruct({
 }, "body")
 export type NewSavedSearch = typeof NewSavedSearch.Type
 
+/** A decoded filter's value: a text, a number, or a list of texts (AdFilters). */
+export const FilterValue = Schema.Union(Schema.String, Schema.Number, Schema.Array(Schema.String))
+
+/** The filters as the search decoded them, by name. */
+export const SavedFilters = Schema.Record({ key: Schema.String, value: FilterValue })
+
 export const SavedSearch = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   library: SavedLibrary,
-  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "The filters as the search decoded them" }),
+  filters: SavedFilters.annotations({ description: "The filters as the search decoded them" }),
   created_at: Schema.String,
   last_checked_at: Schema.NullOr(Schema.String).annotations({ description: "When an import last looked for its new matches; null before the first" })
 }).annotations({ identifier: "SavedSearch" })

@@ -6,6 +6,7 @@ import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
 import { countOf, decodeRows } from "../../platform/db/Rows.js"
 import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { AdView } from "../library/Api.js"
+import { SavedFilters } from "./Api.js"
 import { AdLibrary } from "../records/Ads.js"
 import type { Library } from "../library/Filters.js"
 import type { Anchors } from "./Anchors.js"
@@ -58,7 +59,7 @@ export const StoredSearch = Schema.Struct({
   id: SavedSearchId,
   name: Schema.String,
   library: AdLibrary,
-  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  filters: SavedFilters,
   created_at: Schema.DateFromSelf,
   last_checked_at: Schema.NullOr(Schema.DateFromSelf)
 })
