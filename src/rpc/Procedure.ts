@@ -17,6 +17,7 @@ import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 export const GatewayFailure = Schema.Union(Unauthorized, PlanRequired, RateLimited, CreditsExhausted, TooManyInFlight, InvalidRequest, InternalServerError)
 export type GatewayFailure = typeof GatewayFailure.Type
 
+// (`any`: a group's other type parameters, whatever they are; only its endpoints are read.)
 type EndpointsOf<G> = G extends HttpApiGroup.HttpApiGroup<any, infer Endpoints, any, any, any> ? Endpoints : never
 type EndpointOf<G, E extends string> = HttpApiEndpoint.HttpApiEndpoint.WithName<EndpointsOf<G>, E>
 

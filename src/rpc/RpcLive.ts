@@ -11,11 +11,11 @@ import { InFlight } from "../access/gateway/InFlight.js"
 import { chargedPages } from "../access/gateway/Pages.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { AdExport } from "../ads/export/AdExport.js"
-import { type Library, SearchQuery } from "../ads/library/Filters.js"
+import { libraryByPublicName, SearchQuery } from "../ads/library/Filters.js"
 import { InternalServerError, InvalidRequest, InvalidRequestBody } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { type InputParts, ProjectedRoute } from "./Procedure.js"
-import { AdIntelRpcs, Events, type ExportLibrary, ExportSearch, type StreamedEvent } from "./Procedures.js"
+import { AdIntelRpcs, Events, ExportSearch, type StreamedEvent } from "./Procedures.js"
 
 /**
  * `/rpc` (issue 32; H4): the RPC group served over HTTP with NDJSON, beside the contract's routes.
@@ -32,7 +32,6 @@ export const rpcPath = "/rpc"
 const eventsPollEvery = Duration.seconds(1)
 const eventsBatch = 100
 
-const libraryOf: Record<ExportLibrary, Library> = { social: "social", pinboard: "pinboard", "short-video": "clipapp", search: "search" }
 
 /** Headers a request of the route's handler must not carry (they describe the RPC's own HTTP exchange). */
 const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer", "expect"])
@@ -175,11 +174,11 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
     ExportSearch: ({ filters, library }: typeof ExportSearch.payloadSchema.Type, { headers }: { readonly headers: Headers }) =>
       streamed(headers, "ExportSearch", { holdsSlot: true, paidOnOpen: false }, () =>
         Effect.gen(function*() {
-          const params = yield* Schema.decodeUnknown(SearchQuery(libraryOf[library]))(filters).pipe(Effect.mapError(invalid))
+          const params = yield* Schema.decodeUnknown(SearchQuery(libraryByPublicName[library]))(filters).pipe(Effect.mapError(invalid))
           if (params.limit !== undefined || params.scroll_token !== undefined) {
             return yield* Effect.fail(new InvalidRequest({ error: "filters: an export sends every match, 100 a page; leave out limit and scroll_token" }))
           }
-          const pages = yield* chargedPages(yield* exporter.pages(libraryOf[library], params))
+          const pages = yield* chargedPages(yield* exporter.pages(libraryByPublicName[library], params))
           return Stream.map(Stream.zipWithIndex(pages), ([data, index]) => ({ page: index + 1, data }))
         })),
 

@@ -15,6 +15,16 @@ export { Words } from "../../kernel/QueryParams.js"
 export const libraries = ["social", "pinboard", "clipapp", "search"] as const
 export type Library = (typeof libraries)[number]
 
+/**
+ * The libraries by the names H1 and H4 give them (saved searches, RPC exports): `short-video` is
+ * the short-video library, `clipapp` in its routes.
+ */
+export const libraryByPublicName = { social: "social", pinboard: "pinboard", "short-video": "clipapp", search: "search" } as const satisfies Record<string, Library>
+export type PublicLibraryName = keyof typeof libraryByPublicName
+
+/** A library's public name (H1, H4). */
+export const publicNameOf: Record<Library, PublicLibraryName> = { social: "social", pinboard: "pinboard", clipapp: "short-video", search: "search" }
+
 export const engagementMetrics = ["likes", "comments", "shares", "views"] as const
 export type EngagementMetric = (typeof engagementMetrics)[number]
 

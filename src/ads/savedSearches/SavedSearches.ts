@@ -9,13 +9,12 @@ import { windowOf } from "../../kernel/Paging.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 import type { Page } from "../library/AdSearch.js"
 import type { AdView } from "../library/Api.js"
-import { type AdFilters, defaultLimit, filtersOf, type Library, SearchQuery } from "../library/Filters.js"
+import { type AdFilters, defaultLimit, filtersOf, type Library, libraryByPublicName, publicNameOf, SearchQuery } from "../library/Filters.js"
 import { ScrollToken } from "../library/ScrollToken.js"
 import { anchorsOf } from "./Anchors.js"
 import {
   type MatchesQuery,
   type NewSavedSearch,
-  type SavedLibrary,
   type SavedSearch,
   savedSearchLimits,
   type SavedSearchesQuery
@@ -24,9 +23,6 @@ import { type BatchMatches, type MatchAfter, type MatchColumns, SavedSearchesRep
 
 export type { BatchMatches } from "./SavedSearchesRepo.js"
 
-/** H1's library names to the libraries' own. */
-const libraryOf: Record<SavedLibrary, Library> = { social: "social", pinboard: "pinboard", "short-video": "clipapp", search: "search" }
-const savedNameOf: Record<Library, SavedLibrary> = { social: "social", pinboard: "pinboard", clipapp: "short-video", search: "search" }
 
 export const savedSearchNotFound = new NotFound({ error: "Saved search not found" })
 const searchId = idOf(SavedSearchId, savedSearchNotFound)
@@ -77,7 +73,7 @@ const columnsOf = (f: AdFilters): MatchColumns => ({
 const viewOf = (row: StoredSearch): SavedSearch => ({
   id: row.id,
   name: row.name,
-  library: savedNameOf[row.library],
+  library: publicNameOf[row.library],
   // In the canonical order `filtersOf` gives them (jsonb keeps its own).
   filters: Object.fromEntries(Object.entries(row.filters).sort(([a], [b]) => a.localeCompare(b))),
   created_at: row.created_at.toISOString(),
@@ -114,7 +110,7 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
       /** Saves a search for the account, within its plan's cap. */
       create: (caller: Pick<CallerInfo, "accountId" | "plan">, request: NewSavedSearch): Effect.Effect<SavedSearch, InvalidRequest> =>
         Effect.gen(function*() {
-          const library = libraryOf[request.library]
+          const library = libraryByPublicName[request.library]
           const filters = yield* decodeFilters(library, request.filters)
           const anchors = filters.q === undefined ? null : anchorsOf(yield* repo.compile(filters.q))
           const cap = savedSearchLimits[caller.plan]
@@ -171,7 +167,7 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
        * `saved_search.matches_new` event per saved search that has some.
        */
       matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
-        repo.matchBatch(adIds, at, (found) => events.emitFrom(found, at), savedNameOf),
+        repo.matchBatch(adIds, at, (found) => events.emitFrom(found, at), publicNameOf),
 
       /** An import finished looking at `at` (the searches' `last_checked_at`). */
       checked: repo.checked,
