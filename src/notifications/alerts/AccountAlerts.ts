@@ -97,9 +97,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
           // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
           const named = page.flatMap((event) => Option.toArray(Option.map(Schema.decodeUnknownOption(MatchesData)(event.data), (data) => data.saved_search_id)))
           const names = yield* savedSearches.namesOf([...new Set(named)])
-          const accounts = [...new Set(page.map((e) => e.account_id))]
-          const off = new Set<string>()
-          for (const account of accounts) if ((yield* prefs.get(account)).frequency === "off") off.add(account)
+          const off = yield* prefs.digestsOff([...new Set(page.map((e) => e.account_id))])
           delivered += yield* inbox.deliver(page.flatMap((event) => {
             const name = names.get(String(event.data.saved_search_id))
             return name === undefined || off.has(event.account_id) ? [] : Option.toArray(savedSearchItem(event, name))

@@ -14,6 +14,8 @@ export class DigestPreferences extends Effect.Service<DigestPreferences>()("adin
     const get = (account: AccountId): Effect.Effect<Prefs> => Effect.map(repo.prefs(account), Option.getOrElse(() => defaultPrefs))
     return traced("DigestPreferences", {
       get,
+      /** Which of these accounts turned their digests off, in one read. */
+      digestsOff: repo.digestsOff,
       /** Changes the fields sent, keeps the others; the preferences afterwards. */
       update: (account: AccountId, patch: DigestPrefsUpdate): Effect.Effect<Prefs> =>
         Effect.gen(function*() {
