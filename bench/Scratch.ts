@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { AppConfig } from "../src/platform/AppConfig.js"
 import * as Database from "../src/platform/db/Database.js"
-import type { ReadSql } from "../src/platform/db/Replicas.js"
+import type { ReadSql, ReadYourWrites } from "../src/platform/db/Replicas.js"
 import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { type Cluster, ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
@@ -303,7 +303,7 @@ export const sumAhead = (url: string) =>
   )
 
 /** Runs an effect on the database at `url`, migrated first. */
-export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppConfig | SqlClient.SqlClient | Database.PgListener | ReadSql>) =>
+export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppConfig | SqlClient.SqlClient | Database.PgListener | ReadSql | ReadYourWrites>) =>
   effect.pipe(
     Effect.provide(AppConfig.layer),
     Effect.provide(Database.clientLayer(Redacted.make(url)).pipe(Layer.tap((c) => Effect.provide(Database.migrate, c)))),

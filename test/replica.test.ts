@@ -5,7 +5,7 @@ import pg from "pg"
 import * as path from "node:path"
 import { clientLayer, sqlStateOf } from "../src/platform/db/Database.js"
 import { type Cluster, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
-import { ReadSql, readLayer, ReplicaHealth } from "../src/platform/db/Replicas.js"
+import { ReadSql, readLayer, ReadYourWrites, ReplicaHealth } from "../src/platform/db/Replicas.js"
 import { cluster, eventually } from "./support/StreamingReplicas.js"
 import { tempDir } from "./support/TempDir.js"
 
@@ -92,19 +92,24 @@ describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
       expect(yield* rows(onPrimary, "select count(*)::int as n from pg_replication_slots")).toEqual([{ n: 0 }])
     })), 120_000)
 
-  /** The primary's client and `ReadSql` over it and `replicas`, with `REPLICA_MAX_LAG` 1 second. */
-  const reads = (primary: Cluster, replicas: ReadonlyArray<Cluster>) =>
+  /** The primary's client and `ReadSql` over it and `replicas`, with `REPLICA_MAX_LAG` 1 second unless told. */
+  const reads = (primary: Cluster, replicas: ReadonlyArray<Cluster>, maxLag = "1 second") =>
     Effect.map(
       Layer.build(
         readLayer(Redacted.make(primary.adminUrl), { max: 4, statementTimeoutMs: 15_000 }).pipe(
           Layer.provideMerge(clientLayer(Redacted.make(primary.adminUrl))),
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
             ...(replicas.length === 0 ? [] : [["DATABASE_REPLICA_URLS", replicas.map((r) => r.adminUrl).join(",")] as const]),
-            ["REPLICA_MAX_LAG", "1 second"]
+            ["REPLICA_MAX_LAG", maxLag]
           ]))))
         )
       ),
-      (context) => ({ read: Context.get(context, ReadSql), write: Context.get(context, SqlClient.SqlClient), health: Context.get(context, ReplicaHealth) })
+      (context) => ({
+        read: Context.get(context, ReadSql),
+        write: Context.get(context, SqlClient.SqlClient),
+        health: Context.get(context, ReplicaHealth),
+        writes: Context.get(context, ReadYourWrites)
+      })
     )
 
   const servedBy = (read: SqlClient.SqlClient) =>
@@ -140,6 +145,38 @@ describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
       yield* eventually(Effect.zipRight(health.check, health.states), (s) => s[0]!.healthy)
       expect(yield* servedBy(read)).toBe("replica")
       expect(yield* read<{ n: number }>`select n from probe order by n`).toEqual([{ n: 1 }, { n: 2 }])
+    })), 120_000)
+
+  it.live("ReadYourWrites: after a write of a kind, its reads are served by the primary until the replica has replayed it; other reads stay on the replica", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir("replica-own-writes")
+      const primary = yield* cluster(path.join(dir, "primary"))
+      const replica = yield* cluster(path.join(dir, "replica"), primary)
+      // A lag limit the paused replay stays under: the replica stays in throughout.
+      const { read, write, health, writes } = yield* reads(primary, [replica], "10 minutes")
+      const onReplica = yield* connected(replica.adminUrl)
+      yield* write`create table probe (n int primary key, v text)`
+      yield* write`insert into probe values (1, 'old')`
+      yield* eventually(rows(onReplica, "select to_regclass('probe')::text as t"), (r) => r[0]!.t === "probe")
+      const value = read<{ v: string; standby: boolean }>`select v, pg_is_in_recovery() as standby from probe where n = 1`
+      const fresh = writes.fresh("transcripts")
+      yield* eventually(Effect.zipRight(health.check, value), (r) => r[0]!.v === "old")
+      // Nothing written by this process yet: both kinds of reads on the replica.
+      expect(yield* fresh(value)).toEqual([{ v: "old", standby: true }])
+
+      yield* Effect.promise(() => onReplica.query("select pg_wal_replay_pause()"))
+      yield* write`update probe set v = 'new' where n = 1`
+      yield* writes.wrote("transcripts")
+      yield* health.check
+      expect((yield* health.states)[0]).toMatchObject({ healthy: true })
+      // The paused replica has not replayed the write: this kind's reads go to the primary and see it ...
+      expect(yield* fresh(value)).toEqual([{ v: "new", standby: false }])
+      // ... the others stay on the (healthy, lagging) replica.
+      expect(yield* value).toEqual([{ v: "old", standby: true }])
+
+      // Replayed and checked: back on the replica, which now holds the write.
+      yield* Effect.promise(() => onReplica.query("select pg_wal_replay_resume()"))
+      expect(yield* eventually(Effect.zipRight(health.check, fresh(value)), (r) => r[0]!.standby)).toEqual([{ v: "new", standby: true }])
     })), 120_000)
 
   it.live("ReadSql: a replica stopped mid-load costs no failed read (each runs again on the primary) and is taken out", () =>

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import parsePrometheusTextFormat from "parse-prometheus-text-format"
@@ -65,6 +66,19 @@ const onReplica = <A extends pg.QueryResultRow>(text: string) =>
       await client.connect()
       try {
         return (await client.query<A>(text)).rows
+      } finally {
+        await client.end()
+      }
+    }))
+
+/** Whether the replica's `adintel` holds an ad's transcript yet. */
+const replicaHolds = (adId: string) =>
+  Effect.flatMap(Clusters, ({ replica }) =>
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: replica.urlFor("adintel") })
+      await client.connect()
+      try {
+        return (await client.query("select 1 from transcripts where subject = 'ad' and subject_id = $1", [adId])).rowCount === 1
       } finally {
         await client.end()
       }
@@ -165,6 +179,40 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         // Each call reads its ranking and its terms' texts; as above, served by the primary this could not pass.
         expect(yield* eventually(replicaCommits, (n) => n >= before + 50)).toBeGreaterThanOrEqual(before + 50)
       }))
+
+    it.effect("stored transcripts are read on the replica; one stored a moment ago, replay paused, is answered from the primary", () =>
+      Effect.gen(function*() {
+        yield* caughtUp
+        const sql = yield* SqlClient.SqlClient
+        const { api_key } = yield* account()
+        const store = (adId: string, text: string) =>
+          sql`insert into transcripts (subject, subject_id, transcript, segments, media_url, engine, transcribed_at)
+              values ('ad', ${adId}, ${text}, ${JSON.stringify([{ start: 0, end: 2, text }])}::jsonb, 'http://127.0.0.1/a.mp4', 'test', '2026-01-01T00:00:00Z')`
+        const read = (adId: string) => Effect.map(call(`/api/v1/ad-transcript?ad_id=${adId}`, keyHeader(api_key)), (answer) => {
+          expect(answer.status, answer.body).toBe(200)
+          return JSON.parse(answer.body)
+        })
+        const record = (text: string | null) => ({
+          success: true,
+          transcript: text,
+          segments: text === null ? [] : [{ start: 0, end: 2, text }],
+          script_analysis: null,
+          similar_scripts: []
+        })
+        yield* store("replica-read-1", "Stored before the reads.")
+        yield* eventually(replicaHolds("replica-read-1"), (held) => held)
+        yield* caughtUp
+        const before = yield* replicaCommits
+        for (let n = 0; n < 20; n++) expect(yield* read("replica-read-1")).toEqual(record("Stored before the reads."))
+        // Each read is one statement: served by the primary, the replica's count could not move by 20.
+        expect(yield* eventually(replicaCommits, (n) => n >= before + 20)).toBeGreaterThanOrEqual(before + 20)
+
+        // Another process stores one while the replica replays nothing: the replica's miss is read again on the primary.
+        yield* onReplica("select pg_wal_replay_pause()")
+        yield* store("replica-read-2", "Stored with the replay paused.")
+        expect(yield* read("replica-read-2")).toEqual(record("Stored with the replay paused."))
+        expect(yield* read("replica-read-never")).toEqual(record(null))
+      }).pipe(Effect.ensuring(Effect.orDie(onReplica("select pg_wal_replay_resume()")))))
 
     it.effect("metering stays exact on the primary: 60 searches in flight on 25 credits, exactly 25 answered, balance 0", () =>
       Effect.gen(function*() {

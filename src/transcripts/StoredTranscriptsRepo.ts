@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ReadSql, ReadYourWrites } from "../platform/db/Replicas.js"
 import { Segment } from "./engines/Pipeline.js"
 
 const AdTranscript = Schema.Struct({ ad_id: Schema.String, transcript: Schema.String })
@@ -13,21 +14,24 @@ export const SeededTranscript = Schema.Struct({
 })
 export type SeededTranscript = typeof SeededTranscript.Type
 
-/** Reads of many stored ad transcripts at once (migration 0015's table), and the demo's seeding. */
+/** Reads of many stored ad transcripts at once (migration 0015's table), and the demo's seeding (on the primary). */
 export class StoredTranscriptsRepo extends Effect.Service<StoredTranscriptsRepo>()("adintel/StoredTranscriptsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // Read on a replica that has replayed this process's last generation (issue 31), like `TranscriptsRepo.findStored`.
+    const read = yield* ReadSql
+    const { fresh } = yield* ReadYourWrites
 
     const ofAds = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
       Result: AdTranscript,
-      execute: (ids) => sql`
+      execute: (ids) => read`
         select subject_id as ad_id, transcript from transcripts
          where subject = 'ad' and subject_id = any(${ids}::text[]) and transcript is not null`
     })
 
     return {
-      ofAds: (ids: ReadonlyArray<string>) => Effect.orDie(ofAds(ids)),
+      ofAds: (ids: ReadonlyArray<string>) => Effect.orDie(fresh("transcripts")(ofAds(ids))),
 
       /** Stores transcripts where none is stored yet: a generated one is never overwritten. */
       seed: (records: ReadonlyArray<SeededTranscript>, engine: string, now: Date) =>

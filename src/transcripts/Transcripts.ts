@@ -111,8 +111,9 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         ? Effect.fail(ScriptRefusal.quotaExhausted())
         : Effect.void
 
-    const cachedAnswer = (subject: Subject, id: string) =>
-      Effect.map(repo.find(subject, id), (found) =>
+    /** The stored transcript as a cached answer: `find` reads it on a replica (`findStored`) or, under the record's lock, on the primary. */
+    const cachedAnswer = (find: typeof repo.find, subject: Subject, id: string) =>
+      Effect.map(find(subject, id), (found) =>
         Option.flatMap(found, (row) =>
           row.transcript === null
             ? Option.none()
@@ -144,7 +145,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
 
       /** spec: "Reads an existing transcript only; does not consume the script-generation quota." */
       read: (subject: Subject, id: string): Effect.Effect<TranscriptRecord> =>
-        Effect.map(repo.find(subject, id), (found) =>
+        Effect.map(repo.findStored(subject, id), (found) =>
           Option.match(found, {
             onNone: (): TranscriptRecord => ({ success: true, transcript: null, segments: [], script_analysis: null, similar_scripts: [] }),
             onSome: (row): TranscriptRecord => ({ success: true, ...row })
@@ -159,12 +160,12 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       generate: (caller: CallerInfo, presence: Presence, subject: Subject, request: GenerateRequest) =>
         Effect.gen(function*() {
           if (presence === "not-signed-in") return yield* Effect.fail(ScriptRefusal.notLoggedIn())
-          const cached = yield* cachedAnswer(subject, request.id)
+          const cached = yield* cachedAnswer(repo.findStored, subject, request.id)
           if (Option.isSome(cached)) return cached.value
           yield* mayGenerate(caller)
           return yield* inTurn(forRecord(subject, request.id, Effect.gen(function*() {
             // The first of two concurrent generations may have just finished.
-            const meanwhile = yield* cachedAnswer(subject, request.id)
+            const meanwhile = yield* cachedAnswer(repo.find, subject, request.id)
             if (Option.isSome(meanwhile)) return meanwhile.value
             const stored = yield* repo.storedMediaUrl(subject, request.id)
             const transcript = yield* transcribe({ stored, video_cdn_url: request.video_cdn_url, video_url: request.video_url })
@@ -179,7 +180,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
               source: "generated",
               script_generations_remaining: remaining.value
             } satisfies TranscriptGenerated
-          })))
+          })).pipe(Effect.tap((answer) => answer.source === "generated" ? repo.generated : Effect.void)))
         }),
 
       /**
@@ -209,7 +210,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
               similar_scripts: similar,
               script_generations_remaining: remaining.value
             } satisfies ScriptGenerated
-          }))
+          })).pipe(Effect.tap(repo.generated))
         })
     })
   }),

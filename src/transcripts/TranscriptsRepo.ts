@@ -4,6 +4,7 @@ import { scriptPeriodDays } from "../access/gateway/Meters.js"
 import type { SimilarScript, Subject } from "./Api.js"
 import { ScriptAnalysis, Segment, type Transcript, WrittenScript } from "./engines/Pipeline.js"
 import type { AccountId } from "../kernel/Ids.js"
+import { ReadSql, ReadYourWrites } from "../platform/db/Replicas.js"
 
 /** A transcript like the one asked about, as a similar-script answer lists it. */
 const SimilarScriptRow = Schema.Struct({
@@ -35,16 +36,36 @@ const excerptChars = 280
 export class TranscriptsRepo extends Effect.Service<TranscriptsRepo>()("adintel/TranscriptsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const decodeStored = Schema.decodeUnknown(StoredRow)
+    // Stored records are read on a replica that has replayed this process's last generation
+    // (issue 31); a generation's own reads, under the record's lock, stay on the primary.
+    const read = yield* ReadSql
+    const { fresh, wrote } = yield* ReadYourWrites
+    const findOn = (client: SqlClient.SqlClient) => (subject: Subject, id: string) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: StoredRow,
+        execute: () => client`select transcript, segments, script_analysis, similar_scripts from transcripts
+             where subject = ${subject} and subject_id = ${id}`
+      })(undefined).pipe(Effect.orDie)
+    const findOnPrimary = findOn(sql)
+    const findOnReplica = findOn(read)
 
     return {
-      /** The stored record of a video or ad, if any. */
-      find: (subject: Subject, id: string): Effect.Effect<Option.Option<StoredTranscript>> =>
-        sql`select transcript, segments, script_analysis, similar_scripts from transcripts
-             where subject = ${subject} and subject_id = ${id}`.pipe(
-          Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(decodeStored(rows[0]))),
-          Effect.orDie
+      /** The stored record of a video or ad, if any, read on the primary (inside `exclusively`, under its lock). */
+      find: (subject: Subject, id: string): Effect.Effect<Option.Option<StoredTranscript>> => findOnPrimary(subject, id),
+
+      /**
+       * The stored record, if any, read on a replica that has replayed this process's last
+       * generation. A record the replica does not hold yet (another process generated it a
+       * moment ago) is looked for on the primary too: a stored transcript is never answered absent.
+       */
+      findStored: (subject: Subject, id: string): Effect.Effect<Option.Option<StoredTranscript>> =>
+        fresh("transcripts")(findOnReplica(subject, id)).pipe(
+          Effect.flatMap((found) => Option.isSome(found) ? Effect.succeed(found) : findOnPrimary(subject, id))
         ),
+
+      /** After a generation committed: this process's next reads of stored records see it. */
+      generated: wrote("transcripts"),
 
       /**
        * The media URL the catalog holds (spec: rule 1, "stored video data"): a video's CDN URL,

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { inject } from "vitest"
 import * as Database from "../../src/platform/db/Database.js"
-import type { ReadSql, ReplicaHealth } from "../../src/platform/db/Replicas.js"
+import type { ReadSql, ReadYourWrites, ReplicaHealth } from "../../src/platform/db/Replicas.js"
 
 const withAdmin = <A>(f: (client: pg.Client) => Promise<A>) =>
   Effect.promise(async () => {
@@ -37,7 +37,7 @@ export const TestDatabaseUrlLive = Layer.scoped(
 
 /** A migrated client on the `TestDatabaseUrl`: what one server process ("replica") holds. */
 export const clientOn: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | Database.PgListener | Database.DatabasePool | ReadSql | ReplicaHealth,
+  PgClient.PgClient | SqlClient.SqlClient | Database.PgListener | Database.DatabasePool | ReadSql | ReplicaHealth | ReadYourWrites,
   never,
   TestDatabaseUrl
 > = Layer

@@ -6,7 +6,7 @@ import type { ConfigError } from "effect/ConfigError"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
 import { migrate, MigrationSkipped } from "./migrations/index.js"
-import { ReadSql, readLayer, ReplicaHealth } from "./Replicas.js"
+import { ReadSql, readLayer, ReadYourWrites, ReplicaHealth } from "./Replicas.js"
 
 /** `DATA_DIR`: where the embedded database and generated secrets live. */
 export const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
@@ -152,7 +152,7 @@ export class DatabasePool extends Context.Tag("adintel/DatabasePool")<DatabasePo
  */
 export const clientLayer = (
   url: Redacted.Redacted
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth, ConfigError | SqlError> =>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth | ReadYourWrites, ConfigError | SqlError> =>
   Layer.unwrapEffect(Effect.map(Effect.all([poolSize, statementTimeout]), ([max, timeout]) =>
     readLayer(url, { max, statementTimeoutMs: Duration.toMillis(timeout) }))).pipe(
       Layer.provideMerge(Layer.merge(Layer.succeed(PgListener, listenerOn(url)), poolLayer(url)))
@@ -186,7 +186,7 @@ const poolLayer = (url: Redacted.Redacted) =>
  * Migrated before anything else sees it.
  */
 export const layer: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth,
+  PgClient.PgClient | SqlClient.SqlClient | PgListener | DatabasePool | ReadSql | ReplicaHealth | ReadYourWrites,
   EmbeddedDatabaseUnavailable | MigrationSkipped
 > = Layer.unwrapScoped(
   Effect.gen(function*() {

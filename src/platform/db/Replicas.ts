@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Config, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, type Scope } from "effect"
+import { Clock, Config, Context, Duration, Effect, FiberRef, Layer, Option, Redacted, Ref, Schedule, Schema, type Scope } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import Pg from "pg"
 import { sqlStateOf } from "./SqlState.js"
@@ -23,6 +23,8 @@ import { sqlStateOf } from "./SqlState.js"
  *   it well again.
  * - A statement that fails on a replica is run once more on the primary, in the same call (and
  *   so the same credit); a replica whose connection failed is taken out at once.
+ * - Reads that must see this process's own recent writes of a kind (`ReadYourWrites`) go only
+ *   to replicas that have replayed the last such write, as of their last check, else to the primary.
  */
 
 /** The research repositories' client: read-only, on a healthy replica or the primary. */
@@ -47,6 +49,31 @@ export class ReplicaHealth extends Context.Tag("adintel/ReplicaHealth")<ReplicaH
   /** Checks every replica now (the background check does the same every `checkEvery`). */
   readonly check: Effect.Effect<void>
 }>() {}
+
+/**
+ * The kinds of rows a process writes on the primary and then reads through `ReadSql`: a closed
+ * set, one floor each.
+ */
+export type WrittenKind = "transcripts"
+
+/**
+ * Read-your-writes for replica reads (issue 31, after GitLab's sticky reads): after `wrote(kind)`
+ * records the primary's WAL position, the reads inside `fresh(kind)` are served only by replicas
+ * whose last check found that position replayed, else by the primary. Within one process: another
+ * process's reads do not know of this one's writes (SPEC-NOTES "Read replicas").
+ */
+export class ReadYourWrites extends Context.Tag("adintel/ReadYourWrites")<ReadYourWrites, {
+  /** After a committed write of `kind`: its reads wait for a replica that has replayed it. */
+  readonly wrote: (kind: WrittenKind) => Effect.Effect<void>
+  /** Runs `reads` on replicas that have replayed this process's last write of `kind`, else the primary. */
+  readonly fresh: (kind: WrittenKind) => <A, E, R>(reads: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>() {}
+
+/** A WAL position (`16/B374D848`) as a number that orders like it. */
+const lsnOf = (text: string): bigint => {
+  const [high, low] = text.split("/")
+  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`)
+}
 
 /** `DATABASE_REPLICA_URLS`: comma-separated URLs of streaming replicas of the primary (R1). */
 export const replicaUrls = Config.redacted("DATABASE_REPLICA_URLS").pipe(
@@ -87,7 +114,12 @@ export interface PoolOptions {
   readonly statementTimeoutMs: number
 }
 
-const LagRow = Schema.Struct({ caught_up: Schema.NullOr(Schema.Boolean), behind_ms: Schema.NullOr(Schema.Number), standby: Schema.Boolean })
+const LagRow = Schema.Struct({
+  caught_up: Schema.NullOr(Schema.Boolean),
+  behind_ms: Schema.NullOr(Schema.Number),
+  standby: Schema.Boolean,
+  replayed: Schema.NullOr(Schema.String)
+})
 const LsnRow = Schema.Struct({ lsn: Schema.String })
 
 /** Whether a failure on a replica says its connection is gone (class 08, admin shutdown 57P): it is taken out at once. */
@@ -103,7 +135,7 @@ const connectionLost = (error: SqlError) => {
 export const readLayer = (
   primaryUrl: Redacted.Redacted,
   pool: PoolOptions
-): Layer.Layer<ReadSql | ReplicaHealth, ConfigError | SqlError, SqlClient.SqlClient> =>
+): Layer.Layer<ReadSql | ReplicaHealth | ReadYourWrites, ConfigError | SqlError, SqlClient.SqlClient> =>
   Layer.scopedContext(Effect.gen(function*() {
     const primarySql = yield* SqlClient.SqlClient
     const [urls, lagLimit] = yield* Effect.all([replicaUrls, maxLag])
@@ -114,6 +146,12 @@ export const readLayer = (
       replicas.map(({ name }) => ({ name, healthy: false, lagMs: null, reason: "not checked yet", checkedAt: null }))
     )
     const next = yield* Ref.make(0)
+    /** Each replica's replayed WAL position at its last check (0: unknown). */
+    const replayed = yield* Ref.make<ReadonlyArray<bigint>>(replicas.map(() => 0n))
+    /** The WAL position the current fiber's reads need replayed (0: any healthy replica). */
+    const needed = yield* FiberRef.make(0n)
+    /** Per kind, the primary's WAL position after this process's last write of it. */
+    const floors = yield* Ref.make<ReadonlyMap<WrittenKind, bigint>>(new Map())
 
     const setState = (index: number, state: Omit<ReplicaState, "name" | "checkedAt">) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -127,7 +165,7 @@ export const readLayer = (
       const { client } = replicas[index]!
       return Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.flatMap(
-          client`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught_up,
+          client`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught_up, pg_last_wal_replay_lsn()::text as replayed,
                         (extract(epoch from (${new Date(now)}::timestamptz - pg_last_xact_replay_timestamp())) * 1000)::float8 as behind_ms,
                         pg_is_in_recovery() as standby`,
           Schema.decodeUnknown(Schema.Tuple(LagRow))
@@ -137,17 +175,23 @@ export const readLayer = (
           onFailure: (error) =>
             setState(index, { healthy: false, lagMs: null, reason: typeof error === "string" ? error : `it cannot be reached (${error.message})` }),
           onSuccess: ([row]) => {
-            if (!row.standby) return setState(index, { healthy: false, lagMs: null, reason: "it is not a standby (pg_is_in_recovery() is false)" })
-            const lagMs = row.caught_up === true ? 0 : Math.max(0, Math.round(row.behind_ms ?? Number.POSITIVE_INFINITY))
-            const healthy = lagMs <= Duration.toMillis(lagLimit)
-            return setState(index, {
-              healthy,
-              lagMs: Number.isFinite(lagMs) ? lagMs : null,
-              reason: healthy ? null : `its replay lag is over REPLICA_MAX_LAG (${Duration.format(lagLimit)})`
-            })
+            const position = row.replayed === null ? 0n : lsnOf(row.replayed)
+            return Effect.zipRight(Ref.update(replayed, (all) => all.map((p, i) => (i === index ? position : p))), stateFrom(index, row))
           }
         })
       )
+    }
+
+    /** A replica's state from its check: in when it is a standby within `REPLICA_MAX_LAG`. */
+    const stateFrom = (index: number, row: typeof LagRow.Type) => {
+      if (!row.standby) return setState(index, { healthy: false, lagMs: null, reason: "it is not a standby (pg_is_in_recovery() is false)" })
+      const lagMs = row.caught_up === true ? 0 : Math.max(0, Math.round(row.behind_ms ?? Number.POSITIVE_INFINITY))
+      const healthy = lagMs <= Duration.toMillis(lagLimit)
+      return setState(index, {
+        healthy,
+        lagMs: Number.isFinite(lagMs) ? lagMs : null,
+        reason: healthy ? null : `its replay lag is over REPLICA_MAX_LAG (${Duration.format(lagLimit)})`
+      })
     }
 
     const check = replicas.length === 0 ? Effect.void : Effect.gen(function*() {
@@ -163,10 +207,10 @@ export const readLayer = (
       yield* Effect.forkScoped(Effect.repeat(check, Schedule.spaced(checkEvery)))
     }
 
-    /** The next healthy replica in turn, if any. */
+    /** The next healthy replica in turn that has replayed what the fiber's reads need, if any. */
     const pick = Effect.gen(function*() {
-      const all = yield* Ref.get(states)
-      const healthy = all.flatMap((s, i) => (s.healthy ? [i] : []))
+      const [all, positions, floor] = yield* Effect.all([Ref.get(states), Ref.get(replayed), FiberRef.get(needed)])
+      const healthy = all.flatMap((s, i) => (s.healthy && positions[i]! >= floor ? [i] : []))
       if (healthy.length === 0) return Option.none<number>()
       const turn = yield* Ref.getAndUpdate(next, (n) => n + 1)
       return Option.some(healthy[turn % healthy.length]!)
@@ -222,7 +266,19 @@ export const readLayer = (
       spanAttributes: [["db.system.name", "postgresql"], ["adintel.read", "replicas"]]
     })
 
+    const wrote = (kind: WrittenKind) =>
+      replicas.length === 0 ? Effect.void : primarySql`select pg_current_wal_lsn()::text as lsn`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(LsnRow))),
+        Effect.flatMap(([{ lsn }]) => Ref.update(floors, (all) => new Map(all).set(kind, lsnOf(lsn)))),
+        // Not known where the primary is: this kind's reads stay on it until the next write.
+        Effect.catchAll(() => Ref.update(floors, (all) => new Map(all).set(kind, 2n ** 64n))),
+        Effect.withSpan("ReadYourWrites.wrote", { attributes: { kind } })
+      )
+    const fresh = (kind: WrittenKind) => <A, E, R>(reads: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(Ref.get(floors), (all) => Effect.locally(reads, needed, all.get(kind) ?? 0n))
+
     return Context.make(ReadSql, read).pipe(
-      Context.add(ReplicaHealth, { states: Ref.get(states), check })
+      Context.add(ReplicaHealth, { states: Ref.get(states), check }),
+      Context.add(ReadYourWrites, { wrote, fresh })
     )
   }).pipe(Effect.provide(Reactivity.layer)))
