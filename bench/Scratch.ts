@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtemp, open, rm } from "node:fs/promises"
+import { copyFile, mkdtemp, open, readdir, readFile, rm } from "node:fs/promises"
+import * as http from "node:http"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -48,6 +49,13 @@ const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): P
   const forget = onInterrupt(remove)
   try {
     return await use(dir)
+  } catch (error) {
+    // The servers' logs outlive a failed run (not its databases: a million ads are gigabytes).
+    const kept = await mkdtemp(path.join(tmpdir(), `adintel-${name}-failed-`))
+    const logs = (await readdir(dir)).filter((file) => file.endsWith(".log"))
+    await Promise.all(logs.map((file) => copyFile(path.join(dir, file), path.join(kept, file))))
+    if (logs.length > 0) console.error(`The run failed; its logs are kept in ${kept}`)
+    throw error
   } finally {
     forget()
     await remove()
@@ -171,6 +179,20 @@ export const createAccounts = (url: string, count: number) =>
     Effect.runPromise
   )
 
+/**
+ * Whether the server answers `/health`, on a connection closed after it. Through `fetch` the
+ * connection stayed in its pool: a benchmark that then worked for 5 s without yielding (drawing
+ * its queries from a large world) sent its first request on a socket the server had closed
+ * meanwhile, and got "other side closed" (the 1M and 10M runs' "no answer" at warm-up).
+ */
+const answersHealth = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    http.get({ host: "127.0.0.1", port, path: "/health", agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode === 200)
+    }).on("error", () => resolve(false))
+  })
+
 /** The server as its own process; its log goes to a file (a pipe the busy load generator
  * drains late would block the server's writes and measure the harness instead). */
 export const startServer = async (url: string, port: number, logFile: string, env: Record<string, string> = {}) => {
@@ -192,9 +214,18 @@ export const startServer = async (url: string, port: number, logFile: string, en
     stdio: ["ignore", log.fd, log.fd]
   })
   let exited = false
-  child.once("exit", () => (exited = true))
+  let stopping = false
+  child.once("exit", (code, signal) => {
+    exited = true
+    if (stopping) return
+    // A server that goes away mid-benchmark: say how, with the end of its log (removed with the
+    // run's directory), so a request that gets no answer can be read against it.
+    void readFile(logFile, "utf8").then((text) =>
+      console.error(`The server exited (${signal ?? `code ${code}`}); the end of its log:\n${text.split("\n").slice(-40).join("\n")}`))
+  })
   const stop = () =>
     new Promise<void>((done) => {
+      stopping = true
       forget()
       if (exited) return void log.close().then(() => done())
       // A server still answering an interrupted benchmark's requests is not waited for long.
@@ -208,7 +239,7 @@ export const startServer = async (url: string, port: number, logFile: string, en
   const forget = onInterrupt(stop)
   for (let i = 0; ; i++) {
     if (exited || i > 1_200) throw new Error(`server did not start; see ${logFile}`)
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+    const up = await answersHealth(port)
     if (up) break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

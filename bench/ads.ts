@@ -74,22 +74,22 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       console.log(`  trends counted and ranked in ${count.toFixed(1)} s: ${(stored / count).toFixed(0)} ads/s, ${(count / imported).toFixed(2)} of the import's time (goal <= 0.5); ` +
         `import ${(stored / imported).toFixed(0)} ads/s; live ${(imported + counting).toFixed(0)} s after the start (goal <= 300 s at 1M)`)
     }
+    // What the queries ask: drawn from the generated ads, so they match like real ones.
+    const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
+    const picked: Array<{ headline: string; body: string }> = []
+    // Spread over the whole world, whatever its size (997 ads apart in a million).
+    const every = Math.max(1, Math.min(997, Math.floor(scales[scaleName].ads / samples)))
+    let i = 0
+    for (const ad of generated.records.ads() as Iterable<{ library: string; headline: string; body: string | null }>) {
+      if (ad.library !== "social" || ad.body === null) continue
+      if (i++ % every === 0) picked.push({ headline: ad.headline, body: ad.body })
+      if (picked.length >= samples) break
+    }
+    if (picked.length === 0) throw new Error(`no social ad with a body in the ${scaleName} world`)
     const server = early ?? await serve()
     const base = `http://127.0.0.1:${port}`
     const request = timedClient(base, key!, await pgCpuMeter(url))
     try {
-      // What the queries ask: drawn from the generated ads, so they match like real ones.
-      const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })
-      const picked: Array<{ headline: string; body: string }> = []
-      // Spread over the whole world, whatever its size (997 ads apart in a million).
-      const every = Math.max(1, Math.min(997, Math.floor(scales[scaleName].ads / samples)))
-      let i = 0
-      for (const ad of generated.records.ads() as Iterable<{ library: string; headline: string; body: string | null }>) {
-        if (ad.library !== "social" || ad.body === null) continue
-        if (i++ % every === 0) picked.push({ headline: ad.headline, body: ad.body })
-        if (picked.length >= samples) break
-      }
-      if (picked.length === 0) throw new Error(`no social ad with a body in the ${scaleName} world`)
       const countries = ["US", "GB", "CA", "AU", "DE"]
       const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
         ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
