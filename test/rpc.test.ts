@@ -243,3 +243,54 @@ describe("RPC rate window", () => {
       }))
   })
 })
+
+/** One NDJSON exchange with `/rpc` by plain fetch: the calls' request lines, the answer as it arrives. */
+const rpcExchange = (key: string | null, calls: ReadonlyArray<{ readonly tag: string; readonly payload: Json }>) =>
+  call("/rpc", {
+    method: "POST",
+    headers: { "content-type": "application/ndjson", ...(key === null ? {} : { "X-API-Key": key }) },
+    body: calls.map(({ payload, tag }, id) => JSON.stringify({ _tag: "Request", id: String(id), tag, payload, headers: [] }) + "\n").join("")
+  })
+
+describe("RPC rate-limit fields", () => {
+  layer(testServer({ config: { rateLimitPerMinute: 3 } }).pipe(Layer.provideMerge(TestDatabase)), { timeout: 60_000 })((it) => {
+    it.scoped("an RPC answer carries the window of its call, shared with REST; past it, Retry-After; 401 carries none", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const first = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(first.status).toBe(200)
+        expect(first.body).toContain(`"_tag":"Success"`)
+        expect(first.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+        expect(first.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect(first.headers.get("retry-after")).toBeNull()
+        // A REST call takes its slot of the same window.
+        const rest = yield* call("/api/v1/credits", keyHeader(api_key))
+        expect(rest.headers.get("ratelimit")).toBe(`"minute";r=1;t=60`)
+        yield* TestClock.adjust("15 seconds")
+        const last = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(last.headers.get("ratelimit")).toBe(`"minute";r=0;t=45`)
+        const refused = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(refused.status).toBe(200)
+        expect(refused.body).toContain(`"_tag":"RateLimited"`)
+        expect(refused.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+        expect(refused.headers.get("ratelimit")).toBe(`"minute";r=0;t=45`)
+        expect(refused.headers.get("retry-after")).toBe("45")
+        expect((yield* balanceOf(id)).used).toBe(3)
+        // Refusals before the window (a wrong key) do not show the quota (G5).
+        const unknown = yield* rpcExchange("not-a-key", [{ tag: "Credits", payload: {} }])
+        expect(unknown.body).toContain(`"_tag":"Unauthorized"`)
+        expect(unknown.headers.get("ratelimit")).toBeNull()
+        expect(unknown.headers.get("ratelimit-policy")).toBeNull()
+        expect(unknown.headers.get("retry-after")).toBeNull()
+      }))
+
+    it.scoped("a stream's answer carries the window of its opening", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "pro" })
+        const exported = yield* rpcExchange(api_key, [{ tag: "ExportSearch", payload: { library: "social", filters: { q: "nothing-matches-this-zzz" } } }])
+        expect(exported.status).toBe(200)
+        expect(exported.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect(exported.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+      }))
+  })
+})
