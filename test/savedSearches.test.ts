@@ -1,9 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import { Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
+import { CurrentImport, SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
@@ -225,16 +230,15 @@ describe("saved searches (H1)", () => {
         expect(counts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(10)
         expect([counts[6], counts[13], counts[12]]).toEqual([0, 0, 40])
 
-        // One event per saved search with new matches, with its count and newest ad ids.
-        // Events: per saved search and import batch (a write lane's transaction) with new matches,
-        // counting them and naming them; summed, exactly the matches.
+        // One event per saved search with new matches in the import (its two lanes' batches
+        // together), counting them and naming them newest first, as `/matches` shows them.
         const events = yield* eventsOf(id)
         expect(new Set(events.map((e) => e.type))).toEqual(new Set(["saved_search.matches_new"]))
         for (const [i, search] of saved.entries()) {
           const mine = events.filter((e) => e.data.saved_search_id === search.id)
-          expect(mine.every((e) => e.data.library === search.library && (e.data.ad_ids as Array<string>).length === e.data.count)).toBe(true)
-          expect(mine.reduce((n, e) => n + Number(e.data.count), 0)).toBe(counts[i])
-          expect(mine.flatMap((e) => e.data.ad_ids as Array<string>).sort()).toEqual([...(yield* allIds(api_key, `${prefix}/${search.id}/matches`, {}))].sort())
+          expect(mine.map((e) => [e.data.library, e.data.count, e.data.ad_ids])).toEqual(
+            counts[i] === 0 ? [] : [[search.library, counts[i], yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})]]
+          )
         }
 
         // `limit` and the scroll token; a token of another saved search is refused.
@@ -287,6 +291,104 @@ describe("saved searches (H1)", () => {
         expect((yield* get(a.api_key, "/api/v1/notifications")).json.total).toBe(1)
         expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new"])
         expect((yield* get(b.api_key, "/api/v1/notifications")).json.total).toBe(0)
+      }))
+  })
+})
+
+describe("saved-search events: one per import and saved search (H1, H3)", () => {
+  // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
+  const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
+    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default)),
+    Layer.provideMerge(TestDatabase)
+  )
+  layer(importWorld, { timeout: 120_000 })((it) => {
+    /** `n` ads (several batches, both lanes), one in `every` of each word's headline from `from`. */
+    const importOf = (tag: string, n: number, words: ReadonlyArray<readonly [word: string, every: number, from: number]>) =>
+      Array.from({ length: n }, (_, i) => {
+        const word = words.find(([, every, from]) => i % every === from)?.[0] ?? "plain"
+        return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
+      })
+
+    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from saved_search_pending`)
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+    it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const few = (yield* create(api_key, { name: "Few", library: "social", filters: { q: "zebrafinch" } })).json.saved_search
+        const many = (yield* create(api_key, { name: "Many", library: "social", filters: { q: "okapi" } })).json.saved_search
+        yield* create(api_key, { name: "None", library: "social", filters: { q: "narwhal" } })
+        yield* TestClock.adjust("1 second")
+        yield* ingestAll("ads", importOf("lanes", 2_500, [["zebrafinch", 40, 0], ["okapi", 16, 1]]))
+
+        const fewMatches = yield* allIds(api_key, `${prefix}/${few.id}/matches`, {})
+        const manyMatches = yield* allIds(api_key, `${prefix}/${many.id}/matches`, {})
+        expect([fewMatches.length, manyMatches.length]).toEqual([63, 157])
+        const events = yield* eventsOf(id)
+        expect(events.map((e) => [e.type, e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([
+          ["saved_search.matches_new", few.id, 63, fewMatches],
+          ["saved_search.matches_new", many.id, 157, manyMatches.slice(0, 100)]
+        ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))))
+        // Both name the same import; nothing is left waiting.
+        expect(new Set(events.map((e) => e.data.import_id)).size).toBe(1)
+        expect(events[0]!.data.import_id).toMatch(uuid)
+        expect((yield* pendingRows)[0]!.n).toBe(0)
+      }))
+
+    it.effect("an import that fails halfway tells the matches its committed batches stored, once", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const search = (yield* create(api_key, { name: "Axolotl", library: "social", filters: { q: "axolotl" } })).json.saved_search
+        yield* TestClock.adjust("1 second")
+        const ingest = yield* Ingest
+        // The upload breaks once the first batch (1,000 lines, both lanes) is committed.
+        const firstBatch = yield* Deferred.make<void>()
+        const failed = yield* Effect.flip(ingest.records(
+          "ads",
+          Stream.concat(
+            Stream.fromIterable(importOf("broken", 1_500, [["axolotl", 20, 3]])),
+            Stream.fromEffect(Effect.zipRight(Deferred.await(firstBatch), Effect.fail("the upload broke")))
+          ),
+          (progress) => (progress.accepted >= 1_000 ? Deferred.succeed(firstBatch, undefined) : Effect.void)
+        ))
+        expect(failed).toBe("the upload broke")
+        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
+        // The first batch's 50 matches, and none of the lines after it.
+        expect(stored).toHaveLength(50)
+        const told = yield* eventsOf(id)
+        expect(told.map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, stored.length, stored]])
+        // A later import tells nothing again.
+        yield* ingestAll("ads", importOf("after", 10, []))
+        expect((yield* eventsOf(id)).length).toBe(1)
+      }))
+
+    it.scoped("an import that died before its end (its process killed) is told by the first import an hour after its last batch", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const search = (yield* create(api_key, { name: "Pangolin", library: "social", filters: { q: "pangolin" } })).json.saved_search
+        yield* TestClock.adjust("1 second")
+        // An ingest whose import never reaches its end: its batches commit, nothing tells them.
+        const searches = yield* SavedSearches
+        const dying = Context.get(
+          yield* Layer.build(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(SavedSearches, SavedSearches.make({
+            ...searches,
+            duringImport: (effect) => Effect.provideService(effect, CurrentImport, { id: randomUUID() })
+          }))))),
+          Ingest
+        )
+        yield* dying.records("ads", Stream.fromIterable(importOf("dead", 30, [["pangolin", 3, 0]])))
+        expect(yield* eventsOf(id)).toEqual([])
+        expect((yield* pendingRows)[0]!.n).toBeGreaterThan(0)
+        // Within the hour another import's end leaves them (that import may still be running).
+        yield* TestClock.adjust("59 minutes")
+        yield* ingestAll("ads", importOf("soon", 3, []))
+        expect(yield* eventsOf(id)).toEqual([])
+        yield* TestClock.adjust("61 seconds")
+        yield* ingestAll("ads", importOf("later", 3, []))
+        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
+        expect(stored).toHaveLength(10)
+        expect((yield* eventsOf(id)).map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, 10, stored]])
+        expect((yield* pendingRows)[0]!.n).toBe(0)
       }))
   })
 })
