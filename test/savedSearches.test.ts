@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
-import { Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
 import { CurrentImport, SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import type { AccountId } from "../src/kernel/Ids.js"
@@ -264,33 +264,66 @@ describe("saved searches (H1)", () => {
         expect(yield* allIds(api_key, `${prefix}/${saved[12]!.id}/matches`, {})).toHaveLength(40)
       }))
 
-    it.effect("the inbox shows new matches unless the account turned its digests off", () =>
+    it.effect("the inbox tells a search's new matches once per digest slot (daily or weekly per the preferences), none when digests are off", () =>
       Effect.gen(function*() {
-        const a = yield* account()
+        const a = yield* account() // never chose: daily at 08:00 UTC
         const b = yield* account()
+        const w = yield* account()
         const search = (yield* create(a.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })).json.saved_search
         yield* create(b.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })
+        yield* create(w.api_key, { name: "Weekly quokkas", library: "social", filters: { q: "quokka lanterns inbox" } })
         expect((yield* send(b.api_key, "POST", "/api/v1/brands/notifications/prefs", { frequency: "off" })).status).toBe(200)
-        // One record: one batch, one event.
+        expect((yield* send(w.api_key, "POST", "/api/v1/brands/notifications/prefs", { frequency: "weekly", hour_utc: 6 })).status).toBe(200)
+        // Two imports a minute apart: two events for each account.
         yield* ingestAll("ads", [adOf("ss-inbox-1", 3, { headline: "Quokka lanterns inbox", advertiser_external_id: "ss-adv-1" })])
-        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
-        const [event] = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql<{ id: string; created_at: Date }>`select id, created_at from outbox_events where account_id = ${a.id}::uuid`)
-        const inbox = (yield* get(a.api_key, "/api/v1/notifications")).json.data
+        yield* TestClock.adjust("1 minute")
+        yield* ingestAll("ads", [adOf("ss-inbox-2", 4, { headline: "Quokka lanterns inbox two", advertiser_external_id: "ss-adv-1" })])
+        const told = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ id: string; created_at: Date }>`select id, created_at from outbox_events where account_id = ${a.id}::uuid order by seq`)
+        expect(told).toHaveLength(2)
+        const alertsPass = Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
+        const inboxOf = (key: string) => Effect.map(get(key, "/api/v1/notifications"), (answer) => answer.json)
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(0)
+
+        // The daily slot after the events: 08:00 UTC.
+        const last = told[1]!.created_at.getTime()
+        const today8 = Date.UTC(new Date(last).getUTCFullYear(), new Date(last).getUTCMonth(), new Date(last).getUTCDate(), 8)
+        const daily = today8 > last ? today8 : today8 + DAY
+        yield* TestClock.adjust(daily - 1 - (yield* Clock.currentTimeMillis))
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(0)
+        yield* TestClock.adjust(1)
+        yield* alertsPass
+        const inbox = (yield* inboxOf(a.api_key)).data
         expect(inbox).toEqual([{
           id: inbox[0].id,
           type: "saved_search_matches",
-          title: "Quokka watch: 1 new match",
-          body: "An import found 1 new ad matching your saved search \"Quokka watch\" (social library).",
-          created_at: event!.created_at.toISOString(),
+          title: "Quokka watch: 2 new matches",
+          body: `In the day to ${new Date(daily).toISOString().slice(0, 16).replace("T", " ")} UTC, imports found 2 new ads matching your saved search "Quokka watch" (social library).`,
+          created_at: new Date(daily).toISOString(),
           read: false,
-          data: { saved_search: { id: search.id, name: "Quokka watch" }, library: "social", count: 1, ad_ids: ["ss-inbox-1"], event_id: event!.id }
+          data: { saved_search: { id: search.id, name: "Quokka watch" }, library: "social", count: 2, ad_ids: ["ss-inbox-2", "ss-inbox-1"], event_ids: told.map((e) => e.id) }
         }])
-        // Another pass delivers nothing twice; B (digests off) has the event but no item.
-        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
-        expect((yield* get(a.api_key, "/api/v1/notifications")).json.total).toBe(1)
-        expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new"])
-        expect((yield* get(b.api_key, "/api/v1/notifications")).json.total).toBe(0)
+        // Another pass delivers nothing twice; the weekly account waits for Monday 06:00; B (digests off) has the events but no item.
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(1)
+        expect((yield* inboxOf(w.api_key)).total).toBe(0)
+        const dayStart = Date.UTC(new Date(last).getUTCFullYear(), new Date(last).getUTCMonth(), new Date(last).getUTCDate())
+        const monday6 = dayStart - ((new Date(last).getUTCDay() + 6) % 7) * DAY + 6 * 3_600_000
+        const weekly = monday6 > last ? monday6 : monday6 + 7 * DAY
+        yield* TestClock.adjust(weekly - (yield* Clock.currentTimeMillis))
+        yield* alertsPass
+        const weeklyInbox = (yield* inboxOf(w.api_key)).data
+        expect(weeklyInbox.map((item: any) => [item.title, item.body, item.created_at, item.data.count])).toEqual([[
+          "Weekly quokkas: 2 new matches",
+          `In the week to ${new Date(weekly).toISOString().slice(0, 16).replace("T", " ")} UTC, imports found 2 new ads matching your saved search "Weekly quokkas" (social library).`,
+          new Date(weekly).toISOString(),
+          2
+        ]])
+        expect((yield* inboxOf(a.api_key)).total).toBe(1)
+        expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new", "saved_search.matches_new"])
+        expect((yield* inboxOf(b.api_key)).total).toBe(0)
       }))
   })
 })
