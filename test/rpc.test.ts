@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { existsSync, readFileSync } from "node:fs"
 import { runChild } from "../src/platform/ChildProcess.js"
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Queue, Scope, Stream, TestClock } from "effect"
+import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { InFlight } from "../src/access/gateway/InFlight.js"
 import { AdIntelRpcs, makeClient, type StreamedEvent } from "../src/rpc.js"
@@ -292,5 +292,28 @@ describe("RPC rate-limit fields", () => {
         expect(exported.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
         expect(exported.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
       }))
+
+    it.scoped("a call refused for the calls in flight: TooManyInFlight, Retry-After: 1 and its window, its credit back", () =>
+      Effect.gen(function*() {
+        const inFlight = yield* InFlight
+        const { api_key, id } = yield* account({ plan: "pro" })
+        // The account's four slots held (as by four calls running).
+        const holding = yield* Scope.make()
+        yield* Effect.forEach(Array.from({ length: 4 }), () => Scope.extend(inFlight.take(id), holding), { discard: true })
+        const fifth = yield* Effect.fork(rpcExchange(api_key, [{ tag: "Credits", payload: {} }]))
+        yield* eventually(inFlight.users(id), (users) => users === 5)
+        // The server's clock is the test's: it moves until the wait (IN_FLIGHT_WAIT, 2 s) has passed.
+        while (Option.isNone(yield* Fiber.poll(fifth))) {
+          yield* TestClock.adjust("500 millis")
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+        }
+        const refused = yield* Fiber.join(fifth)
+        expect(refused.body).toContain(`"_tag":"TooManyInFlight"`)
+        expect(refused.headers.get("retry-after")).toBe("1")
+        expect(refused.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect((yield* balanceOf(id)).used).toBe(0)
+        yield* Scope.close(holding, Exit.void)
+      }))
   })
 })
+
