@@ -5,7 +5,8 @@
  * without a keyword, an advertiser), accounts track brands, then the ads are imported through
  * `Ingest` (100,000 at bench scale) with every batch timed: its whole transaction, the saved
  * searches' matching pass and the tracked brands' diffs within it. Prints the matching's share of
- * the import's own time (the transactions without it; goal <= 0.25), both summed over the lanes.
+ * the import's own time (the transactions without it; goal <= 0.25), both summed over the lanes;
+ * the matching includes the import's end, which tells the matches (one event per saved search).
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Stream } from "effect"
@@ -71,7 +72,7 @@ runBench(() =>
       }
     })
     console.log(`Saved searches, scale ${scaleName}: ${searchCount.toLocaleString("en")} saved searches, an import of up to ${adCount.toLocaleString("en")} ads`)
-    const timings = { transactions: 0, matching: 0, brands: 0, batches: 0, matches: 0, events: 0 }
+    const timings = { transactions: 0, matching: 0, told: 0, brands: 0, batches: 0, matches: 0, events: 0 }
     const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, add: (ms: number) => void) =>
       Effect.map(Effect.timed(effect), ([took, a]) => {
         add(Duration.toMillis(took))
@@ -87,9 +88,15 @@ runBench(() =>
         ...searches,
         matchBatch: (ids, at) =>
           timed(searches.matchBatch(ids, at), (ms) => (timings.matching += ms)).pipe(Effect.tap((found) => {
-            timings.events += found.length
             timings.matches += found.reduce((n, f) => n + f.count, 0)
-          }))
+          })),
+        // The import's end tells its matches (one statement after the batches): timed from the import's own end.
+        duringImport: (effect) => {
+          let ended = 0
+          return searches.duringImport(Effect.ensuring(effect, Effect.sync(() => (ended = performance.now())))).pipe(
+            Effect.ensuring(Effect.sync(() => (timings.told += performance.now() - ended)))
+          )
+        }
       }))).pipe(Layer.provideMerge(SavedSearches.Default))
     const TimedBrands = Layer.effect(BrandDiffs, Effect.map(BrandDiffs, (brands) =>
       BrandDiffs.make({ ...brands, batch: (written, at) => timed(brands.batch(written, at), (ms) => (timings.brands += ms)) }))).pipe(
@@ -126,10 +133,13 @@ runBench(() =>
       const seconds = (performance.now() - t) / 1000
       const own = timings.transactions - timings.matching - timings.brands
       const [{ n: stored }] = yield* sql<{ n: number }>`select count(*)::int as n from saved_search_matches`
+      const [{ n: events }] = yield* sql<{ n: number }>`select count(*)::int as n from outbox_events where type = 'saved_search.matches_new'`
+      timings.events = events
       console.log(`  imported ${report.accepted} ads in ${seconds.toFixed(1)} s (${(report.accepted / seconds).toFixed(0)} ads/s), ${timings.batches} batch transactions`)
-      console.log(`  matching pass: ${(timings.matching / 1000).toFixed(2)} s over the batches, ${timings.matches} matches (${stored} stored), ${timings.events} events`)
+      console.log(`  matching pass: ${(timings.matching / 1000).toFixed(2)} s over the batches, ${(timings.told / 1000).toFixed(2)} s telling at the import's end, ${timings.matches} matches (${stored} stored), ${timings.events} events`)
       console.log(`  brand diffs: ${(timings.brands / 1000).toFixed(2)} s over the batches`)
-      console.log(`  saved-search matching: ${(timings.matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((timings.matching + timings.brands) / own).toFixed(3)}`)
+      const matching = timings.matching + timings.told
+      console.log(`  saved-search matching: ${(matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((matching + timings.brands) / own).toFixed(3)}`)
     }).pipe(
       Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TimedRepo, TrendCounts.Default, TimedSearches, TimedBrands)))),
       Effect.provide(Accounts.Default)

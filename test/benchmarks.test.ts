@@ -114,7 +114,7 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
     env: {},
     prints: [
       /^ {2}imported \d+ ads in [\d.]+ s \(\d+ ads\/s\), \d+ batch transactions$/m,
-      /^ {2}matching pass: [\d.]+ s over the batches, \d+ matches \(\d+ stored\), \d+ events$/m,
+      /^ {2}matching pass: [\d.]+ s over the batches, [\d.]+ s telling at the import's end, \d+ matches \(\d+ stored\), \d+ events$/m,
       /^ {2}saved-search matching: [\d.]+ of the import's own time \(goal <= 0\.25\); with the brand diffs [\d.]+$/m
     ]
   },

@@ -64,7 +64,7 @@ const item = (accountId: AccountId, key: string, createdAt: Date, type: Delivery
     saved_search_matches: {
       ...common,
       type: "saved_search_matches",
-      data: { saved_search: { id: `search-${key}`, name: `Search ${key}` }, library: "social", count: 1, ad_ids: [], event_id: `evt_${key}` }
+      data: { saved_search: { id: `search-${key}`, name: `Search ${key}` }, library: "social", count: 1, ad_ids: [], event_ids: [`evt_${key}`] }
     }
   }
   return byType[type]

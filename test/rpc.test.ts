@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { existsSync, readFileSync } from "node:fs"
 import { runChild } from "../src/platform/ChildProcess.js"
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Queue, Scope, Stream, TestClock } from "effect"
+import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { InFlight } from "../src/access/gateway/InFlight.js"
 import { AdIntelRpcs, makeClient, type StreamedEvent } from "../src/rpc.js"
@@ -243,3 +243,77 @@ describe("RPC rate window", () => {
       }))
   })
 })
+
+/** One NDJSON exchange with `/rpc` by plain fetch: the calls' request lines, the answer as it arrives. */
+const rpcExchange = (key: string | null, calls: ReadonlyArray<{ readonly tag: string; readonly payload: Json }>) =>
+  call("/rpc", {
+    method: "POST",
+    headers: { "content-type": "application/ndjson", ...(key === null ? {} : { "X-API-Key": key }) },
+    body: calls.map(({ payload, tag }, id) => JSON.stringify({ _tag: "Request", id: String(id), tag, payload, headers: [] }) + "\n").join("")
+  })
+
+describe("RPC rate-limit fields", () => {
+  layer(testServer({ config: { rateLimitPerMinute: 3 } }).pipe(Layer.provideMerge(TestDatabase)), { timeout: 60_000 })((it) => {
+    it.scoped("an RPC answer carries the window of its call, shared with REST; past it, Retry-After; 401 carries none", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const first = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(first.status).toBe(200)
+        expect(first.body).toContain(`"_tag":"Success"`)
+        expect(first.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+        expect(first.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect(first.headers.get("retry-after")).toBeNull()
+        // A REST call takes its slot of the same window.
+        const rest = yield* call("/api/v1/credits", keyHeader(api_key))
+        expect(rest.headers.get("ratelimit")).toBe(`"minute";r=1;t=60`)
+        yield* TestClock.adjust("15 seconds")
+        const last = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(last.headers.get("ratelimit")).toBe(`"minute";r=0;t=45`)
+        const refused = yield* rpcExchange(api_key, [{ tag: "Credits", payload: {} }])
+        expect(refused.status).toBe(200)
+        expect(refused.body).toContain(`"_tag":"RateLimited"`)
+        expect(refused.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+        expect(refused.headers.get("ratelimit")).toBe(`"minute";r=0;t=45`)
+        expect(refused.headers.get("retry-after")).toBe("45")
+        expect((yield* balanceOf(id)).used).toBe(3)
+        // Refusals before the window (a wrong key) do not show the quota (G5).
+        const unknown = yield* rpcExchange("not-a-key", [{ tag: "Credits", payload: {} }])
+        expect(unknown.body).toContain(`"_tag":"Unauthorized"`)
+        expect(unknown.headers.get("ratelimit")).toBeNull()
+        expect(unknown.headers.get("ratelimit-policy")).toBeNull()
+        expect(unknown.headers.get("retry-after")).toBeNull()
+      }))
+
+    it.scoped("a stream's answer carries the window of its opening", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "pro" })
+        const exported = yield* rpcExchange(api_key, [{ tag: "ExportSearch", payload: { library: "social", filters: { q: "nothing-matches-this-zzz" } } }])
+        expect(exported.status).toBe(200)
+        expect(exported.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect(exported.headers.get("ratelimit-policy")).toBe(`"minute";q=3;w=60`)
+      }))
+
+    it.scoped("a call refused for the calls in flight: TooManyInFlight, Retry-After: 1 and its window, its credit back", () =>
+      Effect.gen(function*() {
+        const inFlight = yield* InFlight
+        const { api_key, id } = yield* account({ plan: "pro" })
+        // The account's four slots held (as by four calls running).
+        const holding = yield* Scope.make()
+        yield* Effect.forEach(Array.from({ length: 4 }), () => Scope.extend(inFlight.take(id), holding), { discard: true })
+        const fifth = yield* Effect.fork(rpcExchange(api_key, [{ tag: "Credits", payload: {} }]))
+        yield* eventually(inFlight.users(id), (users) => users === 5)
+        // The server's clock is the test's: it moves until the wait (IN_FLIGHT_WAIT, 2 s) has passed.
+        while (Option.isNone(yield* Fiber.poll(fifth))) {
+          yield* TestClock.adjust("500 millis")
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+        }
+        const refused = yield* Fiber.join(fifth)
+        expect(refused.body).toContain(`"_tag":"TooManyInFlight"`)
+        expect(refused.headers.get("retry-after")).toBe("1")
+        expect(refused.headers.get("ratelimit")).toBe(`"minute";r=2;t=60`)
+        expect((yield* balanceOf(id)).used).toBe(0)
+        yield* Scope.close(holding, Exit.void)
+      }))
+  })
+})
+

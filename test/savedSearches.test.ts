@@ -1,9 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import { Clock, Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
+import { CurrentImport, SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
+import { IngestRepo } from "../src/ingest/IngestRepo.js"
+import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
+import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
@@ -225,16 +230,15 @@ describe("saved searches (H1)", () => {
         expect(counts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(10)
         expect([counts[6], counts[13], counts[12]]).toEqual([0, 0, 40])
 
-        // One event per saved search with new matches, with its count and newest ad ids.
-        // Events: per saved search and import batch (a write lane's transaction) with new matches,
-        // counting them and naming them; summed, exactly the matches.
+        // One event per saved search with new matches in the import (its two lanes' batches
+        // together), counting them and naming them newest first, as `/matches` shows them.
         const events = yield* eventsOf(id)
         expect(new Set(events.map((e) => e.type))).toEqual(new Set(["saved_search.matches_new"]))
         for (const [i, search] of saved.entries()) {
           const mine = events.filter((e) => e.data.saved_search_id === search.id)
-          expect(mine.every((e) => e.data.library === search.library && (e.data.ad_ids as Array<string>).length === e.data.count)).toBe(true)
-          expect(mine.reduce((n, e) => n + Number(e.data.count), 0)).toBe(counts[i])
-          expect(mine.flatMap((e) => e.data.ad_ids as Array<string>).sort()).toEqual([...(yield* allIds(api_key, `${prefix}/${search.id}/matches`, {}))].sort())
+          expect(mine.map((e) => [e.data.library, e.data.count, e.data.ad_ids])).toEqual(
+            counts[i] === 0 ? [] : [[search.library, counts[i], yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})]]
+          )
         }
 
         // `limit` and the scroll token; a token of another saved search is refused.
@@ -260,33 +264,164 @@ describe("saved searches (H1)", () => {
         expect(yield* allIds(api_key, `${prefix}/${saved[12]!.id}/matches`, {})).toHaveLength(40)
       }))
 
-    it.effect("the inbox shows new matches unless the account turned its digests off", () =>
+    it.effect("the inbox tells a search's new matches once per digest slot (daily or weekly per the preferences), none when digests are off", () =>
       Effect.gen(function*() {
-        const a = yield* account()
+        const a = yield* account() // never chose: daily at 08:00 UTC
         const b = yield* account()
+        const w = yield* account()
         const search = (yield* create(a.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })).json.saved_search
         yield* create(b.api_key, { name: "Quokka watch", library: "social", filters: { q: "quokka lanterns inbox" } })
+        yield* create(w.api_key, { name: "Weekly quokkas", library: "social", filters: { q: "quokka lanterns inbox" } })
         expect((yield* send(b.api_key, "POST", "/api/v1/brands/notifications/prefs", { frequency: "off" })).status).toBe(200)
-        // One record: one batch, one event.
+        expect((yield* send(w.api_key, "POST", "/api/v1/brands/notifications/prefs", { frequency: "weekly", hour_utc: 6 })).status).toBe(200)
+        // Two imports a minute apart: two events for each account.
         yield* ingestAll("ads", [adOf("ss-inbox-1", 3, { headline: "Quokka lanterns inbox", advertiser_external_id: "ss-adv-1" })])
-        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
-        const [event] = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql<{ id: string; created_at: Date }>`select id, created_at from outbox_events where account_id = ${a.id}::uuid`)
-        const inbox = (yield* get(a.api_key, "/api/v1/notifications")).json.data
+        yield* TestClock.adjust("1 minute")
+        yield* ingestAll("ads", [adOf("ss-inbox-2", 4, { headline: "Quokka lanterns inbox two", advertiser_external_id: "ss-adv-1" })])
+        const told = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ id: string; created_at: Date }>`select id, created_at from outbox_events where account_id = ${a.id}::uuid order by seq`)
+        expect(told).toHaveLength(2)
+        const alertsPass = Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
+        const inboxOf = (key: string) => Effect.map(get(key, "/api/v1/notifications"), (answer) => answer.json)
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(0)
+
+        // The daily slot after the events: 08:00 UTC.
+        const last = told[1]!.created_at.getTime()
+        const today8 = Date.UTC(new Date(last).getUTCFullYear(), new Date(last).getUTCMonth(), new Date(last).getUTCDate(), 8)
+        const daily = today8 > last ? today8 : today8 + DAY
+        yield* TestClock.adjust(daily - 1 - (yield* Clock.currentTimeMillis))
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(0)
+        yield* TestClock.adjust(1)
+        yield* alertsPass
+        const inbox = (yield* inboxOf(a.api_key)).data
         expect(inbox).toEqual([{
           id: inbox[0].id,
           type: "saved_search_matches",
-          title: "Quokka watch: 1 new match",
-          body: "An import found 1 new ad matching your saved search \"Quokka watch\" (social library).",
-          created_at: event!.created_at.toISOString(),
+          title: "Quokka watch: 2 new matches",
+          body: `In the day to ${new Date(daily).toISOString().slice(0, 16).replace("T", " ")} UTC, imports found 2 new ads matching your saved search "Quokka watch" (social library).`,
+          created_at: new Date(daily).toISOString(),
           read: false,
-          data: { saved_search: { id: search.id, name: "Quokka watch" }, library: "social", count: 1, ad_ids: ["ss-inbox-1"], event_id: event!.id }
+          data: { saved_search: { id: search.id, name: "Quokka watch" }, library: "social", count: 2, ad_ids: ["ss-inbox-2", "ss-inbox-1"], event_ids: told.map((e) => e.id) }
         }])
-        // Another pass delivers nothing twice; B (digests off) has the event but no item.
-        yield* Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
-        expect((yield* get(a.api_key, "/api/v1/notifications")).json.total).toBe(1)
-        expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new"])
-        expect((yield* get(b.api_key, "/api/v1/notifications")).json.total).toBe(0)
+        // Another pass delivers nothing twice; the weekly account waits for Monday 06:00; B (digests off) has the events but no item.
+        yield* alertsPass
+        expect((yield* inboxOf(a.api_key)).total).toBe(1)
+        expect((yield* inboxOf(w.api_key)).total).toBe(0)
+        const dayStart = Date.UTC(new Date(last).getUTCFullYear(), new Date(last).getUTCMonth(), new Date(last).getUTCDate())
+        const monday6 = dayStart - ((new Date(last).getUTCDay() + 6) % 7) * DAY + 6 * 3_600_000
+        const weekly = monday6 > last ? monday6 : monday6 + 7 * DAY
+        yield* TestClock.adjust(weekly - (yield* Clock.currentTimeMillis))
+        yield* alertsPass
+        const weeklyInbox = (yield* inboxOf(w.api_key)).data
+        expect(weeklyInbox.map((item: any) => [item.title, item.body, item.created_at, item.data.count])).toEqual([[
+          "Weekly quokkas: 2 new matches",
+          `In the week to ${new Date(weekly).toISOString().slice(0, 16).replace("T", " ")} UTC, imports found 2 new ads matching your saved search "Weekly quokkas" (social library).`,
+          new Date(weekly).toISOString(),
+          2
+        ]])
+        expect((yield* inboxOf(a.api_key)).total).toBe(1)
+        expect((yield* eventsOf(b.id)).map((e) => e.type)).toEqual(["saved_search.matches_new", "saved_search.matches_new"])
+        expect((yield* inboxOf(b.api_key)).total).toBe(0)
+      }))
+  })
+})
+
+describe("saved-search events: one per import and saved search (H1, H3)", () => {
+  // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
+  const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
+    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default)),
+    Layer.provideMerge(TestDatabase)
+  )
+  layer(importWorld, { timeout: 120_000 })((it) => {
+    /** `n` ads (several batches, both lanes), one in `every` of each word's headline from `from`. */
+    const importOf = (tag: string, n: number, words: ReadonlyArray<readonly [word: string, every: number, from: number]>) =>
+      Array.from({ length: n }, (_, i) => {
+        const word = words.find(([, every, from]) => i % every === from)?.[0] ?? "plain"
+        return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
+      })
+
+    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from saved_search_pending`)
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+    it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const few = (yield* create(api_key, { name: "Few", library: "social", filters: { q: "zebrafinch" } })).json.saved_search
+        const many = (yield* create(api_key, { name: "Many", library: "social", filters: { q: "okapi" } })).json.saved_search
+        yield* create(api_key, { name: "None", library: "social", filters: { q: "narwhal" } })
+        yield* TestClock.adjust("1 second")
+        yield* ingestAll("ads", importOf("lanes", 2_500, [["zebrafinch", 40, 0], ["okapi", 16, 1]]))
+
+        const fewMatches = yield* allIds(api_key, `${prefix}/${few.id}/matches`, {})
+        const manyMatches = yield* allIds(api_key, `${prefix}/${many.id}/matches`, {})
+        expect([fewMatches.length, manyMatches.length]).toEqual([63, 157])
+        const events = yield* eventsOf(id)
+        expect(events.map((e) => [e.type, e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([
+          ["saved_search.matches_new", few.id, 63, fewMatches],
+          ["saved_search.matches_new", many.id, 157, manyMatches.slice(0, 100)]
+        ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))))
+        // Both name the same import; nothing is left waiting.
+        expect(new Set(events.map((e) => e.data.import_id)).size).toBe(1)
+        expect(events[0]!.data.import_id).toMatch(uuid)
+        expect((yield* pendingRows)[0]!.n).toBe(0)
+      }))
+
+    it.effect("an import that fails halfway tells the matches its committed batches stored, once", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const search = (yield* create(api_key, { name: "Axolotl", library: "social", filters: { q: "axolotl" } })).json.saved_search
+        yield* TestClock.adjust("1 second")
+        const ingest = yield* Ingest
+        // The upload breaks once the first batch (1,000 lines, both lanes) is committed.
+        const firstBatch = yield* Deferred.make<void>()
+        const failed = yield* Effect.flip(ingest.records(
+          "ads",
+          Stream.concat(
+            Stream.fromIterable(importOf("broken", 1_500, [["axolotl", 20, 3]])),
+            Stream.fromEffect(Effect.zipRight(Deferred.await(firstBatch), Effect.fail("the upload broke")))
+          ),
+          (progress) => (progress.accepted >= 1_000 ? Deferred.succeed(firstBatch, undefined) : Effect.void)
+        ))
+        expect(failed).toBe("the upload broke")
+        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
+        // The first batch's 50 matches, and none of the lines after it.
+        expect(stored).toHaveLength(50)
+        const told = yield* eventsOf(id)
+        expect(told.map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, stored.length, stored]])
+        // A later import tells nothing again.
+        yield* ingestAll("ads", importOf("after", 10, []))
+        expect((yield* eventsOf(id)).length).toBe(1)
+      }))
+
+    it.scoped("an import that died before its end (its process killed) is told by the first import an hour after its last batch", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const search = (yield* create(api_key, { name: "Pangolin", library: "social", filters: { q: "pangolin" } })).json.saved_search
+        yield* TestClock.adjust("1 second")
+        // An ingest whose import never reaches its end: its batches commit, nothing tells them.
+        const searches = yield* SavedSearches
+        const dying = Context.get(
+          yield* Layer.build(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(SavedSearches, SavedSearches.make({
+            ...searches,
+            duringImport: (effect) => Effect.provideService(effect, CurrentImport, { id: randomUUID() })
+          }))))),
+          Ingest
+        )
+        yield* dying.records("ads", Stream.fromIterable(importOf("dead", 30, [["pangolin", 3, 0]])))
+        expect(yield* eventsOf(id)).toEqual([])
+        expect((yield* pendingRows)[0]!.n).toBeGreaterThan(0)
+        // Within the hour another import's end leaves them (that import may still be running).
+        yield* TestClock.adjust("59 minutes")
+        yield* ingestAll("ads", importOf("soon", 3, []))
+        expect(yield* eventsOf(id)).toEqual([])
+        yield* TestClock.adjust("61 seconds")
+        yield* ingestAll("ads", importOf("later", 3, []))
+        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
+        expect(stored).toHaveLength(10)
+        expect((yield* eventsOf(id)).map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, 10, stored]])
+        expect((yield* pendingRows)[0]!.n).toBe(0)
       }))
   })
 })

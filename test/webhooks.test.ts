@@ -351,6 +351,39 @@ describe("webhooks (H2, H3)", () => {
         expect(yield* countAt("/hook-down")).toBe(sent)
       }))
 
+    it.effect("old events and finished deliveries are pruned at a pass at most once an hour per replica, by the Clock", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const deliveries = yield* Deliveries
+        const events = yield* AccountEvents
+        const sql = yield* SqlClient.SqlClient
+        const a = yield* account()
+        const { id } = yield* register(a.api_key, "/hook-prune", ["brand.ads_new"])
+        // An hour after any earlier pass: this one prunes.
+        yield* TestClock.adjust("1 hour")
+        yield* deliveries.pass
+        // An event and its delivery, finished 31 days ago: past retention.
+        const old = new Date((yield* Clock.currentTimeMillis) - 31 * 86_400_000)
+        const [event] = yield* events.emit([{ accountId: a.id, type: "brand.ads_new", data: { brand_id: "b", count: 0, ad_ids: [] } }], old)
+        yield* sql`update webhook_deliveries set status = 'failed', finished_at = ${old} where endpoint_id = ${id}::uuid`
+        const kept = Effect.map(
+          sql<{ events: number; deliveries: number }>`
+            select (select count(*)::int from outbox_events where id = ${event!.id}) as events,
+                   (select count(*)::int from webhook_deliveries where endpoint_id = ${id}::uuid) as deliveries`,
+          (rows) => rows[0]
+        )
+        expect(yield* kept).toEqual({ events: 1, deliveries: 1 })
+        yield* TestClock.adjust("2 seconds")
+        yield* deliveries.pass
+        yield* TestClock.adjust("59 minutes")
+        yield* deliveries.pass
+        expect(yield* kept).toEqual({ events: 1, deliveries: 1 })
+        // An hour after the last prune.
+        yield* TestClock.adjust("58 seconds")
+        yield* deliveries.pass
+        expect(yield* kept).toEqual({ events: 0, deliveries: 0 })
+      }))
+
     it.effect("credits.threshold: one event per threshold per period, as the inbox's item, delivered to a subscribed endpoint", () =>
       Effect.gen(function*() {
         yield* fresh

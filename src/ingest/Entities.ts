@@ -47,6 +47,8 @@ export interface Entity<A> {
   readonly key: (record: A) => string
   /** Ads also move the counts derived from them (`TrendCounts`), in the batch's transaction. */
   readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, Derived>
+  /** What wraps a whole import of this entity, its lanes included (the ads': one import for the saved searches' events). */
+  readonly duringImport?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | Derived>
   /** What runs once an import of this entity stored records (the ads': their trend counting). */
   readonly afterImport?: Effect.Effect<void, never, Derived>
   /** Tables a large import grows: their planner statistics are refreshed afterwards. */
@@ -149,8 +151,9 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed)
     // The saved searches' new matches and the tracked brands' diffs (H1, H3): one set-based
-    // pass each over the batch, their events in this transaction. An ad is new when the batch
-    // inserted it: sending a file again finds nothing new.
+    // pass each over the batch in this transaction (the brands' events too; the searches' are
+    // told at the import's end). An ad is new when the batch inserted it: sending a file again
+    // finds nothing new.
     const at = new Date(yield* Clock.currentTimeMillis)
     const inserted = changed.filter((ad) => !byId.has(ad.id)).map((ad) => ad.id)
     const inactivated = changed.filter((ad) => ad.status === "inactive" && byId.get(ad.id)?.status === "active").map((ad) => ad.id)
@@ -192,6 +195,7 @@ export const entities = {
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
     write: writeAds,
+    duringImport: (effect) => Effect.flatMap(SavedSearches, (searches) => searches.duringImport(effect)),
     afterImport: Effect.zipRight(
       Effect.flatMap(TrendCounts, (counts) => counts.kick),
       Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(Clock.currentTimeMillis, (ms) => searches.checked(new Date(ms))))

@@ -5,7 +5,7 @@ import { importedRecords, record } from "../platform/telemetry/Metrics.js"
 import { textRule, unstorableTextAt } from "../kernel/Text.js"
 import { IngestRepo, type LineError } from "./IngestRepo.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
-import { type Derived, type Entity, entities, type Numbered } from "./Entities.js"
+import { type Entity, entities, type Numbered } from "./Entities.js"
 import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
 import type { EntityName } from "./Records.js"
@@ -146,7 +146,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
     const savedSearches = yield* SavedSearches
     const brandDiffs = yield* BrandDiffs
     /** What an entity's writes derive from in the batch's transaction. */
-    const derived = <A, E>(effect: Effect.Effect<A, E, Derived>) =>
+    const derived = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.provideService(TrendCounts, trendCounts),
         Effect.provideService(SavedSearches, savedSearches),
@@ -200,7 +200,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
           return { lines: Chunk.size(batch), rejected: errors.length, errors }
         })
 
-      return Effect.suspend(() => {
+      const whole = Effect.suspend(() => {
         const progress = { lines: 0, accepted: 0, rejected: 0 }
         // The errors with the smallest line numbers, at most `maxReportedErrors` once trimmed:
         // lanes finish in any order, so a later batch may hold earlier lines.
@@ -241,6 +241,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
           Effect.map((): IngestReport => ({ accepted: progress.accepted, rejected: progress.rejected, errors: trim() }))
         )
       })
+      return entity.duringImport === undefined ? whole : derived(entity.duringImport(whole))
     }
 
     return traced("Ingest", {

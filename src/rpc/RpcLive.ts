@@ -15,6 +15,7 @@ import { libraryByPublicName, SearchQuery } from "../ads/library/Filters.js"
 import { InternalServerError, InvalidRequest, InvalidRequestBody } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { type InputParts, ProjectedRoute } from "./Procedure.js"
+import { RpcRateNotes } from "./RateHeaders.js"
 import { AdIntelRpcs, Events, ExportSearch, type StreamedEvent } from "./Procedures.js"
 
 /**
@@ -81,15 +82,34 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
   const routes = yield* RouteHandlers
   const exporter = yield* AdExport
   const events = yield* AccountEvents
+  const rateNotes = yield* RpcRateNotes
 
-  /** G1 steps 1-4 for a call by `tag`, then one of the account's slots in flight for the scope. */
+  /**
+   * G1 steps 1-4 for a call by `tag`, then one of the account's slots in flight for the scope.
+   * Its rate window (and a refusal's retry) is noted for the exchange's answer, as REST's
+   * `Metered` adds them to its own.
+   */
   const admit = (headers: Headers, tag: string, options: { readonly holdsSlot: boolean } = { holdsSlot: true }) =>
     Effect.gen(function*() {
       const admission = yield* gateway.admit(ApiKey.fromRequest({ headers, query: {} }), { method: "POST", route: `${rpcPath}/${tag}` }).pipe(
-        Effect.catchTag("Refusal", ({ error }) => Effect.fail(error))
+        Effect.catchTag("Refusal", ({ error, rate }) =>
+          Effect.zipRight(
+            Option.match(rate, {
+              onNone: () => Effect.void,
+              onSome: (rate) =>
+                Effect.zipRight(
+                  rateNotes.admitted(headers, rate),
+                  error._tag === "RateLimited" ? rateNotes.retryAfter(headers, rate.resetSeconds) : Effect.void
+                )
+            }),
+            Effect.fail(error)
+          ))
       )
+      yield* rateNotes.admitted(headers, admission.rate)
       if (options.holdsSlot) {
-        yield* inFlight.take(admission.accountId).pipe(Effect.tapError(() => gateway.refund(admission.chargeId)))
+        yield* inFlight.take(admission.accountId).pipe(
+          Effect.tapError(() => Effect.zipRight(gateway.refund(admission.chargeId), rateNotes.retryAfter(headers, 1)))
+        )
       }
       return admission
     })
@@ -201,11 +221,12 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
   return { ...projections, ...own } as unknown as Handlers
 }))
 
-/** `/rpc` on the service's router: the group, its handlers, NDJSON framing. */
+/** `/rpc` on the service's router: the group, its handlers, NDJSON framing, the rate fields on its answers. */
 export const RpcLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const app = yield* RpcServer.toHttpApp(AdIntelRpcs, { spanPrefix: "Rpc" })
-    yield* router.post(rpcPath, app)
+    const rateNotes = yield* RpcRateNotes
+    yield* router.post(rpcPath, rateNotes.serve(app))
   })
-).pipe(Layer.provide([RpcHandlersLive, RpcSerialization.layerNdjson]))
+).pipe(Layer.provide([RpcHandlersLive, RpcSerialization.layerNdjson]), Layer.provide(RpcRateNotes.Default))
 

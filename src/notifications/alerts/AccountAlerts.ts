@@ -2,7 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition, type StoredEvent } from "../../access/events/AccountEvents.js"
 import { SavedSearches } from "../../ads/savedSearches/SavedSearches.js"
+import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { DigestPreferences } from "../digest/DigestPreferences.js"
+import { nextSlot } from "../digest/DigestSchedule.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
@@ -57,17 +59,44 @@ const MatchesData = Schema.Struct({
   ad_ids: Schema.Array(Schema.String)
 })
 
-/** W5: a saved search's new matches, one item per event (its key the event's id). */
-export const savedSearchItem = (event: StoredEvent, name: string): Option.Option<Delivery> =>
-  Option.map(Schema.decodeUnknownOption(MatchesData)(event.data), (data) => ({
-    accountId: event.account_id,
-    type: "saved_search_matches" as const,
-    title: `${name}: ${data.count} new ${data.count === 1 ? "match" : "matches"}`,
-    body: `An import found ${data.count} new ${data.count === 1 ? "ad" : "ads"} matching your saved search "${name}" (${data.library} library).`,
-    data: { saved_search: { id: data.saved_search_id, name }, library: data.library, count: data.count, ad_ids: data.ad_ids, event_id: event.id },
-    createdAt: event.created_at,
-    key: `saved_search_matches:${event.id}`
-  }))
+/** Matches events this old are read again by every pass: a weekly digest's week, and a week more for passes missed. */
+const matchesLookback = Duration.toMillis(Duration.days(14))
+
+/** A saved search's new matches told in one digest slot: the events of the slot, oldest first. */
+export interface SlotMatches {
+  readonly accountId: AccountId
+  readonly name: string
+  readonly frequency: "daily" | "weekly"
+  readonly slot: Date
+  readonly events: ReadonlyArray<{ readonly id: string; readonly data: typeof MatchesData.Type }>
+}
+
+/**
+ * W5, W6: a saved search's new matches of one digest slot (the day or week before it, per the
+ * account's digest preferences) as one item, dated at the slot; its key is the search and the
+ * slot, so it is delivered once. The newest 100 ads of its events, newest first.
+ */
+export const savedSearchItem = (matches: SlotMatches): Delivery => {
+  const first = matches.events[0]!.data
+  const count = matches.events.reduce((n, event) => n + event.data.count, 0)
+  const adIds = [...new Set([...matches.events].reverse().flatMap((event) => event.data.ad_ids))].slice(0, maxAdIdsPerEvent)
+  const period = matches.frequency === "weekly" ? "week" : "day"
+  return {
+    accountId: matches.accountId,
+    type: "saved_search_matches",
+    title: `${matches.name}: ${count} new ${count === 1 ? "match" : "matches"}`,
+    body: `In the ${period} to ${instant(matches.slot)}, imports found ${count} new ${count === 1 ? "ad" : "ads"} matching your saved search "${matches.name}" (${first.library} library).`,
+    data: {
+      saved_search: { id: first.saved_search_id, name: matches.name },
+      library: first.library,
+      count,
+      ad_ids: adIds,
+      event_ids: matches.events.map((event) => event.id)
+    },
+    createdAt: matches.slot,
+    key: `saved_search_matches:${first.saved_search_id}:${matches.slot.toISOString()}`
+  }
+}
 
 /**
  * Turns what access records (key regenerations) and the state of the credit meters into inbox
@@ -85,26 +114,39 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
     const prefs = yield* DigestPreferences
 
     /**
-     * Saved searches' new matches (H1) as inbox items, unless the account turned its digests
-     * off (W6): the events of the lookback, every account's, in pages.
+     * Saved searches' new matches (H1) as inbox items per the digest preferences (W6): an event
+     * is told in the account's first digest slot after it, once that slot has come, with the
+     * search's other events of the slot; nothing when digests are off. The events of the
+     * lookback, every account's, read in pages and grouped per account, search and slot.
      */
     const savedSearchEvents = (now: Date) =>
       Effect.gen(function*() {
-        let delivered = 0
+        const slots = new Map<string, { readonly key: Omit<SlotMatches, "name" | "events">; readonly events: Array<SlotMatches["events"][number]> }>()
         let after = 0
         for (;;) {
-          const page: ReadonlyArray<StoredEvent> = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - eventLookback), after, pageSize)
-          // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
-          const named = page.flatMap((event) => Option.toArray(Option.map(Schema.decodeUnknownOption(MatchesData)(event.data), (data) => data.saved_search_id)))
-          const names = yield* savedSearches.namesOf([...new Set(named)])
-          const off = yield* prefs.digestsOff([...new Set(page.map((e) => e.account_id))])
-          delivered += yield* inbox.deliver(page.flatMap((event) => {
-            const name = names.get(String(event.data.saved_search_id))
-            return name === undefined || off.has(event.account_id) ? [] : Option.toArray(savedSearchItem(event, name))
-          }))
-          if (page.length < pageSize) return delivered
+          const page: ReadonlyArray<StoredEvent> = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - matchesLookback), after, pageSize)
+          const accountPrefs = yield* prefs.many([...new Set(page.map((e) => e.account_id))])
+          for (const event of page) {
+            // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
+            const data = Schema.decodeUnknownOption(MatchesData)(event.data)
+            const chosen = accountPrefs.get(event.account_id)
+            const slot = chosen === undefined ? null : nextSlot(chosen, event.created_at)
+            if (Option.isNone(data) || chosen === undefined || chosen.frequency === "off" || slot === null || slot > now) continue
+            const id = `${event.account_id}/${data.value.saved_search_id}/${slot.toISOString()}`
+            const group = slots.get(id) ?? { key: { accountId: event.account_id, frequency: chosen.frequency, slot }, events: [] }
+            group.events.push({ id: event.id, data: data.value })
+            slots.set(id, group)
+          }
+          if (page.length < pageSize) break
           after = page[page.length - 1]!.seq
         }
+        const groups = [...slots.values()]
+        // A search deleted before its slot's item gets none.
+        const names = yield* savedSearches.namesOf([...new Set(groups.map((group) => group.events[0]!.data.saved_search_id))])
+        return yield* inbox.deliver(groups.flatMap((group) => {
+          const name = names.get(group.events[0]!.data.saved_search_id)
+          return name === undefined ? [] : [savedSearchItem({ ...group.key, name, events: group.events })]
+        }))
       })
 
     const keyEvents = (now: Date) =>

@@ -14,8 +14,9 @@ export class DigestPreferences extends Effect.Service<DigestPreferences>()("adin
     const get = (account: AccountId): Effect.Effect<Prefs> => Effect.map(repo.prefs(account), Option.getOrElse(() => defaultPrefs))
     return traced("DigestPreferences", {
       get,
-      /** Which of these accounts turned their digests off, in one read. */
-      digestsOff: repo.digestsOff,
+      /** These accounts' preferences (the default for one that never chose), in one read. */
+      many: (accounts: ReadonlyArray<AccountId>): Effect.Effect<ReadonlyMap<AccountId, Prefs>> =>
+        Effect.map(repo.prefsOfAccounts(accounts), (saved) => new Map(accounts.map((account) => [account, saved.get(account) ?? defaultPrefs]))),
       /** Changes the fields sent, keeps the others; the preferences afterwards. */
       update: (account: AccountId, patch: DigestPrefsUpdate): Effect.Effect<Prefs> =>
         Effect.gen(function*() {

@@ -27,14 +27,17 @@ export class DigestRepo extends Effect.Service<DigestRepo>()("adintel/DigestRepo
     const sql = yield* SqlClient.SqlClient
 
     return {
-      /** Which of these accounts turned their digests off (an account with no row has the default, daily). */
-      digestsOff: (accounts: ReadonlyArray<AccountId>): Effect.Effect<ReadonlySet<AccountId>> =>
-        accounts.length === 0 ? Effect.succeed(new Set()) : SqlSchema.findAll({
+      /** The preferences these accounts saved, in one read (an account with no row has none: the default). */
+      prefsOfAccounts: (accounts: ReadonlyArray<AccountId>): Effect.Effect<ReadonlyMap<AccountId, DigestPrefs>> =>
+        accounts.length === 0 ? Effect.succeed(new Map()) : SqlSchema.findAll({
           Request: Schema.Void,
-          Result: Schema.Struct({ account_id: AccountId }),
-          execute: () => sql`select account_id::text from digest_prefs
-                              where account_id = any(${accounts}::uuid[]) and frequency = 'off'`
-        })(undefined).pipe(Effect.map((rows) => new Set(rows.map((r) => r.account_id))), Effect.orDie),
+          Result: Schema.Struct({ account_id: AccountId, ...DigestPrefs.fields }),
+          execute: () => sql`select account_id::text, frequency, email, hour_utc from digest_prefs
+                              where account_id = any(${accounts}::uuid[])`
+        })(undefined).pipe(
+          Effect.map((rows) => new Map(rows.map(({ account_id, ...prefs }) => [account_id, prefs]))),
+          Effect.orDie
+        ),
 
       prefs: (account: AccountId): Effect.Effect<Option.Option<DigestPrefs>> =>
         SqlSchema.findOne({

@@ -19,6 +19,15 @@ export const latestSlot = (prefs: DigestPrefs, now: Date): Date | null => {
 }
 
 /**
+ * The first digest slot after `at` (none when digests are off): what happened at `at` is told
+ * in that slot's digest.
+ */
+export const nextSlot = (prefs: DigestPrefs, at: Date): Date | null => {
+  const latest = latestSlot(prefs, at)
+  return latest === null ? null : new Date(latest.getTime() + (prefs.frequency === "weekly" ? 7 : 1) * day)
+}
+
+/**
  * The slot to take now, if any: the latest one, when it comes after the previous digest (or,
  * before the first, after the account started tracking). Slots missed while no replica ran
  * are not made one by one: the next digest covers everything since the previous one.

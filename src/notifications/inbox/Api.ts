@@ -63,9 +63,9 @@ export const notificationData = {
   saved_search_matches: Schema.Struct({
     saved_search: Schema.Struct({ id: Schema.String, name: Schema.String }),
     library: Schema.String,
-    count: Schema.Int.annotations({ description: "The ads one import found for it" }),
+    count: Schema.Int.annotations({ description: "The ads the imports of the digest's day or week found for it" }),
     ad_ids: Schema.Array(Schema.String).annotations({ description: "Their ids, newest first (at most 100); all of them in `/api/v1/saved-searches/{id}/matches`" }),
-    event_id: Schema.String.annotations({ description: "The `saved_search.matches_new` event it comes from" })
+    event_ids: Schema.Array(Schema.String).annotations({ description: "The `saved_search.matches_new` events it sums, oldest first" })
   })
 } satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
 export type NotificationData<T extends NotificationType> = (typeof notificationData)[T]["Type"]

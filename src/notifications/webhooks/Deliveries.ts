@@ -1,6 +1,6 @@
 import * as http from "node:http"
 import * as https from "node:https"
-import { Clock, Deferred, Duration, Effect, Option, Random } from "effect"
+import { Clock, Deferred, Duration, Effect, Option, Random, Ref } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { record as recordMetric, webhookAttempts, webhookBacklog } from "../../platform/telemetry/Metrics.js"
@@ -37,6 +37,8 @@ export const disableAfter = Duration.days(3)
 /** Finished deliveries and outbox events are kept this long (the delivery log, the RPC stream's replay). */
 export const retention = Duration.days(30)
 const pruneBatch = 1000
+/** How often a replica prunes (each pass would cost two statements every `WEBHOOK_POLL_EVERY` for rows that age by the day). */
+export const pruneEvery = Duration.hours(1)
 
 /** The wait before attempt `attempts + 1`, or none after the last. */
 export const retryDelay = (attempts: number): Effect.Effect<Option.Option<number>> =>
@@ -163,7 +165,26 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
         if (Option.isSome(disabled)) yield* inbox.deliver([disabledItem(disabled.value, at)])
       })
 
-    /** One pass: the due attempts sent, old rows pruned; how many attempts were made. */
+    /** When this replica last pruned (Clock ms); none before its first pass. */
+    const lastPruned = yield* Ref.make(Option.none<number>())
+    /** Repeats a bounded delete while it finds a full batch. */
+    const drained = (batch: Effect.Effect<number>) => Effect.repeat(batch, { while: (gone) => gone >= pruneBatch })
+
+    /**
+     * Past retention, finished deliveries and outbox events are deleted, 1,000 rows a statement
+     * until none is left: at a replica's first pass, then once every `pruneEvery` (by the Clock).
+     */
+    const pruneIfDue = (at: Date) =>
+      Effect.gen(function*() {
+        const last = yield* Ref.get(lastPruned)
+        if (Option.isSome(last) && at.getTime() - last.value < Duration.toMillis(pruneEvery)) return
+        yield* Ref.set(lastPruned, Option.some(at.getTime()))
+        const before = new Date(at.getTime() - Duration.toMillis(retention))
+        yield* drained(repo.prune(before, pruneBatch))
+        yield* drained(events.pruneEvents(before, pruneBatch))
+      })
+
+    /** One pass: the due attempts sent, old rows pruned when due; how many attempts were made. */
     const pass = (at: Date) =>
       Effect.gen(function*() {
         const claimed = yield* repo.claim(at, new Date(at.getTime() + leaseMs), settings.maxConcurrent)
@@ -174,9 +195,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
           (group) => Effect.forEach(group, attempt, { concurrency: settings.maxPerEndpoint, discard: true }),
           { concurrency: "unbounded", discard: true }
         )
-        const before = new Date(at.getTime() - Duration.toMillis(retention))
-        yield* repo.prune(before, pruneBatch)
-        yield* events.pruneEvents(before, pruneBatch)
+        yield* pruneIfDue(at)
         yield* recordMetric(webhookBacklog, yield* repo.backlog(yield* now))
         return claimed.length
       })
