@@ -6,6 +6,7 @@ import { Choice } from "../kernel/Params.js"
 import { entityNames } from "./Records.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
+import { McpTool, noTool } from "../kernel/McpTool.js"
 
 export const EntityPath = Schema.Struct({ entity: Choice(...entityNames) })
 
@@ -30,6 +31,7 @@ const adminSecurity = (operation: Record<string, unknown>) => ({ ...operation, s
 
 /** Loading crawled data (admin token; never metered). */
 export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin").annotateContext(inProduct("Admin"))
+  .annotate(McpTool, noTool("The admin API: the operator's token, not an account's"))
   .add(
     HttpApiEndpoint.post("ingest", "/admin/ingest/:entity")
       .setPath(EntityPath)

@@ -1,5 +1,5 @@
 import { HttpApiSchema, HttpServerRequest } from "@effect/platform"
-import { Cause, Clock, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
 import { Caller, Metered, type RateWindow, type Unauthorized } from "../access/gateway/Api.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { InFlight } from "../access/gateway/InFlight.js"
@@ -9,9 +9,15 @@ import { describeParseError } from "../kernel/Issues.js"
 import { jsonFormOf } from "../kernel/Forms.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
-import type { ToolDeclaration } from "./Tool.js"
-import { type ToolName, tools } from "./Tools.js"
+import { type ToolDeclaration, toolsOf } from "./Tools.js"
+import type { AnyContract } from "../kernel/Contract.js"
 import { traced } from "../platform/telemetry/Tracing.js"
+
+/**
+ * The contract whose routes are the tools: the server gives the whole `AdIntelApi` (app/Server.ts).
+ * Each route says there whether it is a tool (kernel/McpTool.ts); `toolsOf` collects them.
+ */
+export class McpContract extends Context.Tag("adintel/McpContract")<McpContract, AnyContract>() {}
 
 /** A tool as `tools/list` shows it (MCP 2025-06-18; `title`, `outputSchema` and annotations are ignored by older clients). */
 export interface ToolDescriptor {
@@ -193,13 +199,14 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
     const gateway = yield* Gateway
     const inFlight = yield* InFlight
     const { rateLimitPerMinute } = yield* AppConfig
+    const tools = toolsOf(yield* McpContract)
 
     // Groups register their handlers as the server's layers build: resolved at the first use.
     const resolved = yield* Effect.cached(Effect.sync(() =>
-      new Map(Object.entries(tools).map(([name, declaration]): [string, Prepared] => {
+      new Map(tools.map((declaration): [string, Prepared] => {
         const route = routes.find(declaration.group, declaration.endpoint)
-        if (Option.isNone(route)) throw new Error(`MCP tool ${name}: no handler for ${declaration.group}.${declaration.endpoint}`)
-        return [name, prepare(name, declaration, route.value, rateLimitPerMinute)]
+        if (Option.isNone(route)) throw new Error(`MCP tool ${declaration.name}: no handler for ${declaration.group}.${declaration.endpoint}`)
+        return [declaration.name, prepare(declaration.name, declaration, route.value, rateLimitPerMinute)]
       }))
     ))
 
@@ -235,7 +242,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
        * refusals (plan, rate, credits) are results; an unknown or revoked key fails: the
        * transport answers 401 (M2).
        */
-      call: (name: ToolName | string, args: JsonObject, keyHash: Uint8Array) =>
+      call: (name: string, args: JsonObject, keyHash: Uint8Array) =>
         Effect.gen(function*() {
           const tool = (yield* resolved).get(name)
           if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)

@@ -5,6 +5,7 @@ import { CreditBalance, PlanName, UnauthorizedBody } from "../gateway/Api.js"
 import { IdPath, IntRange } from "../../kernel/Params.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 
 /**
  * The operator's admin API: enabled only when `ADMIN_TOKEN` is set, authenticated by
@@ -80,6 +81,7 @@ export const CreatedAccount = Schema.Struct({
 export type CreatedAccount = typeof CreatedAccount.Type
 
 export class AdminApi extends HttpApiGroup.make("admin").annotateContext(inProduct("Admin"))
+  .annotate(McpTool, noTool("The admin API: the operator's token, not an account's"))
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
       .setPayload(CreateAccount)
