@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { envelope } from "../kernel/Envelope.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
-import { AdminAuth } from "../access/accounts/Api.js"
+import { AdminAuth, operatorOnly } from "../access/accounts/Api.js"
 import { McpTool, noTool } from "../kernel/McpTool.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
@@ -51,7 +51,7 @@ export class SystemApi extends HttpApiGroup.make("system").annotateContext(inPro
 
 /** The read replicas for the operator (issue 31, R1): the admin token, like the rest of the admin API. */
 export class SystemAdminApi extends HttpApiGroup.make("systemAdmin").annotateContext(inProduct("Admin"))
-  .annotate(McpTool, noTool("The admin API: the operator's token, not an account's"))
+  .annotate(McpTool, operatorOnly)
   .add(
     HttpApiEndpoint.get("replicas", "/admin/replicas")
       .addSuccess(Schema.Struct({ replicas: Schema.Array(ReplicaStatus) }))

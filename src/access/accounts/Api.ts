@@ -80,8 +80,11 @@ export const CreatedAccount = Schema.Struct({
 })
 export type CreatedAccount = typeof CreatedAccount.Type
 
+/** Why the admin API's routes are no MCP tools: every admin group says it (kernel/McpTool.ts). */
+export const operatorOnly = noTool("The admin API: the operator's token, not an account's")
+
 export class AdminApi extends HttpApiGroup.make("admin").annotateContext(inProduct("Admin"))
-  .annotate(McpTool, noTool("The admin API: the operator's token, not an account's"))
+  .annotate(McpTool, operatorOnly)
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
       .setPayload(CreateAccount)

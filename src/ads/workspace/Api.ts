@@ -360,8 +360,10 @@ export type SharedBoard = typeof SharedBoard.Type
 export const ShareQuery = strictStruct({ ...paging, sort: Schema.optional(sort) }, "query")
 export type ShareQuery = typeof ShareQuery.Type
 
-export class ShareApi extends HttpApiGroup.make("share").annotateContext(inProduct("Workspace"))
-  .annotate(McpTool, noTool("The public page of a share link: no key, no credit")).add(
+export class ShareApi extends HttpApiGroup.make("share")
+  .annotateContext(inProduct("Workspace"))
+  .annotate(McpTool, noTool("The public page of a share link: no key, no credit"))
+  .add(
   HttpApiEndpoint.get("view", "/share/:token")
     .addError(NotFoundBody)
     .setPath(Schema.Struct({ token: Schema.String.annotations({ description: "The token of a share link" }) }))
