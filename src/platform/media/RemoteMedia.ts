@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises"
 import { optionalSetting } from "../AppConfig.js"
 import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import { traced } from "../telemetry/Tracing.js"
+import { errorCodeOf } from "../../kernel/Guards.js"
 
 /**
  * Downloads user-supplied media URLs without letting them reach the service's own network
@@ -114,7 +115,7 @@ const parseUrl = (text: string, base?: URL) => {
 class TooLarge extends Error {}
 
 const errorCode = (error: unknown) =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
+  errorCodeOf(error) ?? (error instanceof Error ? error.message : String(error))
 
 const make = (config: RemoteMediaSettings) =>
   Effect.gen(function*() {
