@@ -1,3 +1,5 @@
+import { Record as EffectRecord } from "effect"
+
 /**
  * Type guards for values whose type is not known yet (a parsed JSON body, a Node error, a list
  * of names): checked once, then narrowed, instead of asserted with `as`.
@@ -32,3 +34,6 @@ export const decodedNumber = decodedAs((value): value is number => typeof value 
 export const decodedText = decodedAs((value): value is string => typeof value === "string", "a text")
 export const decodedTexts = decodedAs(isTextList, "a list of texts")
 export const decodedBoolean = decodedAs((value): value is boolean => typeof value === "boolean", "true or false")
+
+/** Every key of a table, typed as its keys (`Object.keys` types them as any text). */
+export const keysOf = <K extends string, A>(table: Readonly<Record<K, A>>): Array<K> => EffectRecord.keys(table)

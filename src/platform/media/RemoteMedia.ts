@@ -209,7 +209,7 @@ const make = (config: RemoteMediaSettings) =>
           error instanceof TooLarge
             ? larger(maxBytes)
             // A file-system error (it names a path) is ours, not the remote's.
-            : typeof (error as { path?: unknown }).path === "string"
+            : typeof error === "object" && error !== null && "path" in error && typeof error.path === "string"
             ? Effect.die(error)
             : refuse("the connection closed before the whole body arrived")
         )
