@@ -42,7 +42,7 @@ const compare = (a: unknown, b: unknown, descending: boolean): number => {
   if (a === b) return 0
   if (a === null || a === undefined) return 1
   if (b === null || b === undefined) return -1
-  const order = (a as number | string) < (b as number | string) ? -1 : 1
+  const order = (typeof a === "number" && typeof b === "number" ? a < b : String(a) < String(b)) ? -1 : 1
   return descending ? -order : order
 }
 
