@@ -4,7 +4,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { maxBatch } from "../src/mcp/Mcp.js"
-import { tools } from "../src/mcp/Tools.js"
+import { AdIntelApi } from "../src/app/Api.js"
+import { toolsOf } from "../src/mcp/Tools.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
 import { account, balanceOf, call, keyHeader, signIn, TestServer } from "./support/TestServer.js"
 
@@ -58,7 +59,7 @@ describe("MCP with an API key (official SDK client)", () => {
         expect(client.getServerVersion()?.name).toBe("adintel")
 
         const listed = yield* Effect.promise(() => client.listTools())
-        expect(listed.tools.map((t) => t.name).sort()).toEqual(Object.keys(tools).sort())
+        expect(listed.tools.map((t) => t.name).sort()).toEqual(toolsOf(AdIntelApi).map((tool) => tool.name).sort())
         const social = listed.tools.find((t) => t.name === "search_social_ads")!
         expect(social.inputSchema.properties).toHaveProperty("limit")
         expect(social.inputSchema.properties).not.toHaveProperty("api_key")

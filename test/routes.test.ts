@@ -1,10 +1,11 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Metered } from "../src/access/gateway/Api.js"
 import { RouteHandlers } from "../src/access/gateway/RouteHandlers.js"
 import { AdIntelApi } from "../src/app/Api.js"
 import { families } from "../src/app/Families.js"
-import { notTools, tools } from "../src/mcp/Tools.js"
+import { McpTool } from "../src/kernel/McpTool.js"
+import { decisionsOf, toolsOf } from "../src/mcp/Tools.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { testServer } from "./support/TestServer.js"
 
@@ -48,22 +49,17 @@ describe("every route, once in each projection (issue 30)", () => {
     expect(servedBy.map(({ group }) => group).sort()).toEqual(names)
   })
 
-  it("every route is an MCP tool or declared no tool, exactly once; only a group that is not metered is declared whole", () => {
-    const decisions = new Map<string, Array<string>>()
-    const decide = (route: string, how: string) => decisions.set(route, [...(decisions.get(route) ?? []), how])
-    for (const [name, declaration] of Object.entries(tools)) decide(key({ group: declaration.group, name: declaration.endpoint }), `tool ${name}`)
-    for (const declaration of notTools) {
-      const group = canonical.find((candidate) => candidate.identifier === declaration.group)
-      expect(group, `no tool for an unknown group ${declaration.group}`).toBeDefined()
-      if (declaration.endpoints === "every route") {
-        expect([...group!.middlewares].some((middleware) => middleware.key === Metered.key), `${declaration.group} is metered: name its routes`).toBe(false)
-        for (const route of routesOf(group!)) decide(key(route), "no tool")
-      } else for (const endpoint of declaration.endpoints) decide(key({ group: declaration.group, name: endpoint }), "no tool")
-    }
-    const undecided = canonicalRoutes.filter((route) => !decisions.has(key(route))).map(key)
-    const twice = [...decisions].filter(([, how]) => how.length > 1).map(([route, how]) => `${route}: ${how.join(", ")}`)
-    const unknown = [...decisions.keys()].filter((route) => !canonicalRoutes.some((candidate) => key(candidate) === route))
-    expect({ undecided, twice, unknown }).toEqual({ undecided: [], twice: [], unknown: [] })
+  it("every route is an MCP tool or declared no tool, on its declaration (kernel/McpTool.ts); only a group that is not metered is declared whole", () => {
+    // One annotation per route: a route cannot be decided twice, only not at all.
+    const undecided = decisionsOf(AdIntelApi).filter((route) => Option.isNone(route.decision)).map((route) => key({ group: route.group, name: route.endpoint }))
+    const meteredWhole = canonical
+      .filter((group) => Option.isSome(Context.getOption(group.annotations, McpTool)))
+      .filter((group) => [...group.middlewares].some((middleware) => middleware.key === Metered.key))
+      .map((group) => `${group.identifier} is metered: decide each of its routes`)
+    const names = decisionsOf(AdIntelApi).flatMap(({ decision }) => Option.isSome(decision) && decision.value._tag === "Tool" ? [decision.value.name] : [])
+    const twice = names.filter((name, index) => names.indexOf(name) !== index)
+    expect({ undecided, meteredWhole, twice }).toEqual({ undecided: [], meteredWhole: [], twice: [] })
+    expect(toolsOf(AdIntelApi).map((tool) => tool.name)).toEqual(names)
   })
 
   it("every route has exactly the second paths its family is given (S3, S4), with the same name and method", () => {

@@ -4,6 +4,8 @@ import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { AdIntelApi } from "../src/app/Api.js"
+import { McpContract } from "../src/mcp/McpTools.js"
 import { AppConfig } from "../src/platform/AppConfig.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { testEnvironment } from "./support/TestServer.js"
@@ -16,8 +18,8 @@ import { Transcriber } from "../src/transcripts/engines/speech/Transcriber.js"
  * Every `Effect.Service` declares what it uses in `dependencies` (issue 18; STYLE.md, "Typed all
  * the way"): its `.Default` builds on the database, the configuration and Node's platform alone,
  * whatever else the server happens to provide. Found by reading `src/`, so a service added later
- * is checked without touching this file. The transcript pipeline's engines are the one deliberate
- * exception: tests and configuration choose them.
+ * is checked without touching this file. The deliberate exceptions: the transcript pipeline's
+ * engines (tests and configuration choose them) and the contract MCP serves (the server gives it).
  */
 
 const src = path.resolve("src")
@@ -39,8 +41,11 @@ const pipeline = Layer.mergeAll(
   Layer.succeed(ScriptWriter, ScriptWriter.of({ engine: "none", write: () => unused }))
 )
 
+/** The contract MCP serves its tools from: the server gives the whole (app/Server.ts). */
+const contract = Layer.succeed(McpContract, AdIntelApi)
+
 /** Swap points: what a service takes from its surroundings on purpose, and the layer a test gives it. */
-const swapPoints: Record<string, Layer.Layer<any, any, any>> = { Transcripts: pipeline }
+const swapPoints: Record<string, Layer.Layer<any, any, any>> = { Transcripts: pipeline, McpTools: contract, Mcp: contract }
 
 const base = Layer.mergeAll(TestDatabase, AppConfig.layerWith({}), NodeContext.layer).pipe(Layer.provide(testEnvironment()))
 

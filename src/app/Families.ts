@@ -1,5 +1,5 @@
-import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { Layer } from "effect"
+import type { AnyContract } from "../kernel/Contract.js"
 import { Accounts } from "../access/accounts/Accounts.js"
 import { AdminContract } from "../access/accounts/Api.js"
 import { AdminLive } from "../access/accounts/Http.js"
@@ -100,13 +100,10 @@ import { Readiness } from "../system/Readiness.js"
 import { TranscriptsContract } from "../transcripts/Api.js"
 import { AdTranscriptsLive, VideoTranscriptsLive } from "../transcripts/Http.js"
 
-/** A part of the contract, whichever its groups (`any`: its errors and requirements are the part's own). */
-type Contract = HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.Any, any, any>
-
 /** What the server serves for one part of the contract. */
 export interface Family<Handlers extends Layer.Layer.Any, Services extends Layer.Layer.Any> {
   /** The part (`app/Api.ts` composes the parts into `AdIntelApi`). */
-  readonly contract: Contract
+  readonly contract: AnyContract
   /** The layers that serve its groups (`serveGroup`), and any route of the router it adds. */
   readonly handlers: ReadonlyArray<Handlers>
   /** The services its handlers use; each brings its own `dependencies`. */
@@ -114,7 +111,7 @@ export interface Family<Handlers extends Layer.Layer.Any, Services extends Layer
 }
 
 const family = <Handlers extends Layer.Layer.Any, Services extends Layer.Layer.Any = never>(
-  contract: Contract,
+  contract: AnyContract,
   handlers: ReadonlyArray<Handlers>,
   services: ReadonlyArray<Services> = []
 ): Family<Handlers, Services> => ({ contract, handlers, services })

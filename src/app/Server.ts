@@ -21,6 +21,7 @@ import type { Duplex } from "node:stream"
 import { Accounts } from "../access/accounts/Accounts.js"
 import { AdminAuthLive } from "../access/accounts/Http.js"
 import { AdSimilarity } from "../ads/library/AdSimilarity.js"
+import { McpContract } from "../mcp/McpTools.js"
 import { AdIntelApi } from "./Api.js"
 import { FamilyHandlersLive, FamilyServicesLive } from "./Families.js"
 import { DocsPageLive, OpenApiDocumentLive } from "./OpenApiDocument.js"
@@ -195,7 +196,8 @@ export const ServicesLive = Layer.mergeAll(
   Accounts.Default,
   RemoteMedia.Default,
   RouteHandlers.Default,
-  FamilyServicesLive
+  // MCP's tools are the routes of the whole contract that say they are (kernel/McpTool.ts).
+  FamilyServicesLive.pipe(Layer.provide(Layer.succeed(McpContract, AdIntelApi)))
 )
 
 /** What the routes may use: the services above, configuration, transcripts and the session's lookup. */

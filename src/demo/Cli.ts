@@ -3,12 +3,13 @@ import { Console, Effect } from "effect"
 import { progressLine } from "../platform/Progress.js"
 import { DemoData } from "./DemoData.js"
 import { scales } from "./World.js"
+import { keysOf } from "../kernel/Guards.js"
 
 /** `npm run admin -- demo --scale bench`: generates and loads a demo world, with progress. */
 export const demoCommand = Command.make(
   "demo",
   {
-    scale: Options.choice("scale", Object.keys(scales) as Array<keyof typeof scales>).pipe(
+    scale: Options.choice("scale", keysOf(scales)).pipe(
       Options.withDefault("demo" as const),
       Options.withDescription("small (seconds), demo (tens of thousands of ads), bench (a million ads)")
     ),

@@ -59,8 +59,8 @@ const provenance = (fetchedAt: string) => ({ fetched_at: fetchedAt, source: "dem
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const isoTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 const round2 = (n: number) => Math.round(n * 100) / 100
-const currencyOfCountry = (country: string) =>
-  ({ GB: "GBP", DE: "EUR", CA: "CAD", AU: "AUD" } as Record<string, string>)[country] ?? "USD"
+const currencies: Readonly<Record<string, string>> = { GB: "GBP", DE: "EUR", CA: "CAD", AU: "AUD" }
+const currencyOfCountry = (country: string) => currencies[country] ?? "USD"
 /** A reported range around a value: the bucket the library would show. */
 const bucket = (value: number) => {
   const steps = [0, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000, 1_000_000, 5_000_000]
@@ -525,7 +525,7 @@ export const world = ({ scale, seed, today }: WorldOptions) => {
       }
     }
     for (const [key, series] of categoryTotals) {
-      const [region, id] = key.split("|") as [string, string]
+      const [region = "", id = ""] = key.split("|")
       yield {
         region,
         subject: "category",

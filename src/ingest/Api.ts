@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AdminAuth } from "../access/accounts/Api.js"
+import { AdminAuth, operatorOnly } from "../access/accounts/Api.js"
 import { JsonObject } from "../kernel/Json.js"
 import { Choice } from "../kernel/Params.js"
 import { entityNames } from "./Records.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
+import { McpTool } from "../kernel/McpTool.js"
 
 export const EntityPath = Schema.Struct({ entity: Choice(...entityNames) })
 
@@ -30,6 +31,7 @@ const adminSecurity = (operation: Record<string, unknown>) => ({ ...operation, s
 
 /** Loading crawled data (admin token; never metered). */
 export class CatalogAdminApi extends HttpApiGroup.make("catalogAdmin").annotateContext(inProduct("Admin"))
+  .annotate(McpTool, operatorOnly)
   .add(
     HttpApiEndpoint.post("ingest", "/admin/ingest/:entity")
       .setPath(EntityPath)

@@ -7,9 +7,9 @@ import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
 import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
+import { keysOf } from "../kernel/Guards.js"
 import {
   type DailyPoint,
-  type MetricSubject,
   metricsOf,
   type ShopCategory,
   type ShopCreator,
@@ -263,7 +263,7 @@ export const entities = {
     write: (repo, batch) =>
       Effect.gen(function*() {
         const errors: Array<LineError> = []
-        for (const subject of Object.keys(metricsOf) as Array<MetricSubject>) {
+        for (const subject of keysOf(metricsOf)) {
           const items = batch.filter(({ record }) => record.subject === subject)
           if (items.length === 0) continue
           const missing = yield* repo.missingSubjects(subject, items.map(({ line, record }) => ({ line, ...record })))

@@ -407,7 +407,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
         `select distinct r.line from json_to_recordset($1::json) as r(line integer, region text, ids text[])
            cross join lateral unnest(r.ids) as wanted(external_id)
           where (select t.id from ${table} t where t.region = r.region and t.external_id = wanted.external_id) is null`,
-        [JSON.stringify(rows.filter((r) => ((r[field] ?? []) as ReadonlyArray<string>).length > 0).map((r) => ({ line: r.line, region: r["region"], ids: r[field] })))]
+        [JSON.stringify(rows.filter((r) => { const ids = r[field]; return Array.isArray(ids) && ids.length > 0 }).map((r) => ({ line: r.line, region: r["region"], ids: r[field] })))]
       ).pipe(Effect.map((found) => found.map(({ line }): LineError => ({ line, error: `${field}: ${missing}` }))))
 
     /** Daily points of one subject table; a day sent again replaces that day's values. */

@@ -2,6 +2,7 @@ import type { Schema } from "effect"
 import { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { ShopCategory, ShopCreator, ShopMetrics, ShopProduct, ShopShop, ShopVideo } from "../shop/records/Shop.js"
 import { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
+import { keysOf } from "../kernel/Guards.js"
 
 /**
  * The entities an import accepts, by the name used in `/admin/ingest/{entity}`, in the order
@@ -28,4 +29,4 @@ export const records = {
 } satisfies Record<string, { readonly schema: Schema.Schema<any, any>; readonly description: string }>
 
 export type EntityName = keyof typeof records
-export const entityNames = Object.keys(records) as ReadonlyArray<EntityName>
+export const entityNames = keysOf(records)

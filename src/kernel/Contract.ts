@@ -1,4 +1,4 @@
-import { HttpApi } from "@effect/platform"
+import { HttpApi, type HttpApiGroup } from "@effect/platform"
 import { InternalServerErrorBody, InvalidRequestBody, PayloadTooLargeBody, RequestHeaderFieldsTooLargeBody } from "./Errors.js"
 
 /**
@@ -23,3 +23,6 @@ export const contractPart = <const Id extends string = typeof apiId>(id: Id = ap
     .addError(PayloadTooLargeBody)
     .addError(RequestHeaderFieldsTooLargeBody)
     .addError(InternalServerErrorBody)
+
+/** A part of the contract, or the whole, whichever its groups (`any`: its errors and requirements are its own). */
+export type AnyContract = HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.Any, any, any>

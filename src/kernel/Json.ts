@@ -34,7 +34,7 @@ export const parseJson = (text: string): Either.Either<unknown, string> => {
     return Either.right(JSON.parse(text))
   } catch (error) {
     // V8's messages quote a bounded excerpt at most ("Unexpected token 'x', "..." is not valid JSON").
-    return Either.left(`invalid JSON: ${oneLine((error as Error).message, 120)}`)
+    return Either.left(`invalid JSON: ${oneLine(error instanceof Error ? error.message : String(error), 120)}`)
   }
 }
 

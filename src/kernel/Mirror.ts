@@ -90,6 +90,8 @@ export const movedGroup = (
 /** The suffix a mirror group's name carries: `<group>@legacy`, `<group>@alias`, or with a label (`@legacy-product-detail`). */
 export type MirrorKind = "legacy" | "alias"
 export const mirrorName = <Id extends string, Kind extends string>(id: Id, kind: Kind) => `${id}@${kind}` as const
+/** Whether a group name is a mirror's (of any group). */
+export const isMirror = (name: string) => name.includes("@")
 /** Whether a group name is a mirror of `group`. */
 export const isMirrorOf = (name: string, group: string) => name.startsWith(`${group}@`)
 

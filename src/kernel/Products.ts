@@ -1,4 +1,5 @@
 import { OpenApi } from "@effect/platform"
+import { keysOf } from "./Guards.js"
 
 /**
  * The products the contract is grouped by in `/openapi.json` and `/docs` (issue 27): one OpenAPI
@@ -43,6 +44,6 @@ export const inProduct = (product: Product) => OpenApi.annotations({ title: prod
  * group's own name (an API a test or an extension composes may file groups elsewhere).
  */
 export const productTags = (used: ReadonlySet<string>): Array<{ readonly name: string; readonly description?: string }> => [
-  ...(Object.keys(products) as Array<Product>).filter((name) => used.has(name)).map((name) => ({ name, description: products[name] })),
+  ...keysOf(products).filter((name) => used.has(name)).map((name) => ({ name, description: products[name] })),
   ...[...used].filter((name) => !(name in products)).map((name) => ({ name }))
 ]

@@ -28,7 +28,7 @@ export const fieldsOf = <
 /** The parameters but some (a record typed as what is left; `Struct.omit` wants keys the type is known to hold). */
 export const withoutParams = <P extends object, K extends string>(params: P, ...names: ReadonlyArray<K>) =>
   // The entries left are exactly `Omit<P, K>`'s; `Object.fromEntries` types them as any record.
-  Object.fromEntries(Object.entries(params).filter(([name]) => !(names as ReadonlyArray<string>).includes(name))) as Omit<P, K>
+  Object.fromEntries(Object.entries(params).filter(([name]) => !names.some((omitted) => omitted === name))) as Omit<P, K>
 
 /** What a query string decodes from: text. */
 export type QueryText = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

@@ -5,6 +5,7 @@ import { baseUrl } from "../platform/Forwarded.js"
 import { parseJson } from "../kernel/Json.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { failure, Mcp, parseError, protocolVersions } from "./Mcp.js"
+import { isJsonObject, isOneOf } from "../kernel/Guards.js"
 
 /**
  * `/mcp`: MCP's Streamable HTTP transport (2025-06-18, 2025-03-26) as routes of the service's
@@ -29,7 +30,7 @@ export const unauthorized = (base: string) =>
 const methodNotAllowed = json(405, { success: false, error: "Method not allowed: MCP messages are POSTed to /mcp" }, { allow: "POST" })
 
 const isInitialize = (body: unknown) =>
-  typeof body === "object" && body !== null && !Array.isArray(body) && (body as Record<string, unknown>)["method"] === "initialize"
+  isJsonObject(body) && body["method"] === "initialize"
 
 export const McpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -50,7 +51,7 @@ export const McpLive = HttpApiBuilder.Router.use((router) =>
       if (Either.isLeft(parsed)) return json(400, parseError)
       // After initialize, a client names the version it speaks; one we do not speak is refused.
       const version = request.headers["mcp-protocol-version"]
-      if (version !== undefined && !isInitialize(parsed.right) && !(protocolVersions as ReadonlyArray<string>).includes(version)) {
+      if (version !== undefined && !isInitialize(parsed.right) && !isOneOf(protocolVersions, version)) {
         return json(400, failure(null, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 32)}; this server speaks ${protocolVersions.join(", ")}`))
       }
       const answer = yield* Effect.either(mcp.answer(parsed.right, credential.right))

@@ -1,6 +1,7 @@
 import type { HttpApiEndpoint } from "@effect/platform"
 import { JSONSchema, Option, type Schema } from "effect"
 import { jsonFormOf } from "../kernel/Forms.js"
+import { isTextList } from "../kernel/Guards.js"
 
 /**
  * A tool's input and output schemas, as MCP's `tools/list` carries them (JSON Schema objects
@@ -10,7 +11,7 @@ import { jsonFormOf } from "../kernel/Forms.js"
 /** A JSON Schema, as a plain JSON object. */
 export type JsonObject = { [key: string]: unknown }
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Without `$id`s: the generator names `unknown` `/schemas/unknown` wherever it occurs, which validators refuse as ambiguous. */
 const withoutIds = (node: unknown): unknown =>
@@ -20,8 +21,11 @@ const withoutIds = (node: unknown): unknown =>
     ? Object.fromEntries(Object.entries(node).filter(([key]) => key !== "$id").map(([key, value]) => [key, withoutIds(value)]))
     : node
 
-/** `JSONSchema.make`, as a plain object (`as`: its result type is a closed union of JSON Schema shapes). */
-const jsonSchemaOf = (schema: Schema.Schema.Any): JsonObject => withoutIds(JSONSchema.make(schema)) as JsonObject
+/** `JSONSchema.make`, as a plain object (its result type is a closed union of JSON Schema shapes, each an object). */
+const jsonSchemaOf = (schema: Schema.Schema.Any): JsonObject => {
+  const made = withoutIds(JSONSchema.make(schema))
+  return isObject(made) ? made : {}
+}
 
 /** The definition a local `$ref` names. */
 const definition = (defs: JsonObject, ref: string): JsonObject => {
@@ -51,9 +55,10 @@ interface Part {
 /** The properties of a struct's schema; keys the tool does not take (`api_key`: the credential) left out. */
 const partOf = (schema: Schema.Schema.Any, without: ReadonlyArray<string>): Part => {
   const { $defs, ...root } = jsonSchemaOf(schema)
-  const inlined = inline(root, isObject($defs) ? $defs : {}) as JsonObject
+  const made = inline(root, isObject($defs) ? $defs : {})
+  const inlined = isObject(made) ? made : {}
   const properties = isObject(inlined["properties"]) ? inlined["properties"] : {}
-  const required = Array.isArray(inlined["required"]) ? (inlined["required"] as Array<string>) : []
+  const required = isTextList(inlined["required"]) ? inlined["required"] : []
   return {
     properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !without.includes(name))),
     required: required.filter((name) => !without.includes(name))

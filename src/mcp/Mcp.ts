@@ -8,6 +8,7 @@ import { OAuth } from "../access/oauth/OAuth.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { McpTools } from "./McpTools.js"
 import { traced } from "../platform/telemetry/Tracing.js"
+import { isJsonObject, isOneOf } from "../kernel/Guards.js"
 
 /**
  * MCP over JSON-RPC 2.0 (spec: INTERPRETATIONS M1, M2; MCP 2025-06-18 and 2025-03-26): the
@@ -43,9 +44,6 @@ type Id = string | number | null
 export const failure = (id: Id, code: number, message: string) => ({ jsonrpc: "2.0" as const, id, error: { code, message } })
 const success = (id: Id, result: unknown) => ({ jsonrpc: "2.0" as const, id, result })
 export const parseError = failure(null, codes.parse, "Parse error")
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isId = (value: unknown): value is string | number => typeof value === "string" || (typeof value === "number" && Number.isFinite(value))
 
@@ -84,20 +82,20 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
         : Effect.flatMap(gateway.accountOfKey(credential.keyHash), (account) => (Option.isSome(account) ? Effect.void : Effect.fail(new Unauthorized())))
 
     const initialize = (id: Id, params: unknown) => {
-      if (!isRecord(params) || typeof params["protocolVersion"] !== "string") {
+      if (!isJsonObject(params) || typeof params["protocolVersion"] !== "string") {
         return failure(id, codes.invalidParams, "initialize: params.protocolVersion is missing")
       }
       const asked = params["protocolVersion"]
       // The version asked for if we speak it, else our latest: the client decides whether to go on.
-      const version = (protocolVersions as ReadonlyArray<string>).includes(asked) ? asked : latestProtocolVersion
+      const version = isOneOf(protocolVersions, asked) ? asked : latestProtocolVersion
       return success(id, { protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo, instructions })
     }
 
     const call = (id: Id, params: unknown, credential: Credential, rate: Ref.Ref<Option.Option<RateWindow>>) =>
       Effect.gen(function*() {
-        if (!isRecord(params) || typeof params["name"] !== "string") return failure(id, codes.invalidParams, "tools/call: params.name is missing")
+        if (!isJsonObject(params) || typeof params["name"] !== "string") return failure(id, codes.invalidParams, "tools/call: params.name is missing")
         const args = params["arguments"] ?? {}
-        if (!isRecord(args)) return failure(id, codes.invalidParams, "tools/call: params.arguments must be an object")
+        if (!isJsonObject(args)) return failure(id, codes.invalidParams, "tools/call: params.arguments must be an object")
         if (!(yield* tools.has(params["name"]))) return failure(id, codes.invalidParams, `Unknown tool: ${params["name"].slice(0, 64)}`)
         const outcome = yield* tools.call(params["name"], args, credential.keyHash)
         if (Option.isSome(outcome.rate)) yield* Ref.set(rate, outcome.rate)
@@ -107,7 +105,7 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
     /** One message: a request's answer, nothing for a notification or a response. */
     const message = (input: unknown, credential: Credential, rate: Ref.Ref<Option.Option<RateWindow>>) =>
       Effect.gen(function*() {
-        if (!isRecord(input)) return Option.some(failure(null, codes.invalidRequest, "Invalid Request"))
+        if (!isJsonObject(input)) return Option.some(failure(null, codes.invalidRequest, "Invalid Request"))
         const id = input["id"]
         // A client's answer to a server request: this server sends none, so there is nothing to match.
         if (!("method" in input) && ("result" in input || "error" in input)) return Option.none()
@@ -139,7 +137,7 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
     /** Whether every message is a call of a known tool: the call's admission checks the credential then, at no extra cost. */
     const onlyCalls = (messages: ReadonlyArray<unknown>) =>
       Effect.forEach(messages, (m) =>
-        isRecord(m) && m["method"] === "tools/call" && isId(m["id"]) && isRecord(m["params"]) && typeof m["params"]["name"] === "string"
+        isJsonObject(m) && m["method"] === "tools/call" && isId(m["id"]) && isJsonObject(m["params"]) && typeof m["params"]["name"] === "string"
           ? tools.has(m["params"]["name"])
           : Effect.succeed(false)).pipe(Effect.map((known) => known.every((k) => k)))
 

@@ -1,5 +1,5 @@
 import { HttpApiSchema, HttpServerRequest } from "@effect/platform"
-import { Cause, Clock, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
 import { Caller, Metered, type RateWindow, type Unauthorized } from "../access/gateway/Api.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { InFlight } from "../access/gateway/InFlight.js"
@@ -8,10 +8,16 @@ import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { jsonFormOf } from "../kernel/Forms.js"
 import { AppConfig } from "../platform/AppConfig.js"
-import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
-import type { ToolDeclaration } from "./Tool.js"
-import { type ToolName, tools } from "./Tools.js"
+import { type ArgumentParts, inputOf, isObject, type JsonObject, outputOf } from "./JsonSchemas.js"
+import { type ToolDeclaration, toolsOf } from "./Tools.js"
+import type { AnyContract } from "../kernel/Contract.js"
 import { traced } from "../platform/telemetry/Tracing.js"
+
+/**
+ * The contract whose routes are the tools: the server gives the whole `AdIntelApi` (app/Server.ts).
+ * Each route says there whether it is a tool (kernel/McpTool.ts); `toolsOf` collects them.
+ */
+export class McpContract extends Context.Tag("adintel/McpContract")<McpContract, AnyContract>() {}
 
 /** A tool as `tools/list` shows it (MCP 2025-06-18; `title`, `outputSchema` and annotations are ignored by older clients). */
 export interface ToolDescriptor {
@@ -131,7 +137,7 @@ const encodeFailure = (tool: Prepared, error: unknown): { readonly status: numbe
     if (!Schema.is(Schema.typeSchema(schema))(error)) continue
     // (`as`: the contract's error schemas need no services.)
     const body = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)(error)
-    if (Either.isRight(body)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right as JsonObject }
+    if (Either.isRight(body) && isObject(body.right)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right }
   }
   return { status: 500, body: { success: false, error: new InternalServerError().error } }
 }
@@ -193,13 +199,14 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
     const gateway = yield* Gateway
     const inFlight = yield* InFlight
     const { rateLimitPerMinute } = yield* AppConfig
+    const tools = toolsOf(yield* McpContract)
 
     // Groups register their handlers as the server's layers build: resolved at the first use.
     const resolved = yield* Effect.cached(Effect.sync(() =>
-      new Map(Object.entries(tools).map(([name, declaration]): [string, Prepared] => {
+      new Map(tools.map((declaration): [string, Prepared] => {
         const route = routes.find(declaration.group, declaration.endpoint)
-        if (Option.isNone(route)) throw new Error(`MCP tool ${name}: no handler for ${declaration.group}.${declaration.endpoint}`)
-        return [name, prepare(name, declaration, route.value, rateLimitPerMinute)]
+        if (Option.isNone(route)) throw new Error(`MCP tool ${declaration.name}: no handler for ${declaration.group}.${declaration.endpoint}`)
+        return [declaration.name, prepare(declaration.name, declaration, route.value, rateLimitPerMinute)]
       }))
     ))
 
@@ -210,7 +217,9 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
         const decoded = yield* decodeArguments(tool, args)
         const answer = yield* tool.route.run({ ...decoded, request })
         // (`as`: the contract's success schemas need no services.)
-        return (yield* Schema.encodeUnknown(tool.route.endpoint.successSchema as Schema.Schema<unknown, unknown, never>)(answer)) as JsonObject
+        const encoded = yield* Schema.encodeUnknown(tool.route.endpoint.successSchema as Schema.Schema<unknown, unknown, never>)(answer)
+        // A tool's route answers a JSON object (its output schema says so: test/mcp.test.ts).
+        return isObject(encoded) ? encoded : yield* Effect.dieMessage(`MCP tool ${tool.name}: the route answered no JSON object`)
       }).pipe(
         Effect.catchAllDefect((defect) =>
           Effect.zipRight(Effect.logError("MCP tool died", Cause.die(defect)), Effect.fail(new InternalServerError()))),
@@ -235,7 +244,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
        * refusals (plan, rate, credits) are results; an unknown or revoked key fails: the
        * transport answers 401 (M2).
        */
-      call: (name: ToolName | string, args: JsonObject, keyHash: Uint8Array) =>
+      call: (name: string, args: JsonObject, keyHash: Uint8Array) =>
         Effect.gen(function*() {
           const tool = (yield* resolved).get(name)
           if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)

@@ -3,6 +3,7 @@ import { constants } from "node:fs"
 import { access, stat } from "node:fs/promises"
 import * as path from "node:path"
 import { Config, Data, Duration, Effect, Option } from "effect"
+import { errorCodeOf } from "../kernel/Guards.js"
 
 /**
  * Running the local binaries of the transcript pipeline (ffmpeg, pocketsphinx): bounded in time
@@ -33,10 +34,7 @@ export interface ChildOptions {
 const stderrTailBytes = 4096
 
 /** Node's error code, or a short name for anything else (never a message with paths). */
-const codeOf = (error: unknown) => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return typeof code === "string" ? code : "ESPAWN"
-}
+const codeOf = (error: unknown) => errorCodeOf(error) ?? "ESPAWN"
 
 /**
  * Runs `binary args`, stdin closed. A non-zero exit is an answer (the caller words it); failing

@@ -1,7 +1,8 @@
 import { Config, ConfigError, Either } from "effect"
 import * as path from "node:path"
 import { optionalSetting } from "../platform/AppConfig.js"
-import type { PlanName } from "../access/gateway/Api.js"
+import { type PlanName, planNames } from "../access/gateway/Api.js"
+import { isOneOf } from "../kernel/Guards.js"
 
 /**
  * Settings of the hosted-stores product (issue 20), read only through `Config`:
@@ -17,9 +18,12 @@ export const defaultTrackerLimits = "basic=25,pro=100,premium=500"
 const parseLimits = (text: string): Either.Either<TrackerLimits, string> => {
   const limits: Record<PlanName, number> = { free: 0, basic: 0, pro: 0, premium: 0 }
   for (const entry of text.split(",").map((e) => e.trim()).filter((e) => e !== "")) {
-    const match = /^(free|basic|pro|premium)=(\d{1,7})$/.exec(entry)
-    if (!match) return Either.left(`${entry}: expected <plan>=<count> with plan free, basic, pro or premium`)
-    limits[match[1] as PlanName] = Number(match[2])
+    const match = /^(\w+)=(\d{1,7})$/.exec(entry)
+    const plan = match?.[1]
+    if (match === null || plan === undefined || !isOneOf(planNames, plan)) {
+      return Either.left(`${entry}: expected <plan>=<count> with plan free, basic, pro or premium`)
+    }
+    limits[plan] = Number(match[2])
   }
   return Either.right(limits)
 }

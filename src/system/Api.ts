@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { envelope } from "../kernel/Envelope.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
-import { AdminAuth } from "../access/accounts/Api.js"
+import { AdminAuth, operatorOnly } from "../access/accounts/Api.js"
+import { McpTool, noTool } from "../kernel/McpTool.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
@@ -23,6 +24,7 @@ export const ReplicaStatus = Schema.Struct({
 
 /** Liveness and readiness for orchestrators: unmetered, no key. */
 export class SystemApi extends HttpApiGroup.make("system").annotateContext(inProduct("Service"))
+  .annotate(McpTool, noTool("Probes for operators and load balancers: unmetered, not research"))
   .add(
     HttpApiEndpoint.get("health", "/health")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
@@ -49,6 +51,7 @@ export class SystemApi extends HttpApiGroup.make("system").annotateContext(inPro
 
 /** The read replicas for the operator (issue 31, R1): the admin token, like the rest of the admin API. */
 export class SystemAdminApi extends HttpApiGroup.make("systemAdmin").annotateContext(inProduct("Admin"))
+  .annotate(McpTool, operatorOnly)
   .add(
     HttpApiEndpoint.get("replicas", "/admin/replicas")
       .addSuccess(Schema.Struct({ replicas: Schema.Array(ReplicaStatus) }))

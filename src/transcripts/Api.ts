@@ -9,6 +9,10 @@ import { ProductionLevel, productionLevels, ScriptAnalysis, Segment, WrittenScri
 import { contractPart } from "../kernel/Contract.js"
 import { legacy } from "../access/session/Legacy.js"
 import { inProduct } from "../kernel/Products.js"
+import { McpTool, noTool, tool } from "../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("Generation is offered only where a browser session stands behind the credential (S6): the session-only video routes are the tools")
 
 /**
  * Transcripts and similar scripts of short-video shop videos and of ads (issue 6; spec:
@@ -153,6 +157,10 @@ export class VideoTranscriptsApi extends metered(
   HttpApiGroup.make("videoTranscripts").annotateContext(inProduct("Transcripts"))
     .add(
       HttpApiEndpoint.get("transcript", `${shopPrefix}/video/transcript`)
+        .annotate(McpTool, tool("get_video_transcript", {
+          title: "A short video's transcript",
+          description: "The stored transcript of a short-video shop video (video_id): text, timed segments, script analysis and similar scripts; null and empty lists when none exists. Never generates one."
+        }))
         .setUrlParams(VideoTranscriptQuery)
         .addSuccess(TranscriptRecord)
         .annotate(OpenApi.Summary, "A short video's stored transcript")
@@ -160,6 +168,11 @@ export class VideoTranscriptsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("generate", `${shopPrefix}/video/transcript/generate`)
+        .annotate(McpTool, tool("generate_video_transcript", {
+          title: "Transcribe a short video",
+          description: "Transcribes a video's audio (or answers its stored transcript, free). Needs a signed-in browser session with the credential; with a key or token alone it answers \"Not logged in\".",
+          alsoUses: "a monthly script generation"
+        }))
         .setPayload(VideoGenerateBody)
         .addSuccess(Schema.Union(TranscriptGenerated, Refused))
         .annotate(OpenApi.Summary, "Transcribe a short video (browser session)")
@@ -170,6 +183,11 @@ export class VideoTranscriptsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("similarScript", `${shopPrefix}/video/script/similar`)
+        .annotate(McpTool, tool("write_similar_video_script", {
+          title: "Write a similar ad script",
+          description: "Writes an ad script for your product modelled on a video's transcript. Needs a signed-in browser session with the credential; with a key or token alone it answers \"Not logged in\".",
+          alsoUses: "a monthly script generation"
+        }))
         .setPayload(VideoScriptBody)
         .addSuccess(Schema.Union(ScriptGenerated, Refused))
         .annotate(OpenApi.Summary, "Write an ad script like a short video's (browser session)")
@@ -182,6 +200,10 @@ export class AdTranscriptsApi extends metered(
   HttpApiGroup.make("adTranscripts").annotateContext(inProduct("Transcripts"))
     .add(
       HttpApiEndpoint.get("transcript", "/api/v1/ad-transcript")
+        .annotate(McpTool, tool("get_ad_transcript", {
+          title: "An ad's transcript",
+          description: "The stored transcript and script analysis of a video ad (ad_id); null and empty lists when none exists. Never generates one."
+        }))
         .setUrlParams(AdTranscriptQuery)
         .addSuccess(TranscriptRecord)
         .annotate(OpenApi.Summary, "An ad's stored transcript and analysis")
@@ -189,6 +211,7 @@ export class AdTranscriptsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("generate", "/api/v1/ad-transcript-generate")
+        .annotate(McpTool, notTool)
         .setPayload(AdGenerateBody)
         .addSuccess(Schema.Union(TranscriptGenerated, Refused))
         .annotate(OpenApi.Summary, "Transcribe a video ad")
@@ -196,6 +219,7 @@ export class AdTranscriptsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("similarScript", "/api/v1/ad-similar-script-generate")
+        .annotate(McpTool, notTool)
         .setPayload(AdScriptBody)
         .addSuccess(Schema.Union(ScriptGenerated, Refused))
         .annotate(OpenApi.Summary, "Write an ad script like an ad's")

@@ -5,6 +5,7 @@ import { CreditBalance, PlanName, UnauthorizedBody } from "../gateway/Api.js"
 import { IdPath, IntRange } from "../../kernel/Params.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 
 /**
  * The operator's admin API: enabled only when `ADMIN_TOKEN` is set, authenticated by
@@ -79,7 +80,11 @@ export const CreatedAccount = Schema.Struct({
 })
 export type CreatedAccount = typeof CreatedAccount.Type
 
+/** Why the admin API's routes are no MCP tools: every admin group says it (kernel/McpTool.ts). */
+export const operatorOnly = noTool("The admin API: the operator's token, not an account's")
+
 export class AdminApi extends HttpApiGroup.make("admin").annotateContext(inProduct("Admin"))
+  .annotate(McpTool, operatorOnly)
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
       .setPayload(CreateAccount)

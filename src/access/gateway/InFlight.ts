@@ -1,6 +1,7 @@
-import { Duration, Effect, Exit, type Scope } from "effect"
+import { Effect, Exit, type Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
+import { traced } from "../../platform/telemetry/Tracing.js"
 import { TooManyInFlight } from "./Api.js"
 import type { AccountId } from "../../kernel/Ids.js"
 
@@ -29,7 +30,9 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
         if (--entry.users === 0) accounts.delete(accountId)
       })
 
-    return {
+    // Spans as every service's (`InFlight.take`, ...): `take` is on the path of every metered call,
+    // as the gateway's methods are, and its span shows how long a call waited for a slot.
+    return traced("InFlight", {
       max: maxCallsInFlight,
       /** How many accounts have calls in flight or waiting: the map holds no other. */
       accounts: Effect.sync(() => accounts.size),
@@ -55,7 +58,7 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
             }
             yield* Effect.addFinalizer(() => Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
           })
-        ).pipe(Effect.withSpan("InFlight.take", { attributes: { waitMs: Duration.toMillis(inFlightWait) } }))
-    }
+        )
+    }, { effects: ["accounts"] })
   })
 }) {}

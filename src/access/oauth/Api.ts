@@ -5,6 +5,7 @@ import { NotFoundBody } from "../../kernel/Errors.js"
 import { CrossSiteRequestBody, SessionAuth } from "../session/Api.js"
 import { disconnectPath } from "../session/ConnectedClients.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 
 /**
  * The part of the OAuth server that is a session helper like the key page's forms: disconnecting
@@ -20,6 +21,7 @@ export const DisconnectForm = Schema.Struct({
 export const Disconnected = Schema.Struct({ success: Schema.Literal(true) })
 
 export class McpClientsApi extends HttpApiGroup.make("mcpClients").annotateContext(inProduct("MCP and OAuth"))
+  .annotate(McpTool, noTool("The key page's Disconnect, a session form"))
   .add(
     HttpApiEndpoint.post("disconnect", disconnectPath)
       .setPayload(DisconnectForm.pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })))

@@ -14,6 +14,7 @@ import { sessionOf } from "../session/SignedIn.js"
 import { OAuthContract } from "./Api.js"
 import { type AuthorizationRequest, OAuth, OAuthError, type Params } from "./OAuth.js"
 import { authorizationErrorPage, authorizePath, consentPage, hostOf } from "./Pages.js"
+import { isJsonObject } from "../../kernel/Guards.js"
 
 /**
  * The OAuth 2.1 authorization server's endpoints (INTERPRETATIONS M3, M4) as routes of the
@@ -56,6 +57,10 @@ const paramsOf = (pairs: UrlParams.UrlParams): Params => {
 const invalidBody = OAuthError.of("invalid_request", "The body must be a form (or a JSON object of strings)")
 
 /** A token or revocation request's parameters: a form (RFC 6749), or a JSON object of strings for clients that send one. */
+/** A JSON body of the OAuth endpoints: an object of texts, as a form would send. */
+const isTextParams = (value: unknown): value is Readonly<Record<string, string>> =>
+  isJsonObject(value) && Object.values(value).every((item) => typeof item === "string")
+
 const bodyParams = (request: Request): Effect.Effect<Either.Either<Params, OAuthError>> =>
   Effect.gen(function*() {
     const type = request.headers["content-type"]?.toLowerCase() ?? ""
@@ -64,10 +69,7 @@ const bodyParams = (request: Request): Effect.Effect<Either.Either<Params, OAuth
     if (!type.includes("application/json")) return Either.right(paramsOf(UrlParams.fromInput(new URLSearchParams(text))))
     const parsed = parseJson(text)
     const body = Either.getOrUndefined(parsed)
-    if (typeof body !== "object" || body === null || Array.isArray(body) || !Object.values(body).every((v) => typeof v === "string")) {
-      return Either.left(invalidBody)
-    }
-    return Either.right(body as Params)
+    return isTextParams(body) ? Either.right(body) : Either.left(invalidBody)
   })
 
 

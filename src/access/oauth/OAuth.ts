@@ -5,6 +5,7 @@ import { oauthSettings } from "./Config.js"
 import { type ClientRow, type IssuedTokens, OAuthRepo } from "./OAuthRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { isJsonObject, isTextList } from "../../kernel/Guards.js"
 
 /**
  * The OAuth 2.1 authorization server of the MCP endpoint (spec: INTERPRETATIONS M3, M4; RFC 6749,
@@ -261,13 +262,13 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
       register: (body: unknown, address: string) =>
         Effect.gen(function*() {
           const metadata = (problem: string) => fail("invalid_client_metadata", problem)
-          if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* metadata("The body must be a JSON object")
-          const fields = body as Record<string, unknown>
+          if (!isJsonObject(body)) return yield* metadata("The body must be a JSON object")
+          const fields = body
           const uris = fields["redirect_uris"]
-          if (!Array.isArray(uris) || uris.length === 0 || uris.length > maxRedirectUris || !uris.every((u) => typeof u === "string")) {
+          if (!isTextList(uris) || uris.length === 0 || uris.length > maxRedirectUris) {
             return yield* fail("invalid_redirect_uri", `redirect_uris must list 1 to ${maxRedirectUris} URIs`)
           }
-          for (const uri of uris as ReadonlyArray<string>) {
+          for (const uri of uris) {
             const problem = redirectUriProblem(uri)
             if (Option.isSome(problem)) return yield* fail("invalid_redirect_uri", `redirect_uris: ${problem.value}`)
           }
@@ -298,12 +299,12 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
             return yield* fail("temporarily_unavailable", "Too many clients registered in the last day; try again later")
           }
           const id = `${tokenPrefixes.client}${randomBytes(16).toString("hex")}`
-          yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris as ReadonlyArray<string>, now: at, from: address })
+          yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris, now: at, from: address })
           return {
             client_id: id,
             client_id_issued_at: Math.floor(at.getTime() / 1000),
             client_name: name.trim(),
-            redirect_uris: uris as ReadonlyArray<string>,
+            redirect_uris: uris,
             grant_types: ["authorization_code", "refresh_token"],
             response_types: ["code"],
             token_endpoint_auth_method: "none"

@@ -7,6 +7,7 @@ import { Day } from "../../kernel/Fields.js"
 import { param } from "../../kernel/QueryParams.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 
 /**
  * The browser-session side (spec: Session helpers, Route kinds; INTERPRETATIONS S1, S2, S4):
@@ -114,6 +115,7 @@ export const LogsResponse = Schema.Struct({
 export type LogsResponse = typeof LogsResponse.Type
 
 export class SessionApi extends HttpApiGroup.make("session").annotateContext(inProduct("Account and keys"))
+  .annotate(McpTool, noTool("The browser side: sign-in, the key page and its forms"))
   .add(
     HttpApiEndpoint.get("loginPage", "/login")
       .setUrlParams(Schema.Struct({ next: Schema.optional(NextPath) }))

@@ -11,6 +11,8 @@ import { queryOf } from "../../kernel/RouteParams.js"
 import { libraries } from "../library/Filters.js"
 import { type BrandTabs, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool, tool } from "../../kernel/McpTool.js"
+import { brandIdText } from "../library/Api.js"
 
 /**
  * The brand insight tabs' routes (issue 19; INTERPRETATIONS W2, S4, S5), generated from the
@@ -79,6 +81,11 @@ const tabEndpoint = <const T extends TabName>(tab: T) =>
     .addError(NotFoundBody)
     .annotate(OpenApi.Summary, `Brand tab ${tab}: ${brandTabs[tab].description}`)
     .annotate(OpenApi.Description, periodNote)
+    .annotate(McpTool, tool(`brand_${tab.replace(/-/g, "_")}`, {
+      title: `Brand insight: ${tab}`,
+      description:
+        `${brandTabs[tab].description}. For one brand (${brandIdText}), tracked or not, over date_from..date_to (UTC days, default the last 90 days); library and country narrow the ads read. Use list_brand_tabs to see every tab.`
+    }))
 
 /** Each tab's endpoint, typed one by one (the loop below builds them; TypeScript would type its calls as any tab's). */
 type TabEndpoint = { [T in TabName]: ReturnType<typeof tabEndpoint<T>> }[TabName]
@@ -90,6 +97,10 @@ const listEndpoint = HttpApiEndpoint.get("listTabs", `${brandsPrefix}/tabs`)
   .setUrlParams(strictStruct({}, "query"))
   .addSuccess(TabList)
   .annotate(OpenApi.Summary, "The brand insight tabs: name, path and description of each")
+  .annotate(McpTool, tool("list_brand_tabs", {
+    title: "Brand insight tabs",
+    description: "Lists the brand insight tabs (name, path, what each shows). Each has its own tool named brand_<tab> (dashes as underscores)."
+  }))
 
 /**
  * Any other single segment under the prefix, as a GET: an unknown tab. The router prefers
@@ -100,6 +111,7 @@ const unknownEndpoint = HttpApiEndpoint.get("unknownTab", `${brandsPrefix}/:tab`
   .setPath(Schema.Struct({ tab: Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" })) }))
   .addError(NotFoundBody)
   .annotate(OpenApi.Exclude, true)
+  .annotate(McpTool, noTool("The 404 of a tab name that does not exist"))
 
 export class BrandInsightsApi extends metered(
   (tabNames.map((tab) => tabEndpoint(tab)) as ReadonlyArray<TabEndpoint>).reduce(

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { keysOf } from "../../kernel/Guards.js"
 
 /**
  * The brand insight tabs (issue 19; INTERPRETATIONS W2), declared once: each tab is a name, a
@@ -285,6 +286,6 @@ export const brandTabs = {
 
 export type BrandTabs = typeof brandTabs
 export type TabName = keyof BrandTabs
-export const tabNames = Object.keys(brandTabs) as ReadonlyArray<TabName>
+export const tabNames = keysOf(brandTabs)
 /** What a tab answers in `data`. */
 export type TabData<T extends TabName> = BrandTabs[T]["data"]["Type"]

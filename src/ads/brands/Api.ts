@@ -8,9 +8,10 @@ import { envelope } from "../../kernel/Envelope.js"
 import { ExternalId } from "../../kernel/Fields.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
-import { AdPage } from "../library/Api.js"
+import { AdPage, brandIdText } from "../library/Api.js"
 import { AdvertiserAdsQuery, maxLimit } from "../library/Filters.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, scrollPaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The brand tracker (issue 19; INTERPRETATIONS W1): the social-library advertisers an account
@@ -74,6 +75,10 @@ export class BrandTrackerApi extends metered(
   HttpApiGroup.make("brandTracker").annotateContext(inProduct("Brands"))
     .add(
       HttpApiEndpoint.get("list", brandsPrefix)
+        .annotate(McpTool, tool("list_tracked_brands", {
+          title: "Tracked brands",
+          description: `The brands the account tracks, newest follow first, with their active ads, new ads in the last 7 and 30 days, last seen and domains. ${pagePaging}`
+        }))
         .setUrlParams(BrandsQuery)
         .addSuccess(TrackedBrands)
         .annotate(OpenApi.Summary, "The brands the account tracks, newest follow first")
@@ -81,6 +86,10 @@ export class BrandTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("follow", `${brandsPrefix}/follow`)
+        .annotate(McpTool, tool("follow_brand", {
+          title: "Track a brand",
+          description: `Starts tracking a brand (${brandIdText}); tracking again changes nothing. Tracked brands feed the new-ads digest. The plan limits how many brands an account tracks.`
+        }))
         .addError(NotFoundBody)
         .setPayload(BrandTarget)
         .addSuccess(Followed)
@@ -93,12 +102,20 @@ export class BrandTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("unfollow", `${brandsPrefix}/unfollow`)
+        .annotate(McpTool, tool("unfollow_brand", {
+          title: "Stop tracking a brand",
+          description: `Stops tracking a brand (${brandIdText}); an untracked one is fine.`
+        }))
         .setPayload(BrandTarget)
         .addSuccess(Unfollowed)
         .annotate(OpenApi.Summary, "Stop tracking a brand; also succeeds when it was not tracked")
     )
     .add(
       HttpApiEndpoint.get("ads", `${brandsPrefix}/ads`)
+        .annotate(McpTool, tool("brand_ads", {
+          title: "A brand's ads",
+          description: `The ads of one brand (${brandIdText}), with the ad searches' filters and sorts. ${scrollPaging}`
+        }))
         .addError(NotFoundBody)
         .setUrlParams(BrandsAdsQuery)
         .addSuccess(AdPage)

@@ -4,6 +4,7 @@ import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { alias } from "../../kernel/Mirror.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 import { ExportQuery, type Library } from "../library/Filters.js"
 
 /**
@@ -20,11 +21,17 @@ export const exportPageSize = 100
 /** The streamed file; its content type is NDJSON's or CSV's (`format`). */
 const ExportFile = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "application/x-ndjson" }))
 
+/** Why the bulk exports are no MCP tools (kernel/McpTool.ts). */
+const fileNotTool = noTool(
+  "A file of up to 10,000 ads for a spreadsheet or a pipeline, not a language model's context: the search tools page through the same matches"
+)
+
 const exportOf = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, library: Library, what: string) =>
   HttpApiEndpoint.get(name, path)
     .setUrlParams(ExportQuery(library))
     .addSuccess(ExportFile)
     .annotate(OpenApi.Summary, `Export every match of a ${what} search (NDJSON or CSV)`)
+    .annotate(McpTool, fileNotTool)
     .annotate(
       OpenApi.Description,
       `The search's filters and sort (\`ad_format\` for its \`format\` filter); \`format\` is \`ndjson\` (default, \`application/x-ndjson\`) or \`csv\` (\`text/csv\`). ` +

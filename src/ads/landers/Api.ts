@@ -10,6 +10,7 @@ import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { fieldsOf } from "../../kernel/RouteParams.js"
 import { pageTypes } from "../records/Ads.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The lander library (issue 20; spec: "lander library search", lander favorites;
@@ -121,6 +122,10 @@ export class LandersApi extends metered(
   HttpApiGroup.make("landers").annotateContext(inProduct("Landers"))
     .add(
       HttpApiEndpoint.post("explore", `${prefix}/explore`)
+        .annotate(McpTool, tool("explore_landers", {
+          title: "Explore landing pages",
+          description: `Searches the landing-page library: full text (q) over title, headline and page text; filters type (product, listicle, advertorial, quiz, vsl, presell, collection, home), niche, domain, platform, countries, languages, seen dates, how many ads link to it, offer price; sorts relevance, newest, most_ads, longest_running. Each lander has its final URL and the ads linking to it. ${pagePaging}`
+        }))
         .setPayload(ExploreBody)
         .addSuccess(LanderPage)
         .annotate(OpenApi.Summary, "Search the lander library: full text, filters and sorts, each lander with the ads that link to it")
@@ -128,6 +133,10 @@ export class LandersApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("favorites", `${prefix}/favorites`)
+        .annotate(McpTool, tool("list_lander_favorites", {
+          title: "Favorite landing pages",
+          description: `The account's favorite landers. ${pagePaging}`
+        }))
         .setUrlParams(FavoritesQuery)
         .addSuccess(FavoritePage)
         .annotate(OpenApi.Summary, "The account's favorite landers, newest favorite first")
@@ -135,6 +144,10 @@ export class LandersApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("toggle", `${prefix}/favorites/toggle`)
+        .annotate(McpTool, tool("toggle_lander_favorite", {
+          title: "Favorite or unfavorite a landing page",
+          description: "Toggles a lander (id from explore_landers) in the account's favorites; answers whether it is a favorite now."
+        }))
         .addError(NotFoundBody)
         .setPayload(ToggleBody)
         .addSuccess(Favorited)

@@ -10,6 +10,7 @@ import { AdFormat, AdLibrary, AdStatus, MediaAsset, SearchCreative } from "../re
 import { legacy } from "../../access/session/Legacy.js"
 import { alias } from "../../kernel/Mirror.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, scrollPaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The ad libraries (spec: Programmatic routes; INTERPRETATIONS P1): one search over the four
@@ -106,22 +107,64 @@ const search = <const Name extends string, const Path extends `/${string}`>(name
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, describe(library))
 
+/** The ad searches' filters, as their MCP tools' descriptions say them. */
+export const adFilters =
+  "Filters: q (full text, web-search syntax), advertiser_id, domain, status, format, country, language, platform, niche, cta, first/last seen dates, days running and engagement ranges; sort relevance (with q), newest, oldest, longest_running, most_engagement."
+
+/** What a brand's id is, for the MCP tools that take one. */
+export const brandIdText = "id is the brand's social page id (the advertiser.id of its ads in search_social_ads)"
+
 /** Alone in its group: it has an un-versioned alias (S3). */
 export class AdLibraryApi extends metered(
-  HttpApiGroup.make("adlibrary").annotateContext(inProduct("Ad libraries")).add(search("social", "/api/v1/adlibrary", "social", "Search social-network ads"))
+  HttpApiGroup.make("adlibrary").annotateContext(inProduct("Ad libraries")).add(
+    search("social", "/api/v1/adlibrary", "social", "Search social-network ads").annotate(
+      McpTool,
+      tool("search_social_ads", {
+        title: "Search social-network ads",
+        description:
+          `Searches the social-network ad library (ads of advertiser pages, with copy, creative, landing page, countries, engagement). ${adFilters} ${scrollPaging} Use find_similar_ads to find ads like a given ad, copy or image.`
+      })
+    )
+  )
 ) {}
 
 export class AdsApi extends metered(
   HttpApiGroup.make("ads").annotateContext(inProduct("Ad libraries"))
-    .add(search("pinboard", "/api/v1/pinboard-ads", "pinboard", "Search image-board ads"))
-    .add(search("clipapp", "/api/v1/clipapp-ads", "clipapp", "Search short-video ads"))
-    .add(search("search", "/api/v1/search-ads", "search", "Search search-engine ad creatives"))
+    .add(search("pinboard", "/api/v1/pinboard-ads", "pinboard", "Search image-board ads").annotate(
+      McpTool,
+      tool("search_pinboard_ads", {
+        title: "Search image-board ads",
+        description: `Searches the image-board ad library (promoted pins). ${adFilters} ${scrollPaging}`
+      })
+    ))
+    .add(search("clipapp", "/api/v1/clipapp-ads", "clipapp", "Search short-video ads").annotate(
+      McpTool,
+      tool("search_short_video_ads", {
+        title: "Search short-video ads",
+        description:
+          `Searches the short-video platform's ad library (video ads with views, likes, comments, shares). ${adFilters} ${scrollPaging} Use get_short_video_ad for one ad with its variants, lander and store.`
+      })
+    ))
+    .add(search("search", "/api/v1/search-ads", "search", "Search search-engine ad creatives").annotate(
+      McpTool,
+      tool("search_search_engine_ads", {
+        title: "Search search-engine ads",
+        description: `Searches search-engine ad creatives (text ads: headline, description, display URL, regions). ${adFilters} ${scrollPaging}`
+      })
+    ))
     .add(
       HttpApiEndpoint.get("clipappAd", "/api/v1/clipapp-ads/:id")
         .addError(NotFoundBody)
         .setPath(IdPath)
         .addSuccess(AdDetail)
         .annotate(OpenApi.Summary, "One short-video ad, with its variants, lander and store")
+        .annotate(
+          McpTool,
+          tool("get_short_video_ad", {
+            title: "One short-video ad",
+            description: "Gets one short-video ad by its id (the `id` of a search result), with the ids of its variants, its landing page and its store."
+          })
+        )
     )
 ) {}
 
@@ -156,6 +199,14 @@ export class MagicAiApi extends metered(
       .setPayload(MagicAiRequest)
       .addSuccess(SimilarPage)
       .annotate(OpenApi.Summary, "Similar ads: like an ad, a copy or an image; same filters and paging as the searches")
+      .annotate(
+        McpTool,
+        tool("find_similar_ads", {
+          title: "Find similar ads",
+          description:
+            `Finds ads similar to exactly one of: an ad (ad_id), a piece of ad copy (text) or an image (image_url, fetched once). Each result has a similarity from 0 to 1, best first. The ad searches' filters narrow it; library picks the libraries (default all). ${scrollPaging}`
+        })
+      )
   )
 ) {}
 

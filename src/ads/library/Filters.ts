@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { CountryCode, Domain, ExternalId, LanguageCode } from "../../kernel/Fields.js"
 import { Choice } from "../../kernel/Params.js"
 import { type Param, param, strictStruct } from "../../kernel/QueryParams.js"
+import { keysOf } from "../../kernel/Guards.js"
 
 export { Words } from "../../kernel/QueryParams.js"
 
@@ -114,7 +115,7 @@ export interface AdFilters {
 
 /** The names of the filters a library's search takes, in documentation order. */
 export const filterNames = (library: Library | "any"): ReadonlyArray<keyof AdFilters> => [
-  ...(Object.keys(commonFilters) as Array<keyof typeof commonFilters>),
+  ...keysOf(commonFilters),
   ...(library === "any" ? engagementMetrics : engagementOf[library]).flatMap((m) => [`min_${m}`, `max_${m}`] as const)
 ]
 

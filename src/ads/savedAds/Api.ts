@@ -20,6 +20,7 @@ import {
   savedAdsPrefix
 } from "../workspace/Api.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * Saved ads (issue 19; INTERPRETATIONS W4): save an ad on a board (or the account's default
@@ -84,6 +85,10 @@ export class SavedAdsApi extends metered(
   HttpApiGroup.make("savedAds").annotateContext(inProduct("Workspace"))
     .add(
       HttpApiEndpoint.get("list", savedAdsPrefix)
+        .annotate(McpTool, tool("list_saved_ads", {
+          title: "Saved ads",
+          description: `The account's saved ads (as saved, even if the library dropped them), with when they were saved, their boards, note and tags; filter board_id or tag. ${pagePaging}`
+        }))
         .addError(NotFoundBody)
         .setUrlParams(SavedAdsQuery)
         .addSuccess(SavedAdPage)
@@ -95,6 +100,10 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("save", `${savedAdsPrefix}/save`)
+        .annotate(McpTool, tool("save_ad", {
+          title: "Save an ad",
+          description: "Saves an ad (ad_id from any ad search) on a board (board_id), or on the default \"Saved ads\" board; saving again changes nothing."
+        }))
         .addError(NotFoundBody)
         .setPayload(SaveAd)
         .addSuccess(Done)
@@ -104,6 +113,10 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("unsave", `${savedAdsPrefix}/unsave`)
+        .annotate(McpTool, tool("unsave_ad", {
+          title: "Unsave an ad",
+          description: "Removes a saved ad from a board (board_id), or from every board when none is given."
+        }))
         .addError(NotFoundBody)
         .setPayload(UnsaveAd)
         .addSuccess(Done)
@@ -112,6 +125,10 @@ export class SavedAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("annotate", `${savedAdsPrefix}/annotate`)
+        .annotate(McpTool, tool("annotate_saved_ad", {
+          title: "Note and tags on a saved ad",
+          description: "Sets the note (up to 2,000 characters) and tags (up to 20) of a saved ad."
+        }))
         .addError(NotFoundBody)
         .setPayload(AnnotateAd)
         .addSuccess(Annotated)

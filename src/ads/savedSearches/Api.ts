@@ -10,6 +10,10 @@ import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
 import { AdPage } from "../library/Api.js"
 import { defaultLimit, maxLimit } from "../library/Filters.js"
+import { McpTool, noTool, pagePaging, scrollPaging, tool } from "../../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("Saving and deleting searches changes what the account is sent (inbox, events, webhooks): left to the user, not a language model")
 
 /**
  * Saved searches (issue 32; INTERPRETATIONS H1): an ad-library search kept by name, whose new
@@ -84,6 +88,7 @@ export class SavedSearchesApi extends metered(
   HttpApiGroup.make("savedSearches").annotateContext(inProduct("Ad libraries"))
     .add(
       HttpApiEndpoint.post("create", savedSearchesPrefix)
+        .annotate(McpTool, notTool)
         .setPayload(NewSavedSearch)
         .addSuccess(SavedSearchAnswer)
         .annotate(OpenApi.Summary, "Save an ad-library search: its new matches show in `/matches`, the inbox and `saved_search.matches_new` events")
@@ -94,12 +99,17 @@ export class SavedSearchesApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("list", savedSearchesPrefix)
+        .annotate(McpTool, tool("list_saved_searches", {
+          title: "Saved searches",
+          description: `The account's saved ad-library searches, newest first: name, library, filters, when saved and when an import last looked for matches. ${pagePaging}`
+        }))
         .setUrlParams(SavedSearchesQuery)
         .addSuccess(SavedSearchPage)
         .annotate(OpenApi.Summary, "The account's saved searches, newest first (INTERPRETATIONS P2)")
     )
     .add(
       HttpApiEndpoint.del("delete", `${savedSearchesPrefix}/:id`)
+        .annotate(McpTool, notTool)
         .setPath(IdPath)
         .addError(NotFoundBody)
         .addSuccess(Deleted)
@@ -107,6 +117,10 @@ export class SavedSearchesApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("matches", `${savedSearchesPrefix}/:id/matches`)
+        .annotate(McpTool, tool("saved_search_matches", {
+          title: "New matches of a saved search",
+          description: `The ads imported since a saved search (id from list_saved_searches) was saved that match it, newest first. ${scrollPaging}`
+        }))
         .setPath(IdPath)
         .setUrlParams(MatchesQuery)
         .addError(NotFoundBody)

@@ -8,6 +8,10 @@ import { Choice } from "../../kernel/Params.js"
 import { param } from "../../kernel/QueryParams.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool, pagePaging, tool } from "../../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("The list and overview tools answer the count; one creative is get_store_search_ad")
 
 /**
  * A hosted store's search-engine creatives (issue 4; spec: Programmatic routes,
@@ -154,6 +158,10 @@ export class StoreAdsApi extends metered(
   HttpApiGroup.make("storeAds").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.get("list", prefix)
+        .annotate(McpTool, tool("list_store_search_ads", {
+          title: "A store's search-engine ads",
+          description: `Lists the search-engine ad creatives of one online store (store_id or domain, exactly one), newest first; filters status, region, first_seen_from/to. ${pagePaging}`
+        }))
         .addError(NotFoundBody)
         .setUrlParams(StoreListQuery)
         .addSuccess(StoreAdPage)
@@ -162,6 +170,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("count", `${prefix}/count`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setUrlParams(StoreCountQuery)
         .addSuccess(StoreAdCount)
@@ -170,6 +179,7 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("detail", `${prefix}/detail`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setUrlParams(StoreCreativeQuery)
         .addSuccess(StoreAdDetail)
@@ -178,6 +188,10 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("overview", `${prefix}/overview`)
+        .annotate(McpTool, tool("store_search_ads_overview", {
+          title: "A store's search-engine ads at a glance",
+          description: "Summarises a store's search-engine ads (store_id or domain): totals, active count, first and last shown, by format, by region and weekly activity. Start here before listing them."
+        }))
         .addError(NotFoundBody)
         .setUrlParams(StoreQuery)
         .addSuccess(StoreAdOverview)
@@ -186,6 +200,10 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("advertiser", `${prefix}/advertiser`)
+        .annotate(McpTool, tool("store_search_ads_advertisers", {
+          title: "Advertisers behind a store's search-engine ads",
+          description: "The advertisers running a store's search-engine ads (store_id or domain), with their creative counts, activity and regions."
+        }))
         .addError(NotFoundBody)
         .setUrlParams(StoreQuery)
         .addSuccess(StoreAdvertisers)
@@ -194,6 +212,10 @@ export class StoreAdsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("creative", `${prefix}/creative`)
+        .annotate(McpTool, tool("get_store_search_ad", {
+          title: "One search-engine ad of a store",
+          description: "One search-engine creative of a store (store_id or domain, and id from the list) with its regions and impression ranges."
+        }))
         .addError(NotFoundBody)
         .setUrlParams(StoreCreativeQuery)
         .addSuccess(StoreCreativeAnswer)

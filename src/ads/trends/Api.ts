@@ -12,6 +12,7 @@ import { TrendingProduct } from "../../shop/search/Api.js"
 import { libraries } from "../library/Filters.js"
 import { maxPhraseWords } from "./Phrases.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, tool } from "../../kernel/McpTool.js"
 
 /**
  * Trends (issue 20; spec: `POST /api/v1/trends/*`; INTERPRETATIONS L2): phrases and hooks of
@@ -129,6 +130,10 @@ export class TrendsApi extends metered(
   HttpApiGroup.make("trends").annotateContext(inProduct("Trends"))
     .add(
       HttpApiEndpoint.post("topics", `${prefix}/topics`)
+        .annotate(McpTool, tool("trending_topics", {
+          title: "Rising ad topics",
+          description: "Phrases (one to three words) whose use in new ads rose most in the last window_days (7, 30 or 90) against the window before, with counts and growth; filters library, niche, country, language; limit 1-100."
+        }))
         .setPayload(RisingBody)
         .addSuccess(Topics)
         .addError(TrendsCountingBody)
@@ -137,6 +142,10 @@ export class TrendsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("hooks", `${prefix}/hooks`)
+        .annotate(McpTool, tool("trending_hooks", {
+          title: "Rising ad hooks",
+          description: "Opening lines of ads whose use rose most in the last window_days against the window before; the same filters as trending_topics."
+        }))
         .setPayload(RisingBody)
         .addSuccess(Hooks)
         .addError(TrendsCountingBody)
@@ -145,6 +154,10 @@ export class TrendsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("history", `${prefix}/history`)
+        .annotate(McpTool, tool("topic_history", {
+          title: "A phrase's daily use",
+          description: "How many new ads used a phrase (topic) on each of the last 365 days."
+        }))
         .setPayload(HistoryBody)
         .addSuccess(History)
         .annotate(OpenApi.Summary, `One phrase's daily count of new ads over the ${historyDays} days up to yesterday`)
@@ -152,6 +165,10 @@ export class TrendsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("products", `${prefix}/products`)
+        .annotate(McpTool, tool("trending_products_by_units", {
+          title: "Short-video shop products rising by units",
+          description: "The short-video shop's products whose units sold grew most over recent days."
+        }))
         .setPayload(ProductsBody)
         .addSuccess(Products)
         .annotate(OpenApi.Summary, "Short-video shop products whose units grew most over the window against the one before")

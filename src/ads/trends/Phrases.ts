@@ -41,7 +41,7 @@ const wordPattern = /[\p{L}\p{N}]+(?:[-'’./][\p{L}\p{N}]+)*%?/gu
 const lettered = /\p{L}/u
 
 /** The words of a text, lowercased, as phrases are made of them. */
-export const wordsOf = (clause: string) => (clause.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []) as ReadonlyArray<string>
+export const wordsOf = (clause: string): ReadonlyArray<string> => clause.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []
 
 /**
  * Whether a word may start or end a phrase (issue 29): not a stop word, and a word of letters,

@@ -10,9 +10,16 @@ import { alias } from "../../kernel/Mirror.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
-import { AdView } from "../library/Api.js"
+import { AdView, brandIdText } from "../library/Api.js"
 import { libraries } from "../library/Filters.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool, pagePaging, tool } from "../../kernel/McpTool.js"
+
+/** Why the routes that change or delete what a user built are no MCP tools (kernel/McpTool.ts). */
+const rearranges = noTool("Rearranges or deletes what a user built, which a language model should not do on its own")
+
+/** Why the other workspace lists are no MCP tools. */
+const staysRest = noTool("Not among the workspace tools (the tree, create, add, remove, a board's ads, share): listing a board's brands and the links made stays REST")
 
 /**
  * The workspace (issue 19; INTERPRETATIONS W3, W4): folders hold boards, a board holds brands
@@ -231,53 +238,90 @@ const boardNote = "Another account's folder or board is a 404, as an unknown one
 
 export class WorkspaceApi extends metered(
   HttpApiGroup.make("workspace").annotateContext(inProduct("Workspace"))
-    .add(get("foldersWithBoards", "The account's folders, each with its boards and how many brands and ads each holds", "INTERPRETATIONS W3; folders and boards in the account's order.").addSuccess(FoldersWithBoards))
+    .add(get("foldersWithBoards", "The account's folders, each with its boards and how many brands and ads each holds", "INTERPRETATIONS W3; folders and boards in the account's order.")
+      .annotate(McpTool, tool("workspace_folders", {
+        title: "Folders and boards",
+        description: "The account's workspace: its folders, each with its boards and how many brands and saved ads each holds. Board ids from here go to the other workspace tools."
+      })).addSuccess(FoldersWithBoards))
     .add(
       post("createFolder", "Create a folder", `Names are unique per account whatever the case (a duplicate is a 409). ${limitsNote}`)
+        .annotate(McpTool, tool("create_folder", {
+          title: "Create a folder",
+          description: "Creates a workspace folder (name, 1-100 characters, unique per account whatever the case)."
+        }))
         .setPayload(CreateFolder).addSuccess(FolderAnswer).addError(ConflictBody)
     )
-    .add(post("renameFolder", "Rename a folder", boardNote).addError(NotFoundBody).setPayload(RenameFolder).addSuccess(FolderAnswer).addError(ConflictBody))
-    .add(post("moveFolder", "Move a folder to another place in the account's order", boardNote).addError(NotFoundBody).setPayload(MoveFolder).addSuccess(FolderAnswer))
+    .add(post("renameFolder", "Rename a folder", boardNote)
+      .annotate(McpTool, rearranges).addError(NotFoundBody).setPayload(RenameFolder).addSuccess(FolderAnswer).addError(ConflictBody))
+    .add(post("moveFolder", "Move a folder to another place in the account's order", boardNote)
+      .annotate(McpTool, rearranges).addError(NotFoundBody).setPayload(MoveFolder).addSuccess(FolderAnswer))
     .add(
       post("deleteFolder", "Delete a folder", `A folder with boards needs \`force: true\` (else a 409 saying how many it holds); its boards go with it. ${boardNote}`)
+        .annotate(McpTool, rearranges)
         .addError(NotFoundBody).setPayload(DeleteFolder).addSuccess(FolderDeleted).addError(ConflictBody)
     )
     .add(
       post("createBoard", "Create a board in a folder", `Names are unique per folder whatever the case. ${limitsNote} ${boardNote}`)
+        .annotate(McpTool, tool("create_board", {
+          title: "Create a board",
+          description: "Creates a board in a folder (folder_id, name). A board holds brands and saved ads."
+        }))
         .addError(NotFoundBody).setPayload(CreateBoard).addSuccess(BoardAnswer).addError(ConflictBody)
     )
-    .add(post("renameBoard", "Rename a board", boardNote).addError(NotFoundBody).setPayload(RenameBoard).addSuccess(BoardAnswer).addError(ConflictBody))
+    .add(post("renameBoard", "Rename a board", boardNote)
+      .annotate(McpTool, rearranges).addError(NotFoundBody).setPayload(RenameBoard).addSuccess(BoardAnswer).addError(ConflictBody))
     .add(
       post("moveBoard", "Move a board to another folder and/or another place in its folder", `Send \`folder_id\`, \`position\` or both. ${limitsNote} ${boardNote}`)
+        .annotate(McpTool, rearranges)
         .addError(NotFoundBody).setPayload(MoveBoard).addSuccess(BoardAnswer).addError(ConflictBody)
     )
-    .add(post("deleteBoard", "Delete a board with its items and share links", boardNote).addError(NotFoundBody).setPayload(DeleteBoard).addSuccess(Done))
+    .add(post("deleteBoard", "Delete a board with its items and share links", boardNote)
+      .annotate(McpTool, rearranges).addError(NotFoundBody).setPayload(DeleteBoard).addSuccess(Done))
     .add(
       post("addToBoard", "Add a brand to a board; adding it again changes nothing", `An unknown brand is a 404 \`Brand not found\`. ${limitsNote} ${boardNote}`)
+        .annotate(McpTool, tool("add_brand_to_board", {
+          title: "Add a brand to a board",
+          description: `Adds a brand to a board (board_id, brand_id: ${brandIdText}); adding it again changes nothing.`
+        }))
         .addError(NotFoundBody).setPayload(AddToBoard).addSuccess(Done).addError(ConflictBody)
     )
     .add(
       post("removeFromBoard", "Remove a brand or a saved ad from a board; removing what is not there changes nothing", `An ad on no board any more is no longer saved. ${boardNote}`)
+        .annotate(McpTool, tool("remove_from_board", {
+          title: "Remove from a board",
+          description: "Removes a brand or a saved ad from a board; removing what is not there changes nothing."
+        }))
         .addError(NotFoundBody).setPayload(RemoveFromBoard).addSuccess(Done)
     )
     .add(
       get("boardAds", "A board's saved ads, paged and sorted", `Paged (INTERPRETATIONS P2). ${boardNote}`)
+        .annotate(McpTool, tool("list_board_ads", {
+          title: "A board's saved ads",
+          description: `The saved ads of a board (board_id), newest saved first, or by first seen or days running. ${pagePaging}`
+        }))
         .addError(NotFoundBody).setUrlParams(BoardAdsQuery).addSuccess(SavedAdPage)
     )
     .add(
       get("boardBrands", "A board's brands, latest added first", `Paged (INTERPRETATIONS P2). ${boardNote}`)
+        .annotate(McpTool, staysRest)
         .addError(NotFoundBody).setUrlParams(BoardBrandsQuery).addSuccess(BoardBrandPage)
     )
     .add(
       post("createShareLink", "Share a board read-only: a link with a random token that works without a key", `Expires after \`expires_in_days\` (default ${defaultShareDays}, at most ${maxShareDays}); the token is shown once. ${limitsNote} ${boardNote}`)
+        .annotate(McpTool, tool("share_board", {
+          title: "Share a board",
+          description: "Makes a read-only link to a board that works without a key (expires_in_days, default 30, at most 365). The token is shown only in this answer."
+        }))
         .addError(NotFoundBody).setPayload(CreateShareLink).addSuccess(CreatedShareLink).addError(ConflictBody)
     )
     .add(
       get("shareLinks", "The account's live share links (not revoked, not expired), newest first", "Paged (INTERPRETATIONS P2). The token is never shown again.")
+        .annotate(McpTool, staysRest)
         .addError(NotFoundBody).setUrlParams(ShareLinksQuery).addSuccess(ShareLinkPage)
     )
     .add(
       post("revokeShareLink", "Revoke a share link: its page is a 404 from now on", "Another account's link, or one already revoked, is a 404.")
+        .annotate(McpTool, rearranges)
         .addError(NotFoundBody).setPayload(RevokeShareLink).addSuccess(Done)
     )
 ) {}
@@ -316,7 +360,10 @@ export type SharedBoard = typeof SharedBoard.Type
 export const ShareQuery = strictStruct({ ...paging, sort: Schema.optional(sort) }, "query")
 export type ShareQuery = typeof ShareQuery.Type
 
-export class ShareApi extends HttpApiGroup.make("share").annotateContext(inProduct("Workspace")).add(
+export class ShareApi extends HttpApiGroup.make("share")
+  .annotateContext(inProduct("Workspace"))
+  .annotate(McpTool, noTool("The public page of a share link: no key, no credit"))
+  .add(
   HttpApiEndpoint.get("view", "/share/:token")
     .addError(NotFoundBody)
     .setPath(Schema.Struct({ token: Schema.String.annotations({ description: "The token of a share link" }) }))

@@ -1,5 +1,6 @@
 import { html, layout, type Raw, raw } from "../../access/session/Pages.js"
 import type { BoardBrand, SharedAd, SharedBoard } from "./Api.js"
+import { isJsonObject } from "../../kernel/Guards.js"
 
 /**
  * The public page of a shared board (issue 19): server-rendered HTML in the key page's style
@@ -31,7 +32,7 @@ const link = (url: string, label: string) => html`<a href="${url}" rel="noopener
 
 const mediaLinks = (media: ReadonlyArray<unknown>): ReadonlyArray<Raw> =>
   media.flatMap((item, i) => {
-    const record = typeof item === "object" && item !== null ? (item as Record<string, unknown>) : {}
+    const record = isJsonObject(item) ? item : {}
     const type = typeof record["type"] === "string" ? record["type"] : "media"
     return isWebUrl(record["url"]) ? [link(record["url"], `${type} ${i + 1}`), raw(" ")] : []
   })

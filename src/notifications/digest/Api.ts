@@ -7,6 +7,7 @@ import { contractPart } from "../../kernel/Contract.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool, tool } from "../../kernel/McpTool.js"
 
 /**
  * The brand digest's preferences (issue 19; INTERPRETATIONS W6), at the brand tracker's path
@@ -40,12 +41,17 @@ export class DigestPrefsApi extends metered(
   HttpApiGroup.make("brandDigestPrefs").annotateContext(inProduct("Brands"))
     .add(
       HttpApiEndpoint.get("get", prefsPath)
+        .annotate(McpTool, tool("get_digest_preferences", {
+          title: "Brand digest preferences",
+          description: "How often (off, daily, weekly), at which UTC hour and whether by e-mail the account gets the new-ads digest of its tracked brands."
+        }))
         .addSuccess(DigestPrefsAnswer)
         .annotate(OpenApi.Summary, "The account's brand digest preferences")
         .annotate(OpenApi.Description, "An account that never set them has the defaults: daily at 08:00 UTC, with e-mail.")
     )
     .add(
       HttpApiEndpoint.post("update", prefsPath)
+        .annotate(McpTool, noTool("Changing digest preferences is left to the dashboard"))
         .setPayload(DigestPrefsUpdate)
         .addSuccess(DigestPrefsAnswer)
         .annotate(OpenApi.Summary, "Change any of the digest preferences; the answer is all of them")

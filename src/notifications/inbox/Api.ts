@@ -6,6 +6,7 @@ import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The product inbox (issue 19; INTERPRETATIONS W5): what the account should hear of, from the
@@ -136,6 +137,10 @@ export class NotificationsApi extends metered(
   HttpApiGroup.make("notifications").annotateContext(inProduct("Account and keys"))
     .add(
       HttpApiEndpoint.get("list", notificationsPrefix)
+        .annotate(McpTool, tool("list_notifications", {
+          title: "Notifications",
+          description: `The account's inbox, newest first: new ads of tracked brands, credit alerts, key changes; unread=true for unread only. ${pagePaging}`
+        }))
         .setUrlParams(NotificationsQuery)
         .addSuccess(NotificationPage)
         .annotate(OpenApi.Summary, "The account's notifications, newest first")
@@ -143,11 +148,19 @@ export class NotificationsApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("unreadCount", `${notificationsPrefix}/unread-count`)
+        .annotate(McpTool, tool("unread_notifications", {
+          title: "Unread notifications",
+          description: "How many notifications are unread."
+        }))
         .addSuccess(UnreadCount)
         .annotate(OpenApi.Summary, "How many notifications are unread")
     )
     .add(
       HttpApiEndpoint.post("markRead", `${notificationsPrefix}/mark-read`)
+        .annotate(McpTool, tool("mark_notifications_read", {
+          title: "Mark notifications read",
+          description: "Marks the given notification ids read; answers how many changed."
+        }))
         .setPayload(MarkRead)
         .addSuccess(Updated)
         .annotate(OpenApi.Summary, "Mark notifications read")
@@ -155,6 +168,10 @@ export class NotificationsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("markAllRead", `${notificationsPrefix}/mark-all-read`)
+        .annotate(McpTool, tool("mark_all_notifications_read", {
+          title: "Mark all notifications read",
+          description: "Marks every notification of the account read; answers how many changed."
+        }))
         .addSuccess(Updated)
         .annotate(OpenApi.Summary, "Mark every notification read")
     )

@@ -9,6 +9,10 @@ import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging
 import { Choice, IdPath, PathId } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("Managing webhook endpoints and their deliveries is account settings, not research")
 
 /**
  * Webhook endpoints (issue 32; INTERPRETATIONS H2, H3): an account's endpoints, their secrets,
@@ -97,6 +101,7 @@ export class WebhooksApi extends metered(
   HttpApiGroup.make("webhooks").annotateContext(inProduct("Account and keys"))
     .add(
       HttpApiEndpoint.post("create", webhooksPrefix)
+        .annotate(McpTool, notTool)
         .setPayload(CreateWebhook)
         .addSuccess(Created)
         .addError(WebhookLimitReachedBody)
@@ -110,6 +115,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("list", webhooksPrefix)
+        .annotate(McpTool, notTool)
         .setUrlParams(WebhooksQuery)
         .addSuccess(pageOf(Webhook, "Newest first"))
         .annotate(OpenApi.Summary, "The account's webhook endpoints (never their secrets)")
@@ -117,6 +123,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.del("remove", `${webhooksPrefix}/:id`)
+        .annotate(McpTool, notTool)
         .setPath(IdPath)
         .addSuccess(Removed)
         .addError(NotFoundBody)
@@ -124,6 +131,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("rotateSecret", `${webhooksPrefix}/:id/rotate-secret`)
+        .annotate(McpTool, notTool)
         .setPath(IdPath)
         .addSuccess(SecretRotated)
         .addError(NotFoundBody)
@@ -132,6 +140,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("test", `${webhooksPrefix}/:id/test`)
+        .annotate(McpTool, notTool)
         .setPath(IdPath)
         .addSuccess(Queued)
         .addError(NotFoundBody)
@@ -139,6 +148,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("deliveries", `${webhooksPrefix}/:id/deliveries`)
+        .annotate(McpTool, notTool)
         .setPath(IdPath)
         .setUrlParams(WebhooksQuery)
         .addSuccess(pageOf(WebhookDelivery, "Newest first"))
@@ -148,6 +158,7 @@ export class WebhooksApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("replay", `${webhooksPrefix}/:id/deliveries/:delivery_id/replay`)
+        .annotate(McpTool, notTool)
         .setPath(DeliveryPath)
         .addSuccess(Queued)
         .addError(NotFoundBody)

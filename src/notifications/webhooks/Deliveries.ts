@@ -12,6 +12,7 @@ import { signatureHeader } from "./Signing.js"
 import { type Target, targets } from "./Targets.js"
 import { webhookSettings } from "./WebhooksConfig.js"
 import { type ClaimedAttempt, type DisabledEndpoint, type Outcome, WebhooksRepo } from "./WebhooksRepo.js"
+import { errorCodeOf } from "../../kernel/Guards.js"
 
 /** H3: an answer counts only when a 2xx arrives within this. */
 export const attemptTimeout = Duration.seconds(10)
@@ -89,7 +90,7 @@ const post = (target: Target, headers: Record<string, string>, body: string) =>
       res.on("end", () => settle(Effect.succeed(status)))
       res.on("error", () => settle(Effect.succeed(status)))
     })
-    req.on("error", (error) => settle(Effect.fail((error as NodeJS.ErrnoException).code ?? error.message)))
+    req.on("error", (error) => settle(Effect.fail(errorCodeOf(error) ?? error.message)))
     req.end(body)
     return Effect.sync(() => req.destroy())
   })

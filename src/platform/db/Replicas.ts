@@ -79,7 +79,7 @@ const lsnOf = (text: string): bigint => {
 export const replicaUrls = Config.redacted("DATABASE_REPLICA_URLS").pipe(
   Config.map((urls) =>
     Redacted.value(urls).split(",").map((url) => url.trim()).filter((url) => url.length > 0).map((url) => Redacted.make(url))),
-  Config.withDefault([] as ReadonlyArray<Redacted.Redacted>)
+  Config.withDefault<ReadonlyArray<Redacted.Redacted>>([])
 )
 
 /** `REPLICA_MAX_LAG`: the replay lag past which a replica serves no reads (R1: 5 seconds). */

@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises"
 import { optionalSetting } from "../AppConfig.js"
 import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import { traced } from "../telemetry/Tracing.js"
+import { errorCodeOf } from "../../kernel/Guards.js"
 
 /**
  * Downloads user-supplied media URLs without letting them reach the service's own network
@@ -114,7 +115,7 @@ const parseUrl = (text: string, base?: URL) => {
 class TooLarge extends Error {}
 
 const errorCode = (error: unknown) =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
+  errorCodeOf(error) ?? (error instanceof Error ? error.message : String(error))
 
 const make = (config: RemoteMediaSettings) =>
   Effect.gen(function*() {
@@ -208,7 +209,7 @@ const make = (config: RemoteMediaSettings) =>
           error instanceof TooLarge
             ? larger(maxBytes)
             // A file-system error (it names a path) is ours, not the remote's.
-            : typeof (error as { path?: unknown }).path === "string"
+            : typeof error === "object" && error !== null && "path" in error && typeof error.path === "string"
             ? Effect.die(error)
             : refuse("the connection closed before the whole body arrived")
         )

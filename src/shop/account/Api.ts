@@ -6,6 +6,7 @@ import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool, tool } from "../../kernel/McpTool.js"
 
 /** Every short-video shop path starts here (spec: Endpoints, "Short-video shop API"). */
 export const shopPrefix = "/api/v1/clipapp-shop"
@@ -52,6 +53,7 @@ const unknownPath = <M extends Method, const Where extends "Below" | "Prefix">(m
   HttpApiEndpoint.make(method)(`unknown${method}${where}`, where === "Prefix" ? shopPrefix : `${shopPrefix}/*`)
     .addError(UnknownShopEndpointBody)
     .annotate(OpenApi.Exclude, true)
+    .annotate(McpTool, noTool("G9: the answer for an unknown short-video shop path"))
 
 export type UnknownPath = ReturnType<typeof unknownPath<Method, "Below" | "Prefix">>
 
@@ -84,12 +86,17 @@ export class ShopApi extends metered(
         HttpApiEndpoint.get("credits", `${shopPrefix}/credits`)
           .addSuccess(ShopCreditsResponse)
           .annotate(OpenApi.Summary, "Daily short-video shop searches left (1 credit); the cheap key check")
+          .annotate(McpTool, tool("shop_search_credits", {
+            title: "Daily short-video searches left",
+            description: "How many short-video shop searches (explore and count calls) the account has left today, and when they reset."
+          }))
       )
       .add(
         HttpApiEndpoint.post("requestCountry", `${shopPrefix}/request-country`)
           .setPayload(RequestCountry)
           .addSuccess(CountryAnswer)
           .annotate(OpenApi.Summary, "Set (with `country`) or read the account's shop country")
+          .annotate(McpTool, noTool("Account settings are not research"))
       )
   )
 ) {}

@@ -8,6 +8,7 @@ import type { UtcDay } from "../../kernel/UtcDay.js"
 import { type EntitySpec, type ExploreParams, keysOf, type Link, type ShopEntity, ShopRecordId, specOf } from "./Entities.js"
 import type { Period } from "./Period.js"
 import { type RecordOf, records } from "./Views.js"
+import { decodedBoolean, decodedNumber, decodedText, decodedTexts } from "../../kernel/Guards.js"
 
 /**
  * The SQL of the short-video shop's catalog read model: the records' views with their period
@@ -240,38 +241,41 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
         const c = filter.constraint
         switch (c.kind) {
           case "range": {
-            const [min, max] = [p[`min_${name}`], p[`max_${name}`]] as Array<number | undefined>
+            const [min, max] = [decodedNumber(`min_${name}`, p[`min_${name}`]), decodedNumber(`max_${name}`, p[`max_${name}`])]
             if (min !== undefined) clauses.push(sql`${column(c.column)} >= ${min}`)
             if (max !== undefined) clauses.push(sql`${column(c.column)} <= ${max}`)
             break
           }
           case "days": {
-            const [from, to] = [p[`${name}_from`], p[`${name}_to`]] as Array<string | undefined>
+            const [from, to] = [decodedText(`${name}_from`, p[`${name}_from`]), decodedText(`${name}_to`, p[`${name}_to`])]
             if (from !== undefined) clauses.push(sql`${column(c.column)} >= ${days.startOf(from)}`)
             if (to !== undefined) clauses.push(sql`${column(c.column)} < ${days.endOf(to)}`)
             break
           }
           default: {
-            const value = p[name]
-            if (value === undefined) break
-            if (c.kind === "choice") clauses.push(sql`${column(c.column)}::text = any(${value as ReadonlyArray<string>}::text[])`)
-            if (c.kind === "bool") clauses.push(sql`${column(c.column)} = ${value as boolean}`)
+            const raw = p[name]
+            if (raw === undefined) break
+            if (c.kind === "choice") clauses.push(sql`${column(c.column)}::text = any(${decodedTexts(name, raw)}::text[])`)
+            if (c.kind === "bool") clauses.push(sql`${column(c.column)} = ${decodedBoolean(name, raw)}`)
+            if (c.kind === "choice" || c.kind === "bool") break
+            // The other kinds take a text.
+            const value = decodedText(name, raw) ?? ""
             if (c.kind === "ref") {
-              clauses.push(sql`${column(c.column)} = ${idOf(c.table, query.region, value as string)}`)
+              clauses.push(sql`${column(c.column)} = ${idOf(c.table, query.region, value)}`)
             }
             if (c.kind === "category") {
               clauses.push(
                 c.many
-                  ? sql`${column(c.column)} && array${subtree(query.region, value as string)}`
+                  ? sql`${column(c.column)} && array${subtree(query.region, value)}`
                   : // an array, not `in (query)`: the planner then sees a few ids and uses the column's index
-                  sql`${column(c.column)} = any(array${subtree(query.region, value as string)})`
+                  sql`${column(c.column)} = any(array${subtree(query.region, value)})`
               )
             }
             if (c.kind === "keyword") {
-              const pattern = `%${(value as string).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+              const pattern = `%${value.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
               clauses.push(sql.or(c.columns.map((col) => sql`${column(col)} ilike ${pattern}`)))
             }
-            if (c.kind === "linked") clauses.push(linked(c.through, query.region, value as string))
+            if (c.kind === "linked") clauses.push(linked(c.through, query.region, value))
           }
         }
       }
@@ -288,7 +292,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("adintel/shop/Cat
       const spec = specOf(query.entity)
       const names = Object.keys(spec.metrics)
       const metricBounds = names.flatMap((name) => {
-        const [min, max] = [query.params[`min_${name}`], query.params[`max_${name}`]] as Array<number | undefined>
+        const [min, max] = [decodedNumber(`min_${name}`, query.params[`min_${name}`]), decodedNumber(`max_${name}`, query.params[`max_${name}`])]
         const bounds: Array<Fragment | null> = [
           min === undefined ? null : sql`cur.${sql(name)} >= ${min}`,
           max === undefined ? null : sql`cur.${sql(name)} <= ${max}`

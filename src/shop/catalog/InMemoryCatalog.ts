@@ -3,6 +3,7 @@ import { addDays, type UtcDay } from "../../kernel/UtcDay.js"
 import { CatalogRepo, type CatalogQuery, type CatalogRow, type MetricValues, type PageQuery, type SeriesDay } from "./CatalogRepo.js"
 import { type ShopEntity, type ShopRecordId, specOf } from "./Entities.js"
 import type { RecordOf } from "./Views.js"
+import { decodedNumber, decodedTexts, isJsonObject } from "../../kernel/Guards.js"
 
 /**
  * The catalog's records held in memory, for the read model's unit tests (`ShopCatalog.layerTest`):
@@ -41,7 +42,7 @@ const compare = (a: unknown, b: unknown, descending: boolean): number => {
   if (a === b) return 0
   if (a === null || a === undefined) return 1
   if (b === null || b === undefined) return -1
-  const order = (a as number | string) < (b as number | string) ? -1 : 1
+  const order = (typeof a === "number" && typeof b === "number" ? a < b : String(a) < String(b)) ? -1 : 1
   return descending ? -order : order
 }
 
@@ -64,7 +65,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
   const columnOf = (record: MemoryRecord<ShopEntity>, column: string): unknown => {
     const name = column.replace(/^e\./, "")
     // A record's own fields, read by a column's name as the declaration writes it.
-    return record.columns?.[name] ?? (record.record as Readonly<Record<string, unknown>>)[name] ?? null
+    return record.columns?.[name] ?? (isJsonObject(record.record) ? record.record[name] : undefined) ?? null
   }
 
   /** The records a query selects, each with its metrics over the period and the one before. */
@@ -89,7 +90,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
           const wanted = p[name]
           if (wanted === undefined) continue
           const value = columnOf(record, "column" in c ? c.column : "")
-          if (c.kind === "choice") keep &&= (wanted as ReadonlyArray<string>).includes(String(value))
+          if (c.kind === "choice") keep &&= (decodedTexts(name, wanted) ?? []).includes(String(value))
           else if (c.kind === "bool") keep &&= value === wanted
           else if (c.kind === "keyword") {
             keep &&= c.columns.some((column) => String(columnOf(record, column) ?? "").toLowerCase().includes(String(wanted).toLowerCase()))
@@ -98,7 +99,7 @@ export const inMemoryCatalog = (world: CatalogWorld): CatalogRepo => {
         if (!keep) continue
         const current = metricsOver(query.entity, record, query.period.from, query.period.to)
         const bounded = Object.keys(spec.metrics).every((name) => {
-          const [min, max] = [p[`min_${name}`], p[`max_${name}`]] as Array<number | undefined>
+          const [min, max] = [decodedNumber(`min_${name}`, p[`min_${name}`]), decodedNumber(`max_${name}`, p[`max_${name}`])]
           const value = current[name] ?? null
           return (min === undefined || (value !== null && value >= min)) && (max === undefined || (value !== null && value <= max))
         })

@@ -9,6 +9,10 @@ import { entities, type ShopEntity } from "./Entities.js"
 
 const Ref = Schema.Struct({ id: Schema.String, name: Schema.String })
 
+/** The period metrics, as the MCP tools' descriptions say them. */
+export const shopPeriodText =
+  "Period metrics cover date_from..date_to (UTC days; default the 30 days up to yesterday) with growth against the period before."
+
 /** Each metric over the period, and `<metric>_growth` against the period before. */
 export const PeriodMetrics = Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.Number) })
 export type PeriodMetrics = typeof PeriodMetrics.Type

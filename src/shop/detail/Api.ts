@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { NotFoundBody } from "../../kernel/Errors.js"
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { CountryCode } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
 import { Choice, PathId } from "../../kernel/Params.js"
@@ -8,10 +8,11 @@ import { List, param } from "../../kernel/QueryParams.js"
 import { shopPrefix } from "../account/Api.js"
 import { exploreParams, type ExploreParamsOf, keysOf, type ShopEntity, ShopRecordId } from "../catalog/Entities.js"
 import { fieldsOf, queryOf, withoutParams } from "../../kernel/RouteParams.js"
-import { entityViews, explorePage, PeriodMetrics } from "../catalog/Views.js"
+import { entityViews, explorePage, PeriodMetrics, shopPeriodText } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, type McpDecision, noTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The detail pages of a shop, a creator and a product (issue 5, "Detail routes ... share one
@@ -221,8 +222,120 @@ export const endpointName = <const Path extends string>(path: Path) =>
   // The expression spells at run time what `EndpointName` spells in the type.
   path.replace(/[-/](\w)/g, (_, c: string) => c.toUpperCase()) as EndpointName<Path>
 
-const post = <const Path extends string>(path: Path) => HttpApiEndpoint.post(endpointName(path), `${shopPrefix}/${path}`)
-const get = <const Path extends string>(path: Path) => HttpApiEndpoint.get(endpointName(path), `${shopPrefix}/${path}`)
+
+/** A record's daily series, as its MCP tool says it. */
+const dailyMetrics = (who: string, metrics: string) => ({
+  title: `A ${who}'s daily metrics`,
+  description: `A ${who}'s metrics for every day of the period (${metrics}). ${shopPeriodText}`
+})
+
+/** A detail page's list, as its MCP tool says it: an explore search tied to the record. */
+const listOf = (title: string, what: string, like: string) => ({
+  title,
+  description: `${what}, with period metrics; filtered, sorted and paged like ${like}. ${pagePaging}`
+})
+
+const otherLists = noTool(
+  "The detail pages' other lists, totals and records by id: the page tools, their daily series and main lists cover research; these stay REST routes"
+)
+const visitCounters = noTool("The dashboard's visit counters")
+const productPageOthers = noTool(
+  "The product page's other lists, totals and records by id: get_product_detail, its daily series and main lists cover research"
+)
+
+/**
+ * What each route of the detail pages is to MCP (kernel/McpTool.ts), by endpoint name: the
+ * routes are generated from the declaration, and each finds its decision here as it is built. A
+ * route without its line is no tool and no "no tool", which test/routes.test.ts names.
+ */
+const mcpDecisions: Record<string, McpDecision> = {
+  shopDetail: tool("get_shop_detail", {
+    title: "A short-video shop's detail",
+    description:
+      `One shop (id from explore_shops) with its period metrics, and the first page of the lists named in tabs: product/queryList (its products), searchNewProducts, searchVideos (videos showing its products), searchCooperativeCreators. ${shopPeriodText}`
+  }),
+  shopDetailHistory: tool("shop_history", dailyMetrics("shop", "GMV, units, followers...")),
+  shopDetailProductQueryList: tool("list_shop_products", listOf("A shop's products", "The products a shop sells", "explore_shop_products")),
+  creatorDetail: tool("get_creator_detail", {
+    title: "A short-video creator's detail",
+    description:
+      `One creator (id from explore_shop_creators) with period metrics, and the first page of the lists named in tabs: video/queryList (their videos), searchProducts, searchShopList, searchCooperativeShops. ${shopPeriodText}`
+  }),
+  creatorDetailHistory: tool("creator_history", dailyMetrics("creator", "views, followers...")),
+  creatorDetailVideoQueryList: tool("list_creator_videos", listOf("A creator's videos", "A creator's videos", "explore_shop_videos")),
+  productDetail: tool("get_product_detail", {
+    title: "A short-video shop product's detail",
+    description:
+      `One product (id from explore_shop_products or search_shop_products) with period metrics, and the first page of the lists named in tabs: creator/queryList (creators showing it), video/queryList (videos showing it). ${shopPeriodText}`
+  }),
+  productDetailHistory: tool("product_history", dailyMetrics("product", "GMV, units, views...")),
+  productDetailVideoQueryList: tool("list_product_videos", listOf("Videos showing a product", "The videos showing a product", "explore_shop_videos")),
+  productDetailCreatorQueryList: tool(
+    "list_product_creators",
+    listOf("Creators showing a product", "The creators whose videos show a product", "explore_shop_creators")
+  ),
+  video: tool("get_shop_video", {
+    title: "A short video",
+    description: `One short video (id from explore_shop_videos) with its period metrics. ${shopPeriodText}`
+  }),
+  categoriesHierarchy: tool("shop_category_tree", {
+    title: "The short-video shop's category tree",
+    description: "The category tree of a country (ids, names, levels, children). Use the ids as category_id filters."
+  }),
+  categoriesSummary: tool("get_shop_category", {
+    title: "A shop category's summary",
+    description: `One category with its period metrics and how many products, shops, creators and subcategories it holds (it and below). ${shopPeriodText}`
+  }),
+  shopDetailTotal: otherLists,
+  shopDetailSearchNewProducts: otherLists,
+  shopDetailSearchVideos: otherLists,
+  shopDetailSearchCooperativeCreators: otherLists,
+  shopDetailExtraTotal: otherLists,
+  shopDetailSalesStrategySelfPromotion: otherLists,
+  shopDetailSalesStrategyAffiliate: otherLists,
+  creatorDetailTotal: otherLists,
+  creatorDetailSearchProducts: otherLists,
+  creatorDetailSearchShopList: otherLists,
+  creatorDetailSearchCooperativeShops: otherLists,
+  shopsProducts: otherLists,
+  shopsSummary: otherLists,
+  shopsDetails: otherLists,
+  shopDetails: otherLists,
+  products: otherLists,
+  productDetails: otherLists,
+  productSalesChannel: otherLists,
+  videoMetrics: otherLists,
+  videoHistory: otherLists,
+  videoProducts: otherLists,
+  videoSimilar: otherLists,
+  creatorHistory: otherLists,
+  categoriesTopProducts: otherLists,
+  categoriesTopShops: otherLists,
+  categoriesTopCreators: otherLists,
+  categoriesLayers: otherLists,
+  categoriesHistory: otherLists,
+  categoriesSiblings: otherLists,
+  productOtherVisits: visitCounters,
+  categoryVisitEvents: visitCounters,
+  detailVisitEvents: visitCounters,
+  productDetailTotal: productPageOthers,
+  productDetailSalesTrend: productPageOthers,
+  productDetailSearchCreators: productPageOthers,
+  productDetailSearchVideos: productPageOthers,
+  productDetailCreatorGetConversionRadio: productPageOthers,
+  productDetailById: productPageOthers
+}
+
+/** A route's decision, as an annotation to add; none when the table lacks its name. */
+const decided = (name: string): Context.Context<never> => {
+  const decision = mcpDecisions[name]
+  return decision === undefined ? Context.empty() : Context.make(McpTool, decision)
+}
+
+const post = <const Path extends string>(path: Path) =>
+  HttpApiEndpoint.post(endpointName(path), `${shopPrefix}/${path}`).annotateContext(decided(endpointName(path)))
+const get = <const Path extends string>(path: Path) =>
+  HttpApiEndpoint.get(endpointName(path), `${shopPrefix}/${path}`).annotateContext(decided(endpointName(path)))
 
 const oneOf = (path: DetailPath) => details[path].entity.slice(0, -1)
 
@@ -320,6 +433,7 @@ const categoryReads = [
 /** A record named in the path, with its period in the query string. */
 const inPath = <const Name extends string>(name: Name, path: string) =>
   HttpApiEndpoint.get(name, `${shopPrefix}/${path}`).setPath(RecordPath).setUrlParams(periodQuery).addError(NotFoundBody)
+    .annotateContext(decided(name))
 
 const Profile = (entity: ShopEntity) => Schema.Struct({ success: Schema.Literal(true), data: entityViews[entity] })
 
@@ -354,7 +468,7 @@ const recordReads = [
     .annotate(OpenApi.Summary, "A shop with its period metrics and its products, videos and creators over the period"),
   get("shops/details").setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "A shop's profile with its period metrics"),
-  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(Profile("shops"))
+  HttpApiEndpoint.get("shopDetails", `${shopPrefix}/shop-details`).annotateContext(decided("shopDetails")).setUrlParams(RecordQuery).addError(NotFoundBody).addSuccess(Profile("shops"))
     .annotate(OpenApi.Summary, "Alias of shops/details"),
   get("products").setUrlParams(queryOf(exploreParams("products", "explore")))
     .addSuccess(explorePage("products"))
@@ -420,7 +534,7 @@ const extras = [
     .annotate(OpenApi.Summary, "Paid (ad) videos showing the shop's products over the period, and their creators"),
   post("shop-detail/salesStrategy/affiliate").setPayload(Selection).addError(NotFoundBody).addSuccess(Strategy)
     .annotate(OpenApi.Summary, "Organic (affiliate) videos showing the shop's products over the period, and their creators"),
-  HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`)
+  HttpApiEndpoint.get("productDetails", `${shopPrefix}/product-details`).annotateContext(decided("productDetails"))
     .setUrlParams(RecordQuery).addError(NotFoundBody)
     .addSuccess(fullAnswer("product-detail"))
     .annotate(OpenApi.Summary, "The product's detail (GET form of product-detail)")
@@ -440,7 +554,7 @@ const productDetail = [
   ...generated["product-detail"],
   post("product-detail/creator/getConversionRadio").setPayload(Selection).addError(NotFoundBody).addSuccess(Conversion)
     .annotate(OpenApi.Summary, "How the product's views convert: units and GMV per 1,000 views, by creator"),
-  HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`)
+  HttpApiEndpoint.get("productDetailById", `${shopPrefix}/product-detail/:id`).annotateContext(decided("productDetailById"))
     .setPath(RecordPath)
     .setUrlParams(periodQuery)
     .addError(NotFoundBody)

@@ -5,10 +5,11 @@ import { strictStruct } from "../../kernel/QueryParams.js"
 import { DailyQuotaBody, shopPrefix } from "../account/Api.js"
 import { exploreParams, type ShopEntity } from "../catalog/Entities.js"
 import { fieldsOf, queryOf } from "../../kernel/RouteParams.js"
-import { CountAnswer, explorePage } from "../catalog/Views.js"
+import { CountAnswer, explorePage, shopPeriodText } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, type McpDecision, noTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * Explore and count of the short-video shop's categories, shops, creators, videos and products
@@ -27,6 +28,34 @@ const summaries = {
 }
 const bodyNote = "The same parameters as the GET form; both may be sent, merged, and the body wins on a conflict (P3)."
 
+/** What each entity's tools say its period metrics are. */
+const metricsOf: Record<ShopEntity, string> = {
+  categories: "GMV, units, products, shops",
+  shops: "GMV, units sold, followers, products",
+  creators: "views, GMV they drove, followers gained",
+  videos: "views, likes, comments, shares, GMV of the products shown",
+  products: "GMV, units, price, reviews"
+}
+
+/** The POST form of each route is its MCP tool (`explore_shop_products`, `count_shops`, ...); the GET form is none. */
+const toolOf = (entity: ShopEntity, route: ExploreRoute): McpDecision => {
+  const what = metricsOf[entity]
+  const name = entity === "shops" ? `${route}_shops` : `${route}_shop_${entity}`
+  return route === "explore"
+    ? tool(name, {
+      title: `Explore short-video shop ${entity}`,
+      description:
+        `Lists short-video shop ${entity} matching filters, with their period metrics (${what}). ${shopPeriodText} Sort by a metric, its growth or a column (sort, order). ${pagePaging} Use it to find and rank ${entity}; use the count tool when only the number matters.`,
+      alsoUses: "a daily short-video search"
+    })
+    : tool(name, {
+      title: `Count short-video shop ${entity}`,
+      description: `Counts the short-video shop ${entity} that the same filters as the explore tool match (${what}). Answers { total }.`,
+      alsoUses: "a daily short-video search"
+    })
+}
+const getForm = noTool("The GET form of explore and count: the tool is the POST form, which takes the same filters")
+
 /** One route of an entity: `GET <entity>/<route>` (`productsExplore`) and its POST form (`productsExplorePost`). */
 const routeOf = <E extends ShopEntity, Route extends ExploreRoute, const Suffix extends string, Answer extends Schema.Schema.Any>(
   entity: E,
@@ -41,7 +70,8 @@ const routeOf = <E extends ShopEntity, Route extends ExploreRoute, const Suffix 
       .setUrlParams(queryOf(exploreParams(entity, route)))
       .addSuccess(answer)
       .addError(DailyQuotaBody)
-      .annotate(OpenApi.Summary, summaries[route](entity)),
+      .annotate(OpenApi.Summary, summaries[route](entity))
+      .annotate(McpTool, getForm),
     HttpApiEndpoint.post(`${name}Post`, path)
       .setUrlParams(queryOf(exploreParams(entity, route)))
       .setPayload(bodyOf(entity, route))
@@ -49,6 +79,7 @@ const routeOf = <E extends ShopEntity, Route extends ExploreRoute, const Suffix 
       .addError(DailyQuotaBody)
       .annotate(OpenApi.Summary, summaries[route](entity))
       .annotate(OpenApi.Description, bodyNote)
+      .annotate(McpTool, toolOf(entity, route))
   ] as const
 }
 

@@ -10,6 +10,10 @@ import { shopPrefix } from "../account/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("Account settings are not research")
 
 /**
  * The account's short-video shop favorites (issue 5; spec: Short-video shop API, Favorites;
@@ -102,6 +106,7 @@ export class ShopFavoritesApi extends metered(
   HttpApiGroup.make("shopFavorites").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("list", prefix)
+        .annotate(McpTool, notTool)
         .setUrlParams(FavoritesQuery)
         .addSuccess(FavoritePage)
         .annotate(OpenApi.Summary, "The account's favorite products, shops, creators, videos and categories, newest first")
@@ -109,6 +114,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("toggle", `${prefix}/toggle`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
@@ -117,6 +123,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("add", `${prefix}/add`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
@@ -125,6 +132,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("remove", `${prefix}/remove`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(FavoriteTarget)
         .addSuccess(Favorited)
@@ -133,6 +141,7 @@ export class ShopFavoritesApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("check", `${prefix}/check`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(FavoriteCheck)
         .addSuccess(FavoritedMany)

@@ -11,6 +11,10 @@ import { fieldsOf, withoutParams } from "../../kernel/RouteParams.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
+
+/** Why these routes are no MCP tools (kernel/McpTool.ts). */
+const notTool = noTool("Account settings are not research")
 
 /**
  * The account's saved explore filters of the short-video shop (issue 5, "Per-account records";
@@ -134,6 +138,7 @@ export class ShopPresetsApi extends metered(
   HttpApiGroup.make("shopPresets").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("list", prefix)
+        .annotate(McpTool, notTool)
         .setUrlParams(PresetsQuery)
         .addSuccess(PresetPage)
         .annotate(OpenApi.Summary, "The account's filter presets, most recently updated first")
@@ -141,6 +146,7 @@ export class ShopPresetsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("save", `${prefix}/save`)
+        .annotate(McpTool, notTool)
         .setPayload(SavePreset)
         .addSuccess(Saved)
         .addError(ConflictBody)
@@ -152,6 +158,7 @@ export class ShopPresetsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("update", `${prefix}/update`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(UpdatePreset)
         .addSuccess(Saved)
@@ -161,6 +168,7 @@ export class ShopPresetsApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("delete", `${prefix}/delete`)
+        .annotate(McpTool, notTool)
         .addError(NotFoundBody)
         .setPayload(DeletePreset)
         .addSuccess(Deleted)

@@ -12,6 +12,7 @@ import { entityViews } from "../catalog/Views.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * Trending products, product search and autocomplete of the short-video shop (spec:
@@ -115,6 +116,10 @@ export class ShopSearchApi extends metered(
   HttpApiGroup.make("shopSearch").annotateContext(inProduct("Short-video shop"))
     .add(
       HttpApiEndpoint.get("trending", `${shopPrefix}/trending`)
+        .annotate(McpTool, tool("trending_shop_products", {
+          title: "Trending short-video shop products",
+          description: `Products whose GMV, units or views (metric) grew most over the last days (days, default 7) against the days before. ${pagePaging}`
+        }))
         .setUrlParams(TrendingQuery)
         .addSuccess(TrendingPage)
         .annotate(OpenApi.Summary, "Products ranked by the growth of a metric over the last days against the days before")
@@ -125,6 +130,10 @@ export class ShopSearchApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("search", `${shopPrefix}/search`)
+        .annotate(McpTool, tool("search_shop_products", {
+          title: "Search short-video shop products",
+          description: `Products whose title matches words (q), best match first, with relevance from 0 to 1. ${pagePaging} Prefer explore_shop_products to filter and rank by metrics.`
+        }))
         .setUrlParams(SearchQuery)
         .addSuccess(SearchPage)
         .annotate(OpenApi.Summary, "Products whose title matches words, best match first")
@@ -135,6 +144,10 @@ export class ShopSearchApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("suggestions", `${shopPrefix}/suggestions`)
+        .annotate(McpTool, tool("shop_suggestions", {
+          title: "Autocomplete short-video shop names",
+          description: "Product titles, shop names, creator handles and category names that start with a prefix, with their ids: the quickest way from a name to an id."
+        }))
         .setUrlParams(SuggestionsQuery)
         .addSuccess(Suggestions)
         .annotate(OpenApi.Summary, "Autocomplete: product titles, shop names, creator handles and category names starting with a prefix")

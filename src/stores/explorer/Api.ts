@@ -10,6 +10,7 @@ import { Choice } from "../../kernel/Params.js"
 import { type Param, param, strictStruct } from "../../kernel/QueryParams.js"
 import { DailyPoint, StoreProductView, StoreView } from "../catalog/Views.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The store explorer (issue 20; INTERPRETATIONS L4, S3): a body without `id` searches hosted
@@ -126,6 +127,10 @@ export class StoreExplorerApi extends metered(
   HttpApiGroup.make("storeExplorer").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.post("explore", explorerPrefix)
+        .annotate(McpTool, tool("explore_stores", {
+          title: "Explore online stores",
+          description: `Without id: searches hosted online stores (text, platform, theme, app, country, currency, product count, revenue and visit ranges, ads running, launch date; sorts revenue, visits, growth_30d, ads_running, newest). With id: one store's drill-down (products sorted by estimated sales, 365 daily figures, apps, theme, the ads and landers pointing at it). ${pagePaging}`
+        }))
         .addError(NotFoundBody)
         .setPayload(ExplorerBody)
         .addSuccess(Schema.Union(StoreSearchPage, StoreDetail))

@@ -4,17 +4,20 @@ import { boundedWindowOf } from "../../kernel/Paging.js"
 import { type ProductSort, StoreCatalog, type StoreFilters, type StoreSort } from "../catalog/StoreCatalog.js"
 import { type ExplorerBody, filterParams, maxLanders, newestAds, productSorts, seriesDays, type StoreDetail, type StoreSearchPage, storeSorts } from "./Api.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { isOneOf } from "../../kernel/Guards.js"
 
 export type ExplorerAnswer = typeof StoreSearchPage.Type | typeof StoreDetail.Type
 
 const narrow = "narrow the search with its filters"
 
 /** The filters of a body, and the first one sent that a drill-down does not take. */
-export const filtersOf = (body: StoreFilters): StoreFilters =>
-  Object.fromEntries(Object.keys(filterParams).flatMap((name) => {
-    const value = (body as Record<string, unknown>)[name]
+export const filtersOf = (body: StoreFilters): StoreFilters => {
+  const fields = new Map<string, unknown>(Object.entries(body))
+  return Object.fromEntries(Object.keys(filterParams).flatMap((name) => {
+    const value = fields.get(name)
     return value === undefined ? [] : [[name, value]]
   }))
+}
 
 /** Ranges whose two ends were both sent must not be upside down (G11). */
 export const checkRanges = (f: StoreFilters): Effect.Effect<void, InvalidRequest> => {
@@ -33,8 +36,6 @@ export const checkRanges = (f: StoreFilters): Effect.Effect<void, InvalidRequest
   }
   return Effect.void
 }
-
-const isOneOf = <const L extends ReadonlyArray<string>>(values: L, value: string): value is L[number] => values.includes(value)
 
 /**
  * The store explorer (issue 20; INTERPRETATIONS L4): a search with the explorer's filters and

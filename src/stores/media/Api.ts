@@ -3,6 +3,7 @@ import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { contractPart } from "../../kernel/Contract.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, noTool } from "../../kernel/McpTool.js"
 
 /**
  * This service's own media (issue 20): the product images of the generated worlds, so the
@@ -14,6 +15,7 @@ export const MediaName = Schema.String.pipe(
 )
 
 export class StoreMediaApi extends HttpApiGroup.make("storeMedia").annotateContext(inProduct("Hosted stores"))
+  .annotate(McpTool, noTool("Product photos for browsers"))
   .add(
     HttpApiEndpoint.get("image", "/media/stores/:name")
       .addError(NotFoundBody)

@@ -10,6 +10,7 @@ import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { DailyPoint, StoreView } from "../catalog/Views.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, pagePaging, tool } from "../../kernel/McpTool.js"
 
 /**
  * The store tracker (issue 20; INTERPRETATIONS L3, S3): the hosted stores an account follows,
@@ -93,12 +94,20 @@ export class StoreTrackerApi extends metered(
   HttpApiGroup.make("storeTracker").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.get("status", trackerPrefix)
+        .annotate(McpTool, tool("store_tracker_status", {
+          title: "Tracked stores: count and limit",
+          description: "How many hosted online stores the account tracks, its plan's limit and how many it may still track."
+        }))
         .setUrlParams(EmptyQuery)
         .addSuccess(TrackerStatus)
         .annotate(OpenApi.Summary, "How many hosted stores the account tracks, its plan's limit and what remains")
     )
     .add(
       HttpApiEndpoint.post("track", `${trackerPrefix}/track`)
+        .annotate(McpTool, tool("track_store", {
+          title: "Track an online store",
+          description: "Starts tracking a hosted online store by store_id or domain (exactly one); an unknown domain is not found."
+        }))
         .addError(NotFoundBody)
         .setPayload(StoreTarget)
         .addSuccess(Tracked)
@@ -111,6 +120,10 @@ export class StoreTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.post("untrack", `${trackerPrefix}/untrack`)
+        .annotate(McpTool, tool("untrack_store", {
+          title: "Stop tracking an online store",
+          description: "Stops tracking a store (store_id or domain)."
+        }))
         .addError(NotFoundBody)
         .setPayload(StoreTarget)
         .addSuccess(TrackerStatus)
@@ -118,6 +131,10 @@ export class StoreTrackerApi extends metered(
     )
     .add(
       HttpApiEndpoint.get("stores", `${trackerPrefix}/stores`)
+        .annotate(McpTool, tool("list_tracked_stores", {
+          title: "Tracked online stores",
+          description: `The stores the account tracks, with their estimated daily sales and the products they added since tracking began. ${pagePaging}`
+        }))
         .setUrlParams(TrackedQuery)
         .addSuccess(TrackedPage)
         .annotate(OpenApi.Summary, "The tracked stores with their daily sales and new products since tracking")

@@ -9,6 +9,7 @@ import { param, strictStruct } from "../../kernel/QueryParams.js"
 import { StoreView } from "../catalog/Views.js"
 import { explorerPrefix, filterFields } from "../explorer/Api.js"
 import { inProduct } from "../../kernel/Products.js"
+import { McpTool, tool } from "../../kernel/McpTool.js"
 
 /**
  * Visual search of hosted stores (issue 20; INTERPRETATIONS L4, S3): a product photo, uploaded
@@ -81,6 +82,10 @@ export class StoreVisualSearchApi extends metered(
   HttpApiGroup.make("storeVisualSearch").annotateContext(inProduct("Hosted stores"))
     .add(
       HttpApiEndpoint.post("search", visualPath)
+        .annotate(McpTool, tool("visual_search_stores", {
+          title: "Find stores by a product photo",
+          description: "Finds online stores whose product images look like the image at image_url (fetched once from a public address), each with its best-matching products and a similarity from 0 to 1; the explore_stores filters narrow it."
+        }))
         .setPayload(VisualPayload)
         .addSuccess(VisualAnswer)
         .annotate(OpenApi.Summary, "Stores whose product images look like a photo (upload or image_url), with the explorer's filters")
