@@ -543,7 +543,7 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
         SqlSchema.findAll({
           Request: Schema.Void,
           Result: VideoAd,
-          execute: () => sql`
+          execute: () => read`
             select a.external_id as ad_id, a.library, ${iso("a.first_seen")} as first_seen, ${derive.video_seconds} as duration_seconds
               from ads a where ${inScope(scope)} and a.format = 'video' order by a.first_seen desc, a.external_id collate "C"`
         })(undefined).pipe(Effect.orDie)
