@@ -6,7 +6,7 @@ import { progressOf } from "../../platform/Progress.js"
 import { record as recordMetric, trendCounted } from "../../platform/telemetry/Metrics.js"
 import { historyDays } from "./Api.js"
 import * as Packed from "./Packed.js"
-import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
+import { type AdCopy, type AdTerms, termKinds, termsOf } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
 import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
@@ -117,32 +117,65 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         forgetPast()
         const [phraseIds, hookIds] = termIds
         const cellIdsNow = cellIds
-        const signed = changes.flatMap(({ after, before }) => [
-          ...(before === null ? [] : [{ ad: termsOf(before), sign: -1 }]),
-          ...(after === null ? [] : [{ ad: termsOf(after), sign: 1 }])
-        ])
+        const signed: Array<{ readonly ad: AdTerms; readonly sign: number }> = []
+        for (const { after, before } of changes) {
+          if (before !== null) signed.push({ ad: termsOf(before), sign: -1 })
+          if (after !== null) signed.push({ ad: termsOf(after), sign: 1 })
+        }
+        // Each ad's terms and cells looked up once: an id the dictionaries lack is left a hole
+        // (-1), asked for with the batch's others, then filled.
         const terms = [new Set<string>(), new Set<string>()] as const
         const cells = new Map<string, Cell>()
+        const phraseIdsOf: Array<Array<number>> = []
+        const hookIdOf: Array<number | undefined> = []
+        const cellKeysOf: Array<ReadonlyArray<string>> = []
+        let holes = false
         for (const { ad } of signed) {
-          const [phrases, hooks] = terms
-          for (const phrase of ad.phrases) if (!phraseIds.has(phrase)) phrases.add(phrase)
-          if (ad.hook !== undefined && !hookIds.has(ad.hook)) hooks.add(ad.hook)
-          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) cells.set(cellKey(cell), cell)
+          const ids: Array<number> = []
+          for (const phrase of ad.phrases) {
+            const id = phraseIds.get(phrase)
+            if (id === undefined) {
+              terms[0].add(phrase)
+              holes = true
+            }
+            ids.push(id ?? -1)
+          }
+          phraseIdsOf.push(ids)
+          let hook: number | undefined
+          if (ad.hook !== undefined) {
+            hook = hookIds.get(ad.hook)
+            if (hook === undefined) {
+              terms[1].add(ad.hook)
+              hook = -1
+            }
+          }
+          hookIdOf.push(hook)
+          const keys: Array<string> = []
+          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
+            const key = cellKey(cell)
+            if (!cellIdsNow.has(key)) cells.set(key, cell)
+            keys.push(key)
+          }
+          cellKeysOf.push(keys)
         }
         yield* idsOfTerms(terms, [phraseIds, hookIds])
         yield* idsOfCells(cells, cellIdsNow)
 
         const counted = new Set<UtcDay>()
         const ads: Array<CountedAd> = []
-        for (const { ad, sign } of signed) {
+        for (let i = 0; i < signed.length; i++) {
+          const { ad, sign } = signed[i]!
           const day = dayNumber(ad.day)
           // A day no window or history will reach (before 1800, after 2158) is not counted.
           if (day < 0 || day >= daysKept) continue
           counted.add(ad.day)
+          const phrases = phraseIdsOf[i]!
+          if (holes) for (let p = 0; p < phrases.length; p++) if (phrases[p] === -1) phrases[p] = phraseIds.get(ad.phrases[p]!)!
+          const hook = hookIdOf[i] === -1 ? hookIds.get(ad.hook!)! : hookIdOf[i]
           const byKind: Array<ReadonlyArray<number>> = []
-          byKind[termKinds.phrase] = ad.phrases.map((phrase) => phraseIds.get(phrase)!)
-          byKind[termKinds.hook] = ad.hook === undefined ? [] : [hookIds.get(ad.hook)!]
-          ads.push({ sign, day, cells: cellsOfAd(ad.library, ad.niche, ad.countries).map((cell) => cellIdsNow.get(cellKey(cell))!), terms: byKind })
+          byKind[termKinds.phrase] = phrases
+          byKind[termKinds.hook] = hook === undefined ? [] : [hook]
+          ads.push({ sign, day, cells: cellKeysOf[i]!.map((key) => cellIdsNow.get(key)!), terms: byKind })
         }
         const days = sumDays(ads, counters)
         return { counted, days, months: sumMonths(days, counters, monthAndDay) }
