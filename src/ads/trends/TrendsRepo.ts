@@ -50,6 +50,24 @@ const Bytes = Schema.Uint8ArrayFromSelf
 
 /** Bytes as the driver sends them (a Buffer is written as bytea), without a copy. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/**
+ * Many rows' packed counts as one parameter: their bytes end to end (a Buffer, which the driver
+ * sends in binary) and where each starts (from 1) and how long it is, for `substring`. A
+ * `bytea[]` of them was written as hexadecimal text, a string of twice their size, and parsed
+ * back by PostgreSQL: a tenth of what counting allocated.
+ */
+const packedColumn = (all: ReadonlyArray<Uint8Array>) => {
+  const starts: Array<number> = []
+  const lengths: Array<number> = []
+  let size = 0
+  for (const bytes of all) {
+    starts.push(size + 1)
+    lengths.push(bytes.length)
+    size += bytes.length
+  }
+  return { bytes: Buffer.concat(all, size), starts, lengths }
+}
 const TermRow = Schema.Struct({ id: Schema.Int, kind: Schema.Int, term: Schema.String })
 const CellRow = Schema.Struct({ id: Schema.Int, library: Schema.String, niche: Schema.String, country: Schema.String })
 const DayRow = Schema.Struct({ kind: Schema.Int, day: Schema.String, cell: Schema.Int, counts: Bytes })
@@ -308,9 +326,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           const kept = rows.filter((r) => r.counts !== undefined).sort((a, b) => a.kind - b.kind || (a.day < b.day ? -1 : a.day > b.day ? 1 : a.cell - b.cell))
           const gone = rows.filter((r) => r.counts === undefined)
           if (kept.length > 0) {
+            const counts = packedColumn(kept.map((r) => r.counts!))
             yield* sql`insert into trend_days (kind, day, cell, counts)
-              select * from unnest(${kept.map((r) => r.kind)}::smallint[], ${kept.map((r) => r.day)}::date[], ${kept.map((r) => r.cell)}::int[],
-                                   ${kept.map((r) => asBuffer(r.counts!))}::bytea[])
+              select k.kind, k.day, k.cell, substring(${counts.bytes}::bytea from k.start for k.length)
+                from unnest(${kept.map((r) => r.kind)}::smallint[], ${kept.map((r) => r.day)}::date[], ${kept.map((r) => r.cell)}::int[],
+                            ${counts.starts}::int[], ${counts.lengths}::int[]) as k(kind, day, cell, start, length)
               on conflict (kind, day, cell) do update set counts = excluded.counts`
           }
           if (gone.length > 0) {
@@ -346,8 +366,11 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           const kept = rows.filter((r) => r.counts !== undefined).sort((a, b) => a.term - b.term || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0))
           const gone = rows.filter((r) => r.counts === undefined)
           if (kept.length > 0) {
+            const counts = packedColumn(kept.map((r) => r.counts!))
             yield* sql`insert into trend_series (term, month, counts)
-              select * from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${kept.map((r) => asBuffer(r.counts!))}::bytea[])
+              select k.term, k.month, substring(${counts.bytes}::bytea from k.start for k.length)
+                from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${counts.starts}::int[], ${counts.lengths}::int[])
+                  as k(term, month, start, length)
               on conflict (term, month) do update set counts = excluded.counts`
           }
           if (gone.length > 0) {
