@@ -6,7 +6,7 @@ import { progressOf } from "../../platform/Progress.js"
 import { record as recordMetric, trendCounted } from "../../platform/telemetry/Metrics.js"
 import { historyDays } from "./Api.js"
 import * as Packed from "./Packed.js"
-import { type AdCopy, type AdTerms, termKinds, termsOf } from "./Phrases.js"
+import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
 import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
@@ -117,65 +117,67 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         forgetPast()
         const [phraseIds, hookIds] = termIds
         const cellIdsNow = cellIds
-        const signed: Array<{ readonly ad: AdTerms; readonly sign: number }> = []
-        for (const { after, before } of changes) {
-          if (before !== null) signed.push({ ad: termsOf(before), sign: -1 })
-          if (after !== null) signed.push({ ad: termsOf(after), sign: 1 })
-        }
-        // Each ad's terms and cells looked up once: an id the dictionaries lack is left a hole
-        // (-1), asked for with the batch's others, then filled.
+        // Each ad's terms and cells are looked up as it is read, and only their ids kept: the
+        // texts of a batch's ads die young (kept to the end of the batch, they were promoted and
+        // copied by the collector). What the dictionaries lack is a hole (-1) with its text,
+        // asked for with the batch's others, then filled.
         const terms = [new Set<string>(), new Set<string>()] as const
         const cells = new Map<string, Cell>()
-        const phraseIdsOf: Array<Array<number>> = []
-        const hookIdOf: Array<number | undefined> = []
-        const cellKeysOf: Array<ReadonlyArray<string>> = []
-        let holes = false
-        for (const { ad } of signed) {
-          const ids: Array<number> = []
+        const read: Array<{ readonly sign: number; readonly day: UtcDay; readonly terms: Array<Array<number>>; readonly cells: Array<number> }> = []
+        const holes: Array<{ readonly ids: Array<number>; readonly at: number; readonly kind: number; readonly text: string }> = []
+        const cellHoles: Array<{ readonly ids: Array<number>; readonly at: number; readonly key: string }> = []
+        const add = (copy: AdCopy, sign: number) => {
+          const ad = termsOf(copy)
+          const phrases: Array<number> = []
           for (const phrase of ad.phrases) {
             const id = phraseIds.get(phrase)
             if (id === undefined) {
               terms[0].add(phrase)
-              holes = true
+              holes.push({ ids: phrases, at: phrases.length, kind: termKinds.phrase, text: phrase })
             }
-            ids.push(id ?? -1)
+            phrases.push(id ?? -1)
           }
-          phraseIdsOf.push(ids)
-          let hook: number | undefined
+          const hook: Array<number> = []
           if (ad.hook !== undefined) {
-            hook = hookIds.get(ad.hook)
-            if (hook === undefined) {
+            const id = hookIds.get(ad.hook)
+            if (id === undefined) {
               terms[1].add(ad.hook)
-              hook = -1
+              holes.push({ ids: hook, at: 0, kind: termKinds.hook, text: ad.hook })
             }
+            hook.push(id ?? -1)
           }
-          hookIdOf.push(hook)
-          const keys: Array<string> = []
+          const adCells: Array<number> = []
           for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
             const key = cellKey(cell)
-            if (!cellIdsNow.has(key)) cells.set(key, cell)
-            keys.push(key)
+            const id = cellIdsNow.get(key)
+            if (id === undefined) {
+              cells.set(key, cell)
+              cellHoles.push({ ids: adCells, at: adCells.length, key })
+            }
+            adCells.push(id ?? -1)
           }
-          cellKeysOf.push(keys)
+          const byKind: Array<Array<number>> = []
+          byKind[termKinds.phrase] = phrases
+          byKind[termKinds.hook] = hook
+          read.push({ sign, day: ad.day, terms: byKind, cells: adCells })
+        }
+        for (const { after, before } of changes) {
+          if (before !== null) add(before, -1)
+          if (after !== null) add(after, 1)
         }
         yield* idsOfTerms(terms, [phraseIds, hookIds])
         yield* idsOfCells(cells, cellIdsNow)
+        for (const { at, ids, kind, text } of holes) ids[at] = (kind === termKinds.hook ? hookIds : phraseIds).get(text)!
+        for (const { at, ids, key } of cellHoles) ids[at] = cellIdsNow.get(key)!
 
         const counted = new Set<UtcDay>()
         const ads: Array<CountedAd> = []
-        for (let i = 0; i < signed.length; i++) {
-          const { ad, sign } = signed[i]!
+        for (const ad of read) {
           const day = dayNumber(ad.day)
           // A day no window or history will reach (before 1800, after 2158) is not counted.
           if (day < 0 || day >= daysKept) continue
           counted.add(ad.day)
-          const phrases = phraseIdsOf[i]!
-          if (holes) for (let p = 0; p < phrases.length; p++) if (phrases[p] === -1) phrases[p] = phraseIds.get(ad.phrases[p]!)!
-          const hook = hookIdOf[i] === -1 ? hookIds.get(ad.hook!)! : hookIdOf[i]
-          const byKind: Array<ReadonlyArray<number>> = []
-          byKind[termKinds.phrase] = phrases
-          byKind[termKinds.hook] = hook === undefined ? [] : [hook]
-          ads.push({ sign, day, cells: cellKeysOf[i]!.map((key) => cellIdsNow.get(key)!), terms: byKind })
+          ads.push({ sign: ad.sign, day, cells: ad.cells, terms: ad.terms })
         }
         const days = sumDays(ads, counters)
         return { counted, days, months: sumMonths(days, counters, monthAndDay) }
