@@ -191,13 +191,26 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     const apply = ({ counted, days, months }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
       Effect.gen(function*() {
         const state = yield* repo.lock
+        // A batch's rows fall on a few days and months: each spelt once.
+        const dayText = new Map<number, UtcDay>()
+        const dayTextOf = (n: number) => {
+          let text = dayText.get(n)
+          if (text === undefined) dayText.set(n, text = dayOfNumber(n))
+          return text
+        }
+        const monthText = new Map<number, UtcDay>()
+        const monthTextOf = (n: number) => {
+          let text = monthText.get(n)
+          if (text === undefined) monthText.set(n, text = monthOfNumber(n))
+          return text
+        }
         for (const part of Arr.chunksOf(days, rowsPerStatement)) {
-          const keys = part.map((r) => ({ kind: r.kind, day: dayOfNumber(r.day), cell: r.cell }))
+          const keys = part.map((r) => ({ kind: r.kind, day: dayTextOf(r.day), cell: r.cell }))
           const stored = new Map((yield* repo.daysOf(keys)).map((r) => [dayRowKey(r.kind, dayNumber(r.day), r.cell), r.counts]))
           yield* repo.writeDays(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(dayRowKey(r.kind, r.day, r.cell)), r.deltas) })))
         }
         for (const part of Arr.chunksOf(months, rowsPerStatement)) {
-          const keys = part.map((r) => ({ term: r.term, month: monthOfNumber(r.month) }))
+          const keys = part.map((r) => ({ term: r.term, month: monthTextOf(r.month) }))
           const stored = new Map((yield* repo.monthsOf(keys)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
           yield* repo.writeMonths(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(r.term * monthsKept + r.month), r.deltas) })))
         }
