@@ -155,22 +155,8 @@ class Entries {
 
 /** Calls `each` with every entry of a packed list in key order (`b` is 0 for lists of one component). */
 export const forEach = (bytes: Uint8Array, width: 1 | 2, each: (a: number, b: number, count: number) => void): void => {
-  const reader = new Reader(bytes)
-  let a = 0
-  let b = 0
-  while (reader.more) {
-    let last: number
-    if (width === 1) {
-      last = reader.varint()
-      a += Math.floor(last / 2)
-    } else {
-      const step = reader.varint()
-      last = reader.varint()
-      b = step === 0 ? b + Math.floor(last / 2) : Math.floor(last / 2)
-      a += step
-    }
-    each(a, b, last % 2 === 0 ? 1 : reader.varint() + 2)
-  }
+  const entries = new Entries(bytes, width)
+  while (entries.next()) each(entries.a, entries.b, entries.count)
 }
 
 /** A packed list decoded. */
