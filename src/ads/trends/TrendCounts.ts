@@ -124,8 +124,19 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         const terms = [new Set<string>(), new Set<string>()] as const
         const cells = new Map<string, Cell>()
         const read: Array<{ readonly sign: number; readonly day: UtcDay; readonly terms: Array<Array<number>>; readonly cells: Array<number> }> = []
-        const holes: Array<{ readonly ids: Array<number>; readonly at: number; readonly kind: number; readonly text: string }> = []
-        const cellHoles: Array<{ readonly ids: Array<number>; readonly at: number; readonly key: string }> = []
+        // The holes, as parallel lists (an object each was most of a first batch's garbage):
+        // the ids list, the place in it, the text (phrases and hooks apart).
+        const phraseHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const hookHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const cellHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const hole = (holes: typeof cellHoles, ids: Array<number>, text: string) => {
+          holes.ids.push(ids)
+          holes.at.push(ids.length)
+          holes.text.push(text)
+        }
+        const fill = (holes: typeof cellHoles, idsOf: ReadonlyMap<string, number>) => {
+          for (let h = 0; h < holes.ids.length; h++) holes.ids[h]![holes.at[h]!] = idsOf.get(holes.text[h]!)!
+        }
         const add = (copy: AdCopy, sign: number) => {
           const ad = termsOf(copy)
           const phrases: Array<number> = []
@@ -133,7 +144,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
             const id = phraseIds.get(phrase)
             if (id === undefined) {
               terms[0].add(phrase)
-              holes.push({ ids: phrases, at: phrases.length, kind: termKinds.phrase, text: phrase })
+              hole(phraseHoles, phrases, phrase)
             }
             phrases.push(id ?? -1)
           }
@@ -142,7 +153,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
             const id = hookIds.get(ad.hook)
             if (id === undefined) {
               terms[1].add(ad.hook)
-              holes.push({ ids: hook, at: 0, kind: termKinds.hook, text: ad.hook })
+              hole(hookHoles, hook, ad.hook)
             }
             hook.push(id ?? -1)
           }
@@ -152,7 +163,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
             const id = cellIdsNow.get(key)
             if (id === undefined) {
               cells.set(key, cell)
-              cellHoles.push({ ids: adCells, at: adCells.length, key })
+              hole(cellHoles, adCells, key)
             }
             adCells.push(id ?? -1)
           }
@@ -167,8 +178,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         }
         yield* idsOfTerms(terms, [phraseIds, hookIds])
         yield* idsOfCells(cells, cellIdsNow)
-        for (const { at, ids, kind, text } of holes) ids[at] = (kind === termKinds.hook ? hookIds : phraseIds).get(text)!
-        for (const { at, ids, key } of cellHoles) ids[at] = cellIdsNow.get(key)!
+        fill(phraseHoles, phraseIds)
+        fill(hookHoles, hookIds)
+        fill(cellHoles, cellIdsNow)
 
         const counted = new Set<UtcDay>()
         const ads: Array<CountedAd> = []

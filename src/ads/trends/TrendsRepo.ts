@@ -52,6 +52,21 @@ const Bytes = Schema.Uint8ArrayFromSelf
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /**
+ * Numbers, ISO days or decimal ids as the text of a PostgreSQL array, one parameter: the driver
+ * turned each element of an array parameter into a quoted, escaped string of its own, some
+ * hundred thousand a counting batch. Elements of other shapes are refused (they could need quoting).
+ */
+const plainArray = (values: ReadonlyArray<number | string>): string => {
+  for (const value of values) {
+    if (typeof value === "number" ? !Number.isSafeInteger(value) : !plainElement.test(value)) {
+      throw new TypeError(`not a plain array element: ${String(value)}`)
+    }
+  }
+  return `{${values.join(",")}}`
+}
+const plainElement = /^(?:\d{4}-\d{2}-\d{2}|\d+)$/
+
+/**
  * Many rows' packed counts as one parameter: their bytes end to end (a Buffer, which the driver
  * sends in binary) and where each starts (from 1) and how long it is, for `substring`. A
  * `bytea[]` of them was written as hexadecimal text, a string of twice their size, and parsed
@@ -240,7 +255,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         ),
 
       markCounted: (ids: ReadonlyArray<string>): Effect.Effect<void> =>
-        sql`delete from trend_pending where ad_id = any(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie),
+        Effect.suspend(() => sql`delete from trend_pending where ad_id = any(${plainArray(ids)}::bigint[])`).pipe(Effect.asVoid, Effect.orDie),
 
       /** How many ads are not counted yet: for the progress of a long count. */
       pendingCount: countOf(sql`select count(*)::int as n from trend_pending`).pipe(Effect.orDie),
@@ -385,7 +400,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           Result: DayRow,
           execute: () => sql`
             select d.kind, d.day::text as day, d.cell, d.counts from trend_days d
-              join unnest(${keys.map((k) => k.kind)}::smallint[], ${keys.map((k) => k.day)}::date[], ${keys.map((k) => k.cell)}::int[]) as k(kind, day, cell)
+              join unnest(${plainArray(keys.map((k) => k.kind))}::smallint[], ${plainArray(keys.map((k) => k.day))}::date[], ${plainArray(keys.map((k) => k.cell))}::int[]) as k(kind, day, cell)
                 on d.kind = k.kind and d.day = k.day and d.cell = k.cell`
         })(undefined).pipe(Effect.orDie),
 
@@ -398,8 +413,8 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
             const counts = packedColumn(kept.map((r) => r.counts!))
             yield* sql`insert into trend_days (kind, day, cell, counts)
               select k.kind, k.day, k.cell, substring(${counts.bytes}::bytea from k.start for k.length)
-                from unnest(${kept.map((r) => r.kind)}::smallint[], ${kept.map((r) => r.day)}::date[], ${kept.map((r) => r.cell)}::int[],
-                            ${counts.starts}::int[], ${counts.lengths}::int[]) as k(kind, day, cell, start, length)
+                from unnest(${plainArray(kept.map((r) => r.kind))}::smallint[], ${plainArray(kept.map((r) => r.day))}::date[], ${plainArray(kept.map((r) => r.cell))}::int[],
+                            ${plainArray(counts.starts)}::int[], ${plainArray(counts.lengths)}::int[]) as k(kind, day, cell, start, length)
               on conflict (kind, day, cell) do update set counts = excluded.counts`
           }
           if (gone.length > 0) {
@@ -425,7 +440,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           Result: MonthRow,
           execute: () => sql`
             select s.term, s.month::text as month, s.counts from trend_series s
-              join unnest(${keys.map((k) => k.term)}::int[], ${keys.map((k) => k.month)}::date[]) as k(term, month)
+              join unnest(${plainArray(keys.map((k) => k.term))}::int[], ${plainArray(keys.map((k) => k.month))}::date[]) as k(term, month)
                 on s.term = k.term and s.month = k.month`
         })(undefined).pipe(Effect.orDie),
 
@@ -438,7 +453,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
             const counts = packedColumn(kept.map((r) => r.counts!))
             yield* sql`insert into trend_series (term, month, counts)
               select k.term, k.month, substring(${counts.bytes}::bytea from k.start for k.length)
-                from unnest(${kept.map((r) => r.term)}::int[], ${kept.map((r) => r.month)}::date[], ${counts.starts}::int[], ${counts.lengths}::int[])
+                from unnest(${plainArray(kept.map((r) => r.term))}::int[], ${plainArray(kept.map((r) => r.month))}::date[], ${plainArray(counts.starts)}::int[], ${plainArray(counts.lengths)}::int[])
                   as k(term, month, start, length)
               on conflict (term, month) do update set counts = excluded.counts`
           }
