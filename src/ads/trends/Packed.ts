@@ -53,32 +53,55 @@ class Bytes {
   }
 }
 
+/**
+ * Writes a list's entries in key order as `encode` packs them, into one buffer reused by every
+ * list it writes (the counting fiber packs some hundred thousand lists a batch: a buffer each,
+ * grown and copied, was a good part of its garbage). Synchronous from `start` to `done`.
+ */
+class Writer {
+  private readonly out = new Bytes(1 << 16)
+  private width: 1 | 2 = 1
+  private previousFirst = 0
+  private previousSecond = 0
+
+  start(width: 1 | 2) {
+    this.out.length = 0
+    this.width = width
+    this.previousFirst = 0
+    this.previousSecond = 0
+  }
+
+  /** The next entry: its key (`b` unused for lists of one component) and its count, at least 1. */
+  put(a: number, b: number, count: number) {
+    if (count < 1) throw new RangeError(`a packed count must be at least 1, not ${count}`)
+    let last: number
+    if (this.width === 1) {
+      last = a - this.previousFirst
+    } else {
+      this.out.varint(a - this.previousFirst)
+      last = a === this.previousFirst ? b - this.previousSecond : b
+      this.previousSecond = b
+    }
+    this.previousFirst = a
+    // The last key component doubled, plus one when a count other than 1 follows.
+    this.out.varint(last * 2 + (count === 1 ? 0 : 1))
+    if (count !== 1) this.out.varint(count - 2)
+  }
+
+  /** What was written, copied out. */
+  done(): Uint8Array {
+    return this.out.done()
+  }
+}
+const writer = new Writer()
+
 /** The packed form of `list` (its entries sorted by key, counts at least 1). */
 export const encode = (list: CountList): Uint8Array => {
-  const out = new Bytes(list.length * 3)
   const first = list.keys[0]!
   const second = list.width === 2 ? list.keys[1]! : undefined
-  let previousFirst = 0
-  let previousSecond = 0
-  for (let i = 0; i < list.length; i++) {
-    const count = list.counts[i]!
-    if (count < 1) throw new RangeError(`a packed count must be at least 1, not ${count}`)
-    const a = first[i]!
-    let last: number
-    if (second === undefined) {
-      last = a - previousFirst
-    } else {
-      const b = second[i]!
-      out.varint(a - previousFirst)
-      last = a === previousFirst ? b - previousSecond : b
-      previousSecond = b
-    }
-    previousFirst = a
-    // The last key component doubled, plus one when a count other than 1 follows.
-    out.varint(last * 2 + (count === 1 ? 0 : 1))
-    if (count !== 1) out.varint(count - 2)
-  }
-  return out.done()
+  writer.start(list.width)
+  for (let i = 0; i < list.length; i++) writer.put(first[i]!, second === undefined ? 0 : second[i]!, list.counts[i]!)
+  return writer.done()
 }
 
 /** Reads the varints of `bytes` in order. */
@@ -101,24 +124,39 @@ class Reader {
   }
 }
 
-/** Calls `each` with every entry of a packed list in key order (`b` is 0 for lists of one component). */
-export const forEach = (bytes: Uint8Array, width: 1 | 2, each: (a: number, b: number, count: number) => void): void => {
-  const reader = new Reader(bytes)
-  let a = 0
-  let b = 0
-  while (reader.more) {
+/** The entries of a packed list, read one at a time (`next`) without a callback or arrays: what `merge` walks. */
+class Entries {
+  private readonly reader: Reader
+  a = 0
+  b = 0
+  count = 0
+  constructor(bytes: Uint8Array, private readonly width: 1 | 2) {
+    this.reader = new Reader(bytes)
+  }
+
+  /** Moves to the next entry; false at the end. */
+  next(): boolean {
+    const reader = this.reader
+    if (!reader.more) return false
     let last: number
-    if (width === 1) {
+    if (this.width === 1) {
       last = reader.varint()
-      a += Math.floor(last / 2)
+      this.a += Math.floor(last / 2)
     } else {
       const step = reader.varint()
       last = reader.varint()
-      b = step === 0 ? b + Math.floor(last / 2) : Math.floor(last / 2)
-      a += step
+      this.b = step === 0 ? this.b + Math.floor(last / 2) : Math.floor(last / 2)
+      this.a += step
     }
-    each(a, b, last % 2 === 0 ? 1 : reader.varint() + 2)
+    this.count = last % 2 === 0 ? 1 : reader.varint() + 2
+    return true
   }
+}
+
+/** Calls `each` with every entry of a packed list in key order (`b` is 0 for lists of one component). */
+export const forEach = (bytes: Uint8Array, width: 1 | 2, each: (a: number, b: number, count: number) => void): void => {
+  const entries = new Entries(bytes, width)
+  while (entries.next()) each(entries.a, entries.b, entries.count)
 }
 
 /** A packed list decoded. */
@@ -182,40 +220,41 @@ export const merge = (stored: Uint8Array | undefined, deltas: CountList): Uint8A
     }
     return deltas.length === 0 ? undefined : encode(deltas)
   }
-  const base = decode(stored, width)
-  const baseLength = base.length
-  const capacity = baseLength + deltas.length
-  const first = new Int32Array(capacity)
-  const second = new Int32Array(width === 2 ? capacity : 0)
-  const counts = new Int32Array(capacity)
-  const [baseFirst, baseSecond] = base.keys
+  // Both lists walked in key order, the merged entries packed as they come.
+  const base = new Entries(stored, width)
   const [deltaFirst, deltaSecond] = deltas.keys
-  let n = 0
-  let i = 0
+  writer.start(width)
+  let more = base.next()
   let j = 0
-  while (i < baseLength || j < deltas.length) {
+  let written = 0
+  while (more || j < deltas.length) {
     let order: number
-    if (i === baseLength) order = 1
+    if (!more) order = 1
     else if (j === deltas.length) order = -1
     else {
-      order = baseFirst![i]! - deltaFirst![j]!
-      if (order === 0 && width === 2) order = baseSecond![i]! - deltaSecond![j]!
+      order = base.a - deltaFirst![j]!
+      if (order === 0 && width === 2) order = base.b - deltaSecond![j]!
     }
+    let a: number
+    let b = 0
     let count: number
     if (order <= 0) {
-      first[n] = baseFirst![i]!
-      if (width === 2) second[n] = baseSecond![i]!
-      count = base.counts[i++]! + (order === 0 ? deltas.counts[j++]! : 0)
+      a = base.a
+      b = base.b
+      count = base.count + (order === 0 ? deltas.counts[j++]! : 0)
+      more = base.next()
     } else {
-      first[n] = deltaFirst![j]!
-      if (width === 2) second[n] = deltaSecond![j]!
+      a = deltaFirst![j]!
+      if (width === 2) b = deltaSecond![j]!
       count = deltas.counts[j++]!
     }
     if (count < 0) throw new NegativeCount(`a count fell to ${count}`)
-    if (count > 0) counts[n++] = count
+    if (count > 0) {
+      writer.put(a, b, count)
+      written++
+    }
   }
-  if (n === 0) return undefined
-  return encode({ width, length: n, keys: width === 1 ? [first] : [first, second], counts })
+  return written === 0 ? undefined : writer.done()
 }
 
 /** A kept ranking's terms, in their order: id, count and previous count each. */

@@ -41,14 +41,26 @@ const wordPattern = /[\p{L}\p{N}]+(?:[-'’./][\p{L}\p{N}]+)*%?/gu
 const lettered = /\p{L}/u
 
 /** The words of a text, lowercased, as phrases are made of them. */
-export const wordsOf = (clause: string): ReadonlyArray<string> => clause.toLowerCase().replace(/’/g, "'").match(wordPattern) ?? []
+export const wordsOf = (clause: string): ReadonlyArray<string> => {
+  const lower = clause.toLowerCase()
+  return (lower.includes("’") ? lower.replace(/’/g, "'") : lower).match(wordPattern) ?? []
+}
+
+/** Whether a lowercased word holds a letter: an ASCII one is looked for first (most words start with one), the pattern after. */
+const hasLetter = (word: string) => {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i)
+    if (c >= 0x61 && c <= 0x7a) return true
+  }
+  return lettered.test(word)
+}
 
 /**
  * Whether a word may start or end a phrase (issue 29): not a stop word, and a word of letters,
  * so that no topic starts or ends with a bare number or a percentage (`save 15%`, `4.9/5 by`).
  * Inside a phrase any word stays (`save 15% today`).
  */
-const edgeWord = (word: string, stop: ReadonlySet<string>) => !stop.has(word) && lettered.test(word) && !word.endsWith("%")
+const edgeWord = (word: string, stop: ReadonlySet<string>) => !stop.has(word) && hasLetter(word) && !word.endsWith("%")
 
 /**
  * The distinct phrases of some texts in `language`, in order of first use, at most `limit`:
@@ -77,9 +89,17 @@ export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, langu
   return [...found]
 }
 
+/** Where a body's first sentence ends: a space after a stop. */
+const sentenceEnd = /(?<=[.!?])\s+/u
+/** A body's first sentence (its first part split at `sentenceEnd`), without splitting the rest. */
+const firstSentence = (body: string) => {
+  const end = body.search(sentenceEnd)
+  return end === -1 ? body : body.slice(0, end)
+}
+
 /** An ad's opening line: its AI hook when it has one, else its body's first sentence; lowercased, spaces collapsed. */
 export const hookOf = (hook: string | null | undefined, body: string | null | undefined): string | undefined => {
-  const source = hook ?? body?.split(/(?<=[.!?])\s+/u)[0]
+  const source = hook ?? (body === null || body === undefined ? undefined : firstSentence(body))
   const line = source?.replace(/\s+/gu, " ").trim().toLowerCase().slice(0, maxHookLength)
   return line ? line : undefined
 }

@@ -72,6 +72,10 @@ export class Counters {
   }
 }
 
+/** A month slot's row, times this, plus its delta biased to be non-negative (`sumMonths`). */
+const rowUnit = 2 ** 32
+const deltaBias = 2 ** 31
+
 /** Ids sorted ascending, in place (a typed array's own numeric sort, no comparator). */
 const ascending = (ids: Int32Array) => ids.sort()
 
@@ -111,6 +115,11 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
   const sums: Array<DaySum> = []
   // The ids a row met, in the order met.
   let room = new Int32Array(Math.min(maxId + 1, 1 << 20))
+  // The rows' entries, each row a view of a block (a pair of arrays a row was a fifth of the garbage).
+  const block = 1 << 18
+  let keys = new Int32Array(block)
+  let deltas = new Int32Array(block)
+  let used = 0
   for (const key of Array.from(rows.keys()).sort((a, b) => a - b)) {
     const cell = key % cellStride
     const kindDay = Math.floor(key / cellStride)
@@ -120,7 +129,9 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
     let n = 0
     for (const ad of rows.get(key)!) {
       const sign = ad.sign
-      for (const id of ad.terms[kind]!) {
+      const terms = ad.terms[kind]!
+      for (let t = 0; t < terms.length; t++) {
+        const id = terms[t]!
         if (seen[id] !== stamp) {
           seen[id] = stamp
           if (n === room.length) {
@@ -133,18 +144,22 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
         counts[id]! += sign
       }
     }
-    const ids = ascending(room.slice(0, n))
-    const keys = new Int32Array(n)
-    const deltas = new Int32Array(n)
-    let kept = 0
-    for (const id of ids) {
+    const ids = ascending(room.subarray(0, n))
+    if (used + n > keys.length) {
+      keys = new Int32Array(Math.max(block, n))
+      deltas = new Int32Array(keys.length)
+      used = 0
+    }
+    const start = used
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!
       const count = counts[id]!
       counts[id] = 0
       if (count === 0) continue
-      keys[kept] = id
-      deltas[kept++] = count
+      keys[used] = id
+      deltas[used++] = count
     }
-    if (kept > 0) sums.push({ kind, day, cell, deltas: { width: 1, length: kept, keys: [keys.subarray(0, kept)], counts: deltas.subarray(0, kept) } })
+    if (used > start) sums.push({ kind, day, cell, deltas: { width: 1, length: used - start, keys: [keys.subarray(start, used)], counts: deltas.subarray(start, used) } })
   }
   return sums
 }
@@ -161,14 +176,22 @@ export const sumMonths = (
   // The rows in (month, cell, day) order: each term's entries are then met in its list's order.
   const placed = days.map((row) => ({ row, ...monthOf(row.day) }))
     .sort((x, y) => x.month - y.month || x.row.cell - y.row.cell || x.dayInMonth - y.dayInMonth)
+  const rowCount = placed.length
+  const rowCells = new Int32Array(rowCount)
+  const rowDays = new Int32Array(rowCount)
+  const rowMonths = new Int32Array(rowCount)
   const { counts } = counters
   // Entries per term, then each term's first slot (in id order), then its slots filled.
   const terms: Array<number> = []
   let total = 0
-  for (const { row } of placed) {
-    const [ids] = row.deltas.keys
+  for (let r = 0; r < rowCount; r++) {
+    const { dayInMonth, month, row } = placed[r]!
+    rowCells[r] = row.cell
+    rowDays[r] = dayInMonth
+    rowMonths[r] = month
+    const ids = row.deltas.keys[0]!
     for (let i = 0; i < row.deltas.length; i++) {
-      const id = ids![i]!
+      const id = ids[i]!
       if (counts[id] === 0) terms.push(id)
       counts[id]!++
     }
@@ -181,20 +204,17 @@ export const sumMonths = (
     counts[id] = at
     at += n
   }
+  // A slot holds its row and delta as one number (row * 2^32 + delta + 2^31, exact in a double):
+  // the slots are written in no order, one write each rather than one per field.
+  const slots = new Float64Array(total)
+  for (let r = 0; r < rowCount; r++) {
+    const { deltas } = placed[r]!.row
+    const ids = deltas.keys[0]!
+    for (let i = 0; i < deltas.length; i++) slots[counts[ids[i]!]!++] = r * rowUnit + deltas.counts[i]! + deltaBias
+  }
   const cells = new Int32Array(total)
   const dayOf = new Int32Array(total)
-  const months = new Int32Array(total)
   const deltas = new Int32Array(total)
-  for (const { dayInMonth, month, row } of placed) {
-    const [ids] = row.deltas.keys
-    for (let i = 0; i < row.deltas.length; i++) {
-      const slot = counts[ids![i]!]!++
-      cells[slot] = row.cell
-      dayOf[slot] = dayInMonth
-      months[slot] = month
-      deltas[slot] = row.deltas.counts[i]!
-    }
-  }
   // Each term's slots end where its counter now points; split by month, equal keys (a term of
   // two kinds' rows, which ids never are) summed.
   const sums: Array<MonthSum> = []
@@ -202,35 +222,42 @@ export const sumMonths = (
   for (const term of order) {
     const end = counts[term]!
     counts[term] = 0
-    while (start < end) {
-      const month = months[start]!
-      let write = start
-      let read = start
-      for (; read < end && months[read] === month; read++) {
-        if (write > start && cells[write - 1] === cells[read] && dayOf[write - 1] === dayOf[read]) deltas[write - 1]! += deltas[read]!
+    let read = start
+    while (read < end) {
+      const month = rowMonths[Math.floor(slots[read]! / rowUnit)]!
+      const first = read
+      let write = first
+      for (; read < end; read++) {
+        const slot = slots[read]!
+        const r = Math.floor(slot / rowUnit)
+        if (rowMonths[r] !== month) break
+        const cell = rowCells[r]!
+        const day = rowDays[r]!
+        const delta = slot - r * rowUnit - deltaBias
+        if (write > first && cells[write - 1] === cell && dayOf[write - 1] === day) deltas[write - 1]! += delta
         else {
-          cells[write] = cells[read]!
-          dayOf[write] = dayOf[read]!
-          deltas[write++] = deltas[read]!
+          cells[write] = cell
+          dayOf[write] = day
+          deltas[write++] = delta
         }
       }
       // Sums that cancelled out leave the list.
-      let kept = start
-      for (let i = start; i < write; i++) {
+      let kept = first
+      for (let i = first; i < write; i++) {
         if (deltas[i] === 0) continue
         cells[kept] = cells[i]!
         dayOf[kept] = dayOf[i]!
         deltas[kept++] = deltas[i]!
       }
-      if (kept > start) {
+      if (kept > first) {
         sums.push({
           term,
           month,
-          deltas: { width: 2, length: kept - start, keys: [cells.subarray(start, kept), dayOf.subarray(start, kept)], counts: deltas.subarray(start, kept) }
+          deltas: { width: 2, length: kept - first, keys: [cells.subarray(first, kept), dayOf.subarray(first, kept)], counts: deltas.subarray(first, kept) }
         })
       }
-      start = read
     }
+    start = end
   }
   return sums
 }

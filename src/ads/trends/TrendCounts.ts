@@ -117,32 +117,79 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         forgetPast()
         const [phraseIds, hookIds] = termIds
         const cellIdsNow = cellIds
-        const signed = changes.flatMap(({ after, before }) => [
-          ...(before === null ? [] : [{ ad: termsOf(before), sign: -1 }]),
-          ...(after === null ? [] : [{ ad: termsOf(after), sign: 1 }])
-        ])
+        // Each ad's terms and cells are looked up as it is read, and only their ids kept: the
+        // texts of a batch's ads die young (kept to the end of the batch, they were promoted and
+        // copied by the collector). What the dictionaries lack is a hole (-1) with its text,
+        // asked for with the batch's others, then filled.
         const terms = [new Set<string>(), new Set<string>()] as const
         const cells = new Map<string, Cell>()
-        for (const { ad } of signed) {
-          const [phrases, hooks] = terms
-          for (const phrase of ad.phrases) if (!phraseIds.has(phrase)) phrases.add(phrase)
-          if (ad.hook !== undefined && !hookIds.has(ad.hook)) hooks.add(ad.hook)
-          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) cells.set(cellKey(cell), cell)
+        const read: Array<{ readonly sign: number; readonly day: UtcDay; readonly terms: Array<Array<number>>; readonly cells: Array<number> }> = []
+        // The holes, as parallel lists (an object each was most of a first batch's garbage):
+        // the ids list, the place in it, the text (phrases and hooks apart).
+        const phraseHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const hookHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const cellHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
+        const hole = (holes: typeof cellHoles, ids: Array<number>, text: string) => {
+          holes.ids.push(ids)
+          holes.at.push(ids.length)
+          holes.text.push(text)
+        }
+        const fill = (holes: typeof cellHoles, idsOf: ReadonlyMap<string, number>) => {
+          for (let h = 0; h < holes.ids.length; h++) holes.ids[h]![holes.at[h]!] = idsOf.get(holes.text[h]!)!
+        }
+        const add = (copy: AdCopy, sign: number) => {
+          const ad = termsOf(copy)
+          const phrases: Array<number> = []
+          for (const phrase of ad.phrases) {
+            const id = phraseIds.get(phrase)
+            if (id === undefined) {
+              terms[0].add(phrase)
+              hole(phraseHoles, phrases, phrase)
+            }
+            phrases.push(id ?? -1)
+          }
+          const hook: Array<number> = []
+          if (ad.hook !== undefined) {
+            const id = hookIds.get(ad.hook)
+            if (id === undefined) {
+              terms[1].add(ad.hook)
+              hole(hookHoles, hook, ad.hook)
+            }
+            hook.push(id ?? -1)
+          }
+          const adCells: Array<number> = []
+          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
+            const key = cellKey(cell)
+            const id = cellIdsNow.get(key)
+            if (id === undefined) {
+              cells.set(key, cell)
+              hole(cellHoles, adCells, key)
+            }
+            adCells.push(id ?? -1)
+          }
+          const byKind: Array<Array<number>> = []
+          byKind[termKinds.phrase] = phrases
+          byKind[termKinds.hook] = hook
+          read.push({ sign, day: ad.day, terms: byKind, cells: adCells })
+        }
+        for (const { after, before } of changes) {
+          if (before !== null) add(before, -1)
+          if (after !== null) add(after, 1)
         }
         yield* idsOfTerms(terms, [phraseIds, hookIds])
         yield* idsOfCells(cells, cellIdsNow)
+        fill(phraseHoles, phraseIds)
+        fill(hookHoles, hookIds)
+        fill(cellHoles, cellIdsNow)
 
         const counted = new Set<UtcDay>()
         const ads: Array<CountedAd> = []
-        for (const { ad, sign } of signed) {
+        for (const ad of read) {
           const day = dayNumber(ad.day)
           // A day no window or history will reach (before 1800, after 2158) is not counted.
           if (day < 0 || day >= daysKept) continue
           counted.add(ad.day)
-          const byKind: Array<ReadonlyArray<number>> = []
-          byKind[termKinds.phrase] = ad.phrases.map((phrase) => phraseIds.get(phrase)!)
-          byKind[termKinds.hook] = ad.hook === undefined ? [] : [hookIds.get(ad.hook)!]
-          ads.push({ sign, day, cells: cellsOfAd(ad.library, ad.niche, ad.countries).map((cell) => cellIdsNow.get(cellKey(cell))!), terms: byKind })
+          ads.push({ sign: ad.sign, day, cells: ad.cells, terms: ad.terms })
         }
         const days = sumDays(ads, counters)
         return { counted, days, months: sumMonths(days, counters, monthAndDay) }
@@ -156,13 +203,26 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     const apply = ({ counted, days, months }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
       Effect.gen(function*() {
         const state = yield* repo.lock
+        // A batch's rows fall on a few days and months: each spelt once.
+        const dayText = new Map<number, UtcDay>()
+        const dayTextOf = (n: number) => {
+          let text = dayText.get(n)
+          if (text === undefined) dayText.set(n, text = dayOfNumber(n))
+          return text
+        }
+        const monthText = new Map<number, UtcDay>()
+        const monthTextOf = (n: number) => {
+          let text = monthText.get(n)
+          if (text === undefined) monthText.set(n, text = monthOfNumber(n))
+          return text
+        }
         for (const part of Arr.chunksOf(days, rowsPerStatement)) {
-          const keys = part.map((r) => ({ kind: r.kind, day: dayOfNumber(r.day), cell: r.cell }))
+          const keys = part.map((r) => ({ kind: r.kind, day: dayTextOf(r.day), cell: r.cell }))
           const stored = new Map((yield* repo.daysOf(keys)).map((r) => [dayRowKey(r.kind, dayNumber(r.day), r.cell), r.counts]))
           yield* repo.writeDays(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(dayRowKey(r.kind, r.day, r.cell)), r.deltas) })))
         }
         for (const part of Arr.chunksOf(months, rowsPerStatement)) {
-          const keys = part.map((r) => ({ term: r.term, month: monthOfNumber(r.month) }))
+          const keys = part.map((r) => ({ term: r.term, month: monthTextOf(r.month) }))
           const stored = new Map((yield* repo.monthsOf(keys)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
           yield* repo.writeMonths(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(r.term * monthsKept + r.month), r.deltas) })))
         }
