@@ -112,11 +112,11 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
         Option.match({ onNone: () => Effect.fail(savedSearchNotFound), onSome: Effect.succeed })
       )
 
-    /** The filters a search route would take, decoded by that route's own schema (G11 messages). */
     /** Records the events of import `id` (and of imports that died before their end) in one statement. */
     const tell = (id: string, at: Date) =>
       repo.tellImport(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => events.emitFrom(found, at), publicNameOf)
 
+    /** The filters a search route would take, decoded by that route's own schema (G11 messages). */
     const decodeFilters = (library: Library, filters: Readonly<Record<string, unknown>>) =>
       Schema.decodeUnknown(SearchQuery(library))(Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, asQueryValue(v)]))).pipe(
         Effect.mapError((error) => new InvalidRequest({ error: describeParseError(error) })),
