@@ -153,7 +153,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
             Effect.map(sortOf(params, filters), (sort) => ({ search: scope, filters, sort, limit: params.limit ?? defaultLimit })))
           const rows = yield* repo.search({
             libraries: [library],
-            filters: state.filters as Record<string, unknown>,
+            filters: state.filters,
             sort: state.sort as Sort,
             after,
             take: state.limit + 1
@@ -187,7 +187,7 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
           const { exclude, ...query } = yield* queryOf(probe)
           const rows = yield* similarity.similar(query, {
             libraries: state.filters.library ?? allLibraries,
-            filters: state.filters as Record<string, unknown>,
+            filters: state.filters,
             after,
             take: state.limit + 1,
             exclude
