@@ -1,7 +1,7 @@
 import type { HttpApiEndpoint } from "@effect/platform"
 import { JSONSchema, Option, type Schema } from "effect"
 import { jsonFormOf } from "../kernel/Forms.js"
-import { isTextList } from "../kernel/Guards.js"
+import { isJsonObject, isTextList } from "../kernel/Guards.js"
 
 /**
  * A tool's input and output schemas, as MCP's `tools/list` carries them (JSON Schema objects
@@ -9,28 +9,26 @@ import { isTextList } from "../kernel/Guards.js"
  */
 
 /** A JSON Schema, as a plain JSON object. */
-export type JsonObject = { [key: string]: unknown }
-
-export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+export type JsonObject = Readonly<Record<string, unknown>>
 
 /** Without `$id`s: the generator names `unknown` `/schemas/unknown` wherever it occurs, which validators refuse as ambiguous. */
 const withoutIds = (node: unknown): unknown =>
   Array.isArray(node)
     ? node.map(withoutIds)
-    : isObject(node)
+    : isJsonObject(node)
     ? Object.fromEntries(Object.entries(node).filter(([key]) => key !== "$id").map(([key, value]) => [key, withoutIds(value)]))
     : node
 
 /** `JSONSchema.make`, as a plain object (its result type is a closed union of JSON Schema shapes, each an object). */
 const jsonSchemaOf = (schema: Schema.Schema.Any): JsonObject => {
   const made = withoutIds(JSONSchema.make(schema))
-  return isObject(made) ? made : {}
+  return isJsonObject(made) ? made : {}
 }
 
 /** The definition a local `$ref` names. */
 const definition = (defs: JsonObject, ref: string): JsonObject => {
   const found = defs[ref.replace(/^#\/\$defs\//, "")]
-  return isObject(found) ? found : {}
+  return isJsonObject(found) ? found : {}
 }
 
 /**
@@ -40,7 +38,7 @@ const definition = (defs: JsonObject, ref: string): JsonObject => {
  */
 const inline = (node: unknown, defs: JsonObject, depth = 0): unknown => {
   if (Array.isArray(node)) return node.map((item) => inline(item, defs, depth))
-  if (!isObject(node) || depth > 32) return node
+  if (!isJsonObject(node) || depth > 32) return node
   const { $ref, title: _title, ...rest } = node
   const base = typeof $ref === "string" ? { ...definition(defs, $ref), ...rest } : rest
   const { title: _innerTitle, ...clean } = base
@@ -55,9 +53,9 @@ interface Part {
 /** The properties of a struct's schema; keys the tool does not take (`api_key`: the credential) left out. */
 const partOf = (schema: Schema.Schema.Any, without: ReadonlyArray<string>): Part => {
   const { $defs, ...root } = jsonSchemaOf(schema)
-  const made = inline(root, isObject($defs) ? $defs : {})
-  const inlined = isObject(made) ? made : {}
-  const properties = isObject(inlined["properties"]) ? inlined["properties"] : {}
+  const made = inline(root, isJsonObject($defs) ? $defs : {})
+  const inlined = isJsonObject(made) ? made : {}
+  const properties = isJsonObject(inlined["properties"]) ? inlined["properties"] : {}
   const required = isTextList(inlined["required"]) ? inlined["required"] : []
   return {
     properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !without.includes(name))),
@@ -106,7 +104,7 @@ export const inputOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps):
 export const outputOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): Option.Option<JsonObject> => {
   try {
     const { $schema: _schema, $defs, ...root } = jsonSchemaOf(endpoint.successSchema)
-    const defs = isObject($defs) ? $defs : {}
+    const defs = isJsonObject($defs) ? $defs : {}
     // A named schema's root is a `$ref`: the definition itself is the root (siblings of a `$ref` are ignored in draft-07).
     const { $ref, ...siblings } = root
     const resolved = typeof $ref === "string" ? { ...definition(defs, $ref), ...siblings } : root

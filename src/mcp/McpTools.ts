@@ -8,7 +8,8 @@ import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { jsonFormOf } from "../kernel/Forms.js"
 import { AppConfig } from "../platform/AppConfig.js"
-import { type ArgumentParts, inputOf, isObject, type JsonObject, outputOf } from "./JsonSchemas.js"
+import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSchemas.js"
+import { isJsonObject } from "../kernel/Guards.js"
 import { type ToolDeclaration, toolsOf } from "./Tools.js"
 import type { AnyContract } from "../kernel/Contract.js"
 import { traced } from "../platform/telemetry/Tracing.js"
@@ -137,7 +138,7 @@ const encodeFailure = (tool: Prepared, error: unknown): { readonly status: numbe
     if (!Schema.is(Schema.typeSchema(schema))(error)) continue
     // (`as`: the contract's error schemas need no services.)
     const body = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)(error)
-    if (Either.isRight(body) && isObject(body.right)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right }
+    if (Either.isRight(body) && isJsonObject(body.right)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right }
   }
   return { status: 500, body: { success: false, error: new InternalServerError().error } }
 }
@@ -219,7 +220,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
         // (`as`: the contract's success schemas need no services.)
         const encoded = yield* Schema.encodeUnknown(tool.route.endpoint.successSchema as Schema.Schema<unknown, unknown, never>)(answer)
         // A tool's route answers a JSON object (its output schema says so: test/mcp.test.ts).
-        return isObject(encoded) ? encoded : yield* Effect.dieMessage(`MCP tool ${tool.name}: the route answered no JSON object`)
+        return isJsonObject(encoded) ? encoded : yield* Effect.dieMessage(`MCP tool ${tool.name}: the route answered no JSON object`)
       }).pipe(
         Effect.catchAllDefect((defect) =>
           Effect.zipRight(Effect.logError("MCP tool died", Cause.die(defect)), Effect.fail(new InternalServerError()))),
