@@ -1,5 +1,3 @@
-import { Record as EffectRecord } from "effect"
-
 /**
  * Type guards for values whose type is not known yet (a parsed JSON body, a Node error, a list
  * of names): checked once, then narrowed, instead of asserted with `as`.
@@ -35,5 +33,8 @@ export const decodedText = decodedAs((value): value is string => typeof value ==
 export const decodedTexts = decodedAs(isTextList, "a list of texts")
 export const decodedBoolean = decodedAs((value): value is boolean => typeof value === "boolean", "true or false")
 
-/** Every key of a table, typed as its keys (`Object.keys` types them as any text). */
-export const keysOf = <K extends string, A>(table: Readonly<Record<K, A>>): Array<K> => EffectRecord.keys(table)
+/**
+ * Every key of a `const` table, typed as its keys (`Object.keys` types them as any text). (`as`:
+ * a table's own keys are exactly `keyof T`; a union of tables gives the keys they all have.)
+ */
+export const keysOf = <T extends object>(table: T): Array<keyof T & string> => Object.keys(table) as Array<keyof T & string>

@@ -5,10 +5,10 @@ import { dayBounds } from "../../platform/db/DaySql.js"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import type { UtcDay } from "../../kernel/UtcDay.js"
-import { type EntitySpec, type ExploreParams, keysOf, type Link, type ShopEntity, ShopRecordId, specOf } from "./Entities.js"
+import { type EntitySpec, type ExploreParams, type Link, type ShopEntity, ShopRecordId, specOf } from "./Entities.js"
 import type { Period } from "./Period.js"
 import { type RecordOf, records } from "./Views.js"
-import { decodedBoolean, decodedNumber, decodedText, decodedTexts } from "../../kernel/Guards.js"
+import { decodedBoolean, decodedNumber, decodedText, decodedTexts, keysOf } from "../../kernel/Guards.js"
 
 /**
  * The SQL of the short-video shop's catalog read model: the records' views with their period

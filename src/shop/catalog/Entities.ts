@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { keysOf } from "../../kernel/Guards.js"
 import { CountryCode, ExternalId } from "../../kernel/Fields.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { Choice } from "../../kernel/Params.js"
@@ -216,9 +217,6 @@ export const entities = {
     defaultSort: "gmv"
   }
 } as const satisfies Readonly<Record<ShopEntity, EntitySpec>>
-
-/** Every key of a `const` table, typed as its keys (`Object.keys` types them as any string). */
-export const keysOf = <T extends object>(table: T) => Object.keys(table) as Array<keyof T & string>
 
 /** An entity's declaration, by the entity's name alone (its filters, metrics and sorts known by name). */
 export type Declared<E extends ShopEntity> = (typeof entities)[E]
