@@ -68,6 +68,13 @@ const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
  * midnight, it builds the rankings of the windows ending yesterday again when the counts in them
  * changed (`current`): rankings read one row, and a count never waits for a ranking.
  */
+/** What a batch's dictionaries lack, as parallel lists: the ids list, the place in it, the text. */
+interface Holes {
+  readonly ids: Array<Array<number>>
+  readonly at: Array<number>
+  readonly text: Array<string>
+}
+
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
@@ -126,15 +133,16 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         const read: Array<{ readonly sign: number; readonly day: UtcDay; readonly terms: Array<Array<number>>; readonly cells: Array<number> }> = []
         // The holes, as parallel lists (an object each was most of a first batch's garbage):
         // the ids list, the place in it, the text (phrases and hooks apart).
-        const phraseHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
-        const hookHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
-        const cellHoles = { ids: [] as Array<Array<number>>, at: [] as Array<number>, text: [] as Array<string> }
-        const hole = (holes: typeof cellHoles, ids: Array<number>, text: string) => {
+        const noHoles = (): Holes => ({ ids: [], at: [], text: [] })
+        const phraseHoles = noHoles()
+        const hookHoles = noHoles()
+        const cellHoles = noHoles()
+        const hole = (holes: Holes, ids: Array<number>, text: string) => {
           holes.ids.push(ids)
           holes.at.push(ids.length)
           holes.text.push(text)
         }
-        const fill = (holes: typeof cellHoles, idsOf: ReadonlyMap<string, number>) => {
+        const fill = (holes: Holes, idsOf: ReadonlyMap<string, number>) => {
           for (let h = 0; h < holes.ids.length; h++) holes.ids[h]![holes.at[h]!] = idsOf.get(holes.text[h]!)!
         }
         const add = (copy: AdCopy, sign: number) => {
