@@ -56,6 +56,13 @@ const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
 
 
+/** What a batch's dictionaries lack, as parallel lists: the ids list, the place in it, the text. */
+interface Holes {
+  readonly ids: Array<Array<number>>
+  readonly at: Array<number>
+  readonly text: Array<string>
+}
+
 /**
  * Keeps the daily phrase and hook counts of trends (issues 20 and 29, INTERPRETATIONS L2) and the
  * rankings built from them in step with the ads and the clock.
@@ -68,12 +75,6 @@ const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
  * midnight, it builds the rankings of the windows ending yesterday again when the counts in them
  * changed (`current`): rankings read one row, and a count never waits for a ranking.
  */
-/** What a batch's dictionaries lack, as parallel lists: the ids list, the place in it, the text. */
-interface Holes {
-  readonly ids: Array<Array<number>>
-  readonly at: Array<number>
-  readonly text: Array<string>
-}
 
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
