@@ -55,7 +55,6 @@ const dayRowKey = (kind: number, day: number, cell: number) => (kind * daysKept 
 const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
 
-
 /** What a batch's dictionaries lack, as parallel lists: the ids list, the place in it, the text. */
 interface Holes {
   readonly ids: Array<Array<number>>
@@ -75,7 +74,6 @@ interface Holes {
  * midnight, it builds the rankings of the windows ending yesterday again when the counts in them
  * changed (`current`): rankings read one row, and a count never waits for a ranking.
  */
-
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   effect: Effect.gen(function*() {
     const repo = yield* TrendsRepo
