@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import type { AccountId } from "../../kernel/Ids.js"
 import { type AccountEvent, AccountEventsRepo, type CreditUsage, type EventPosition, type KeyOrigin } from "./AccountEventsRepo.js"
-import { type NewEvent, OutboxRepo, type StoredEvent } from "./OutboxRepo.js"
+import { type CommitPosition, type CommittedEvent, type NewEvent, OutboxRepo, type StoredEvent } from "./OutboxRepo.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
-export type { AccountEvent, CreditUsage, EventPosition, KeyOrigin, NewEvent, StoredEvent }
+export type { AccountEvent, CommitPosition, CommittedEvent, CreditUsage, EventPosition, KeyOrigin, NewEvent, StoredEvent }
 
 /**
  * What access tells the products above it about an account, without knowing them (issue 19):
@@ -41,7 +41,7 @@ export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/Acco
       eventsAfter: outbox.after,
       /** The account's last outbox stream position (0 before its first event). */
       latestEvent: outbox.latest,
-      /** Every account's outbox events of one type since an instant, after a position, oldest first (products turn them into items). */
+      /** Every account's outbox events of one type since an instant, after a commit position, in commit order (products turn them into items). */
       eventsOfType: outbox.ofType,
       /** Forgets outbox events created before an instant, a bounded batch at a time. */
       pruneEvents: outbox.prune

@@ -23,6 +23,14 @@ export const StoredEvent = Schema.Struct({
 })
 export type StoredEvent = typeof StoredEvent.Type
 
+/** A place in the outbox's commit order: the event's transaction (`xid8`, as text) and its seq. */
+export const CommitPosition = Schema.Struct({ xid: Schema.String, seq: Schema.Number })
+export type CommitPosition = typeof CommitPosition.Type
+
+/** A recorded event with its place in commit order, for a reader that keeps where it stopped. */
+export const CommittedEvent = Schema.extend(StoredEvent, Schema.Struct({ xid: Schema.String }))
+export type CommittedEvent = typeof CommittedEvent.Type
+
 /** A new event id: `evt_` and 16 random bytes, base64url (not a time: ids never say when). */
 export const newEventId = () => `evt_${randomBytes(16).toString("base64url")}`
 
@@ -88,15 +96,22 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 
-      /** Events of one type created at or after `from`, every account's, after position `seq`, oldest first, at most `limit`. */
-      ofType: (type: EventType, from: Date, seq: number, limit: number): Effect.Effect<ReadonlyArray<StoredEvent>> =>
+      /**
+       * Every account's events of one type created at or after `from`, after `position` (none:
+       * from the oldest), in commit order as `after` reads them (only transactions older than
+       * every one still running), at most `limit`: a reader that keeps the last one's position
+       * reads each event once.
+       */
+      ofType: (type: EventType, from: Date, position: CommitPosition | null, limit: number): Effect.Effect<ReadonlyArray<CommittedEvent>> =>
         SqlSchema.findAll({
           Request: Schema.Void,
-          Result: StoredEvent,
+          Result: CommittedEvent,
           execute: () => sql`
-            select seq::text, id, account_id::text, type, data, created_at from outbox_events
-             where type = ${type} and created_at >= ${from} and seq > ${seq}
-             order by outbox_events.seq
+            select seq::text, xid::text, id, account_id::text, type, data, created_at from outbox_events
+             where type = ${type} and created_at >= ${from}
+               and (xid, seq) > (${position?.xid ?? "0"}::xid8, ${position?.seq ?? 0})
+               and xid < pg_snapshot_xmin(pg_current_snapshot())
+             order by outbox_events.xid, outbox_events.seq
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
 

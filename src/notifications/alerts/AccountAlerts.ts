@@ -1,14 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
-import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition, type StoredEvent } from "../../access/events/AccountEvents.js"
+import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
 import { SavedSearches } from "../../ads/savedSearches/SavedSearches.js"
 import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { DigestPreferences } from "../digest/DigestPreferences.js"
+import type { DigestPrefs } from "../digest/Api.js"
 import { nextSlot } from "../digest/DigestSchedule.js"
+import { DigestQueueRepo } from "./DigestQueueRepo.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
-import type { AccountId } from "../../kernel/Ids.js"
+import { type AccountId, SavedSearchId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** The thresholds of monthly credits used that the owner hears of, once per period each. */
@@ -53,14 +55,24 @@ export const creditsItem = (usage: CreditUsage, percent: (typeof creditThreshold
 
 /** What a `saved_search.matches_new` event carries (H3). */
 const MatchesData = Schema.Struct({
-  saved_search_id: Schema.UUID,
+  saved_search_id: SavedSearchId,
   library: Schema.String,
   count: Schema.Int,
   ad_ids: Schema.Array(Schema.String)
 })
 
-/** Matches events this old are read again by every pass: a weekly digest's week, and a week more for passes missed. */
+/**
+ * Matches events older than this are not queued when first read (a reader's first pass over an
+ * outbox that has a past): a weekly digest's week, and a week more for passes missed.
+ */
 const matchesLookback = Duration.toMillis(Duration.days(14))
+/** Where the saved-search digest reads the outbox. */
+const digestCursor = "saved_search_digest"
+/** Due (account, search, slot) groups told per transaction. */
+const groupsPerPass = 200
+
+/** The slot that tells what happened at `at`, for these preferences (none: digests off, or no preferences). */
+const slotOf = (prefs: DigestPrefs | undefined, at: Date) => prefs === undefined ? null : nextSlot(prefs, at)
 
 /** A saved search's new matches told in one digest slot: the events of the slot, oldest first. */
 export interface SlotMatches {
@@ -112,41 +124,79 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
     const every = yield* alertsEvery
     const savedSearches = yield* SavedSearches
     const prefs = yield* DigestPreferences
+    const queue = yield* DigestQueueRepo
 
     /**
      * Saved searches' new matches (H1) as inbox items per the digest preferences (W6): an event
      * is told in the account's first digest slot after it, once that slot has come, with the
-     * search's other events of the slot; nothing when digests are off. The events of the
-     * lookback, every account's, read in pages and grouped per account, search and slot.
+     * search's other events of the slot; nothing when digests are off. Each event is read once,
+     * in commit order after the reader's cursor, and queued under its slot; a pass then tells
+     * the groups whose slot has come and takes them out of the queue. Both steps hold the
+     * cursor's row, so replicas take turns and a group is told whole.
      */
+    const queueMatches = (now: Date) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const position = yield* queue.lockCursor(digestCursor)
+        const page = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - matchesLookback), position, pageSize)
+        const accountPrefs = yield* prefs.many([...new Set(page.map((e) => e.account_id))])
+        yield* queue.enqueue(page.flatMap((event) => {
+          // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
+          const data = Schema.decodeUnknownOption(MatchesData)(event.data)
+          const slot = slotOf(accountPrefs.get(event.account_id), event.created_at)
+          return Option.isSome(data) && slot !== null
+            ? [{ seq: event.seq, accountId: event.account_id, savedSearchId: data.value.saved_search_id, slot }]
+            : []
+        }))
+        const last = page[page.length - 1]
+        if (last !== undefined) yield* queue.moveCursor(digestCursor, { xid: last.xid, seq: last.seq })
+        return page.length
+      })).pipe(Effect.orDie)
+
+    /**
+     * Tells the queue's first due groups; how many groups it read. The slot is worked out again
+     * from the preferences of now: digests turned off drop the events, a later slot moves them.
+     */
+    const tellMatches = (now: Date) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* queue.lockCursor(digestCursor)
+        const due = yield* queue.due(now, groupsPerPass)
+        const accountPrefs = yield* prefs.many([...new Set(due.map((e) => e.account_id))])
+        // A search deleted before its slot's item gets none.
+        const names = yield* savedSearches.namesOf([...new Set(due.map((e) => e.saved_search_id))])
+        const groups = new Map<string, { readonly key: Omit<SlotMatches, "name" | "events">; readonly name: string; readonly events: Array<SlotMatches["events"][number]> }>()
+        const later: Array<{ readonly seq: number; readonly slot: Date }> = []
+        const done: Array<number> = []
+        for (const event of due) {
+          const chosen = accountPrefs.get(event.account_id)
+          const slot = slotOf(chosen, event.created_at)
+          if (chosen !== undefined && chosen.frequency !== "off" && slot !== null && slot > now) {
+            later.push({ seq: event.seq, slot })
+            continue
+          }
+          done.push(event.seq)
+          const data = Schema.decodeUnknownOption(MatchesData)(event.data)
+          const name = names.get(event.saved_search_id)
+          if (chosen === undefined || chosen.frequency === "off" || slot === null || Option.isNone(data) || name === undefined) continue
+          const id = `${event.account_id}/${event.saved_search_id}/${slot.toISOString()}`
+          const group = groups.get(id) ?? { key: { accountId: event.account_id, frequency: chosen.frequency, slot }, name, events: [] }
+          group.events.push({ id: event.id, data: data.value })
+          groups.set(id, group)
+        }
+        const delivered = yield* inbox.deliver([...groups.values()].map((group) => savedSearchItem({ ...group.key, name: group.name, events: group.events })))
+        yield* queue.reslot(later)
+        yield* queue.remove(done)
+        return { groups: new Set(due.map((e) => `${e.account_id}/${e.saved_search_id}/${e.slot.toISOString()}`)).size, delivered }
+      })).pipe(Effect.orDie)
+
     const savedSearchEvents = (now: Date) =>
       Effect.gen(function*() {
-        const slots = new Map<string, { readonly key: Omit<SlotMatches, "name" | "events">; readonly events: Array<SlotMatches["events"][number]> }>()
-        let after = 0
+        while ((yield* queueMatches(now)) === pageSize) { /* the next page */ }
+        let delivered = 0
         for (;;) {
-          const page: ReadonlyArray<StoredEvent> = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - matchesLookback), after, pageSize)
-          const accountPrefs = yield* prefs.many([...new Set(page.map((e) => e.account_id))])
-          for (const event of page) {
-            // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
-            const data = Schema.decodeUnknownOption(MatchesData)(event.data)
-            const chosen = accountPrefs.get(event.account_id)
-            const slot = chosen === undefined ? null : nextSlot(chosen, event.created_at)
-            if (Option.isNone(data) || chosen === undefined || chosen.frequency === "off" || slot === null || slot > now) continue
-            const id = `${event.account_id}/${data.value.saved_search_id}/${slot.toISOString()}`
-            const group = slots.get(id) ?? { key: { accountId: event.account_id, frequency: chosen.frequency, slot }, events: [] }
-            group.events.push({ id: event.id, data: data.value })
-            slots.set(id, group)
-          }
-          if (page.length < pageSize) break
-          after = page[page.length - 1]!.seq
+          const told = yield* tellMatches(now)
+          delivered += told.delivered
+          if (told.groups < groupsPerPass) return delivered
         }
-        const groups = [...slots.values()]
-        // A search deleted before its slot's item gets none.
-        const names = yield* savedSearches.namesOf([...new Set(groups.map((group) => group.events[0]!.data.saved_search_id))])
-        return yield* inbox.deliver(groups.flatMap((group) => {
-          const name = names.get(group.events[0]!.data.saved_search_id)
-          return name === undefined ? [] : [savedSearchItem({ ...group.key, name, events: group.events })]
-        }))
       })
 
     const keyEvents = (now: Date) =>
@@ -202,5 +252,5 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
       run: job.run
     }, { effects: ["pass"] })
   }),
-  dependencies: [AccountEvents.Default, Inbox.Default, SavedSearches.Default, DigestPreferences.Default]
+  dependencies: [AccountEvents.Default, Inbox.Default, SavedSearches.Default, DigestPreferences.Default, DigestQueueRepo.Default]
 }) {}

@@ -1,0 +1,96 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { type CommitPosition } from "../../access/events/AccountEvents.js"
+import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
+
+/** The outbox readers that keep their place (`notification_cursors`): a closed set. */
+export type CursorName = "saved_search_digest"
+
+/** An event to queue: its outbox position, whose search it tells, and the slot that tells it. */
+export interface Queued {
+  readonly seq: number
+  readonly accountId: AccountId
+  readonly savedSearchId: SavedSearchId
+  readonly slot: Date
+}
+
+/** A queued event whose slot has come, with what the event recorded. */
+export const DueEvent = Schema.Struct({
+  seq: Schema.NumberFromString,
+  id: Schema.String,
+  account_id: AccountId,
+  saved_search_id: SavedSearchId,
+  slot: Schema.DateFromSelf,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  created_at: Schema.DateFromSelf
+})
+export type DueEvent = typeof DueEvent.Type
+
+/** The SQL of `notification_cursors` and `saved_search_digest_queue` (migration 0100). */
+export class DigestQueueRepo extends Effect.Service<DigestQueueRepo>()("adintel/DigestQueueRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const seqs = (values: ReadonlyArray<number>) => values.map(String)
+
+    return {
+      /**
+       * The reader's place, its row locked until the caller's transaction ends (another replica's
+       * pass waits for it): the start of the outbox before its first move.
+       */
+      lockCursor: (name: CursorName): Effect.Effect<CommitPosition> =>
+        Effect.zipRight(
+          sql`insert into notification_cursors (name, xid, seq) values (${name}, '0', 0) on conflict (name) do nothing`,
+          SqlSchema.single({
+            Request: Schema.Void,
+            Result: Schema.Struct({ xid: Schema.String, seq: Schema.NumberFromString }),
+            execute: () => sql`select xid::text, seq::text from notification_cursors where name = ${name} for update`
+          })(undefined)
+        ).pipe(Effect.orDie),
+
+      /** Moves the reader's place on (in the transaction that locked it). */
+      moveCursor: (name: CursorName, position: CommitPosition): Effect.Effect<void> =>
+        Effect.asVoid(sql`update notification_cursors set xid = ${position.xid}::xid8, seq = ${position.seq} where name = ${name}`).pipe(Effect.orDie),
+
+      /** Queues events under their slots (an event queued already keeps its row). */
+      enqueue: (rows: ReadonlyArray<Queued>): Effect.Effect<void> =>
+        rows.length === 0 ? Effect.void : Effect.asVoid(sql`
+          insert into saved_search_digest_queue (event_seq, account_id, saved_search_id, slot)
+          select * from unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.accountId)}::uuid[],
+                               ${rows.map((r) => r.savedSearchId)}::uuid[], ${rows.map((r) => r.slot)}::timestamptz[])
+          on conflict (event_seq) do nothing`).pipe(Effect.orDie),
+
+      /**
+       * The queued events of the first `groups` (account, search, slot) groups whose slot is at or
+       * before `now`, earliest slot first; each group whole, its events in commit order.
+       */
+      due: (now: Date, groups: number): Effect.Effect<ReadonlyArray<DueEvent>> =>
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: DueEvent,
+          execute: () => sql`
+            with due as (
+              select distinct slot, account_id, saved_search_id from saved_search_digest_queue
+               where slot <= ${now}
+               order by slot, account_id, saved_search_id
+               limit ${groups})
+            select q.event_seq::text as seq, e.id, q.account_id::text, q.saved_search_id::text, q.slot, e.data, e.created_at
+              from due join saved_search_digest_queue q using (slot, account_id, saved_search_id)
+              join outbox_events e on e.seq = q.event_seq
+             order by q.slot, q.account_id, q.saved_search_id, e.xid, e.seq`
+        })(undefined).pipe(Effect.orDie),
+
+      /** Takes queued events out: told, or no longer to tell. */
+      remove: (events: ReadonlyArray<number>): Effect.Effect<void> =>
+        events.length === 0 ? Effect.void : Effect.asVoid(
+          sql`delete from saved_search_digest_queue where event_seq = any(${seqs(events)}::bigint[])`
+        ).pipe(Effect.orDie),
+
+      /** Moves queued events to a later slot (the account's digest preferences changed). */
+      reslot: (rows: ReadonlyArray<{ readonly seq: number; readonly slot: Date }>): Effect.Effect<void> =>
+        rows.length === 0 ? Effect.void : Effect.asVoid(sql`
+          update saved_search_digest_queue q set slot = r.slot
+            from unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.slot)}::timestamptz[]) as r(seq, slot)
+           where q.event_seq = r.seq`).pipe(Effect.orDie)
+    }
+  })
+}) {}
