@@ -1,0 +1,118 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Layer, Stream } from "effect"
+import type { AccountId } from "../src/kernel/Ids.js"
+import { Ingest } from "../src/ingest/Ingest.js"
+import { ad } from "./fixtures/world.js"
+import { ingestAll } from "./support/AdWorld.js"
+import { advertiser } from "./support/BrandWorld.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, call, testServer } from "./support/TestServer.js"
+
+/**
+ * Tracked brands' diffs once per import (issue 32; H3; SPEC-NOTES "One generic pending-per-import
+ * mechanism"): an import of several batches (both lanes) tells one `brand.ads_new` and one
+ * `brand.ads_stopped` per account and brand, the counts summed over its batches and the newest
+ * 100 ads named; an upload that breaks after one batch is told once.
+ */
+
+const world = Layer.effectDiscard(ingestAll("advertisers", [
+  advertiser("bd-brand", "Batchwise Brand"),
+  advertiser("bd-other", "Untracked Other")
+])).pipe(
+  Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default)),
+  Layer.provideMerge(TestDatabase)
+)
+
+const follow = (key: string, id: string) =>
+  Effect.map(call("/api/v1/brands/follow", {
+    method: "POST",
+    headers: { "X-API-Key": key, "content-type": "application/json" },
+    body: JSON.stringify({ id })
+  }), (answer) => answer.status)
+
+const eventsOf = (accountId: AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ type: string; data: Record<string, unknown> }>`select type, data from outbox_events where account_id = ${accountId}::uuid order by seq`)
+
+/** The ids of `ids` newest row first (the order of ads equally recent). */
+const byRowDesc = (ids: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ external_id: string }>`select external_id from ads where external_id = any(${ids}::text[]) order by id desc`, (rows) =>
+      rows.map((r) => r.external_id)))
+
+/**
+ * `n` social ads (an import of several batches), every `every`-th of the tracked brand, each first
+ * seen a minute after the one before; `inactive` picks those stopped.
+ */
+const adsOf = (tag: string, n: number, every: number, inactive: (i: number) => boolean = () => false) =>
+  Array.from({ length: n }, (_, i) =>
+    ad(`bd-${tag}-${i}`, {
+      advertiser_external_id: i % every === 0 ? "bd-brand" : "bd-other",
+      lander_external_id: null,
+      store_external_id: null,
+      first_seen: new Date(Date.UTC(2026, 8, 1) + i * 60_000).toISOString(),
+      last_seen: "2026-10-01T00:00:00Z",
+      status: inactive(i) ? "inactive" : "active"
+    }))
+const brandIds = (records: ReadonlyArray<{ external_id: string; advertiser_external_id: string }>) =>
+  records.filter((r) => r.advertiser_external_id === "bd-brand").map((r) => r.external_id)
+
+describe("brand diffs once per import (H3)", () => {
+  layer(world, { timeout: 120_000 })((it) => {
+    it.effect("an import of 2,500 ads (three batches, both lanes) tells one brand.ads_new per account and brand, then one brand.ads_stopped, counts summed", () =>
+      Effect.gen(function*() {
+        const tracker = yield* account()
+        const second = yield* account()
+        const bystander = yield* account()
+        for (const who of [tracker, second]) expect(yield* follow(who.api_key, "bd-brand")).toBe(200)
+
+        const first = adsOf("many", 2_500, 5)
+        yield* ingestAll("ads", first)
+        // 500 of the brand over every batch: one event, the 100 first seen last, newest first.
+        const added = brandIds(first)
+        const news = { type: "brand.ads_new", data: { brand_id: "bd-brand", count: 500, ad_ids: added.slice(-100).reverse() } }
+        expect(yield* eventsOf(tracker.id)).toEqual([news])
+        expect(yield* eventsOf(second.id)).toEqual([news])
+
+        // The same file again with every tenth ad stopped: 250 over every batch, one event.
+        const again = adsOf("many", 2_500, 5, (i) => i % 10 === 0)
+        yield* ingestAll("ads", again)
+        const stopped = again.filter((r, i) => r.advertiser_external_id === "bd-brand" && i % 10 === 0).map((r) => r.external_id)
+        // (All last seen alike: the newest rows first.)
+        const stops = { type: "brand.ads_stopped", data: { brand_id: "bd-brand", count: 250, ad_ids: (yield* byRowDesc(stopped)).slice(0, 100) } }
+        expect(yield* eventsOf(tracker.id)).toEqual([news, stops])
+        expect(yield* eventsOf(second.id)).toEqual([news, stops])
+        expect(yield* eventsOf(bystander.id)).toEqual([])
+        // Nothing is left waiting.
+        const pending = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from import_pending_events`)
+        expect(pending[0]!.n).toBe(0)
+      }))
+
+    it.effect("an upload that breaks after its first batch tells that batch's brand ads once", () =>
+      Effect.gen(function*() {
+        const tracker = yield* account()
+        expect(yield* follow(tracker.api_key, "bd-brand")).toBe(200)
+        const ingest = yield* Ingest
+        // The upload breaks once the first batch (1,000 lines, both lanes) is committed.
+        const firstBatch = yield* Deferred.make<void>()
+        const records = adsOf("broken", 1_500, 10)
+        const failed = yield* Effect.flip(ingest.records(
+          "ads",
+          Stream.concat(
+            Stream.fromIterable(records),
+            Stream.fromEffect(Effect.zipRight(Deferred.await(firstBatch), Effect.fail("the upload broke")))
+          ),
+          (progress) => (progress.accepted >= 1_000 ? Deferred.succeed(firstBatch, undefined) : Effect.void)
+        ))
+        expect(failed).toBe("the upload broke")
+        // The first 1,000 lines hold 100 of the brand, and none after them was stored.
+        const committed = brandIds(records.slice(0, 1_000))
+        const told = { type: "brand.ads_new", data: { brand_id: "bd-brand", count: 100, ad_ids: committed.slice().reverse() } }
+        expect(yield* eventsOf(tracker.id)).toEqual([told])
+        // A later import tells nothing again.
+        yield* ingestAll("ads", adsOf("after", 10, 1_000).filter((r) => r.advertiser_external_id === "bd-other"))
+        expect(yield* eventsOf(tracker.id)).toEqual([told])
+      }))
+  })
+})
