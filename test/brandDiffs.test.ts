@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Layer, Stream } from "effect"
+import { Clock, Deferred, Effect, Layer, Stream } from "effect"
 import type { AccountId } from "../src/kernel/Ids.js"
+import * as Database from "../src/platform/db/Database.js"
+import m0095 from "../src/platform/db/migrations/0095_saved_search_pending.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
@@ -13,7 +15,8 @@ import { account, call, testServer } from "./support/TestServer.js"
  * Tracked brands' diffs once per import (issue 32; H3; SPEC-NOTES "One generic pending-per-import
  * mechanism"): an import of several batches (both lanes) tells one `brand.ads_new` and one
  * `brand.ads_stopped` per account and brand, the counts summed over its batches and the newest
- * 100 ads named; an upload that breaks after one batch is told once.
+ * 100 ads named; an upload that breaks after one batch is told once. And 0097's move of the
+ * pending saved-search matches of 0095's table.
  */
 
 const world = Layer.effectDiscard(ingestAll("advertisers", [
@@ -113,6 +116,36 @@ describe("brand diffs once per import (H3)", () => {
         // A later import tells nothing again.
         yield* ingestAll("ads", adsOf("after", 10, 1_000).filter((r) => r.advertiser_external_id === "bd-other"))
         expect(yield* eventsOf(tracker.id)).toEqual([told])
+      }))
+
+    it.effect("migration 0097 moves an import's pending saved-search matches from 0095's table: a later import tells them", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const created = yield* call("/api/v1/saved-searches", {
+          method: "POST",
+          headers: { "X-API-Key": api_key, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Before the upgrade", library: "social", filters: { q: "kinkajou" } })
+        })
+        const search: string = JSON.parse(created.body).saved_search.id
+        // The database as 0096 left it, with the row of an import that died two hours ago pending in 0095's table.
+        yield* sql`drop table import_pending_events`
+        yield* m0095
+        const dead = "00000000-0000-4000-8000-000000000095"
+        yield* sql`
+          insert into saved_search_pending (import_id, saved_search_id, count, first_seens, ad_rows, ad_ids, written_at)
+          values (${dead}::uuid, ${search}::uuid, 3, ${["2026-09-03T00:00:00Z", "2026-09-02T00:00:00Z"]}::timestamptz[],
+                  ${["12", "11"]}::bigint[], ${["ad-new", "ad-old"]}::text[], ${new Date((yield* Clock.currentTimeMillis) - 2 * 3_600_000)})`
+        yield* sql`delete from effect_sql_migrations where migration_id = 97`
+        yield* Database.migrate
+        const [{ present }] = yield* sql<{ present: boolean }>`select to_regclass('saved_search_pending') is not null as present`
+        expect(present).toBe(false)
+        // The next import's end tells the dead import (silent for over an hour) as it would have.
+        yield* ingestAll("ads", adsOf("upgrade", 1, 1_000).map((r) => ({ ...r, advertiser_external_id: "bd-other" })))
+        expect(yield* eventsOf(id)).toEqual([{
+          type: "saved_search.matches_new",
+          data: { saved_search_id: search, library: "social", count: 3, ad_ids: ["ad-new", "ad-old"], import_id: dead }
+        }])
       }))
   })
 })
