@@ -99,8 +99,8 @@ const post = (target: Target, headers: Record<string, string>, body: string) =>
  * The delivery workers (H3): every replica runs a pass every `WEBHOOK_POLL_EVERY`, claims the
  * due deliveries (`FOR UPDATE SKIP LOCKED`, then leased: no two replicas send one attempt) that
  * fit within the concurrency caps, overall and per endpoint, counted over every replica (the
- * claim leaves room for those in flight anywhere), sends them at once and writes each outcome. Deliveries cost no credit:
- * nothing here touches the meters.
+ * claim leaves room for those in flight anywhere), sends them at once and writes each outcome.
+ * Deliveries cost no credit: nothing here touches the meters.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDeliveries", {
   scoped: Effect.gen(function*() {
