@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Layer, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import type { AccountId } from "../src/kernel/Ids.js"
 import * as Database from "../src/platform/db/Database.js"
 import m0095 from "../src/platform/db/migrations/0095_saved_search_pending.js"
@@ -15,8 +15,9 @@ import { account, call, testServer } from "./support/TestServer.js"
  * Tracked brands' diffs once per import (issue 32; H3; SPEC-NOTES "One generic pending-per-import
  * mechanism"): an import of several batches (both lanes) tells one `brand.ads_new` and one
  * `brand.ads_stopped` per account and brand, the counts summed over its batches and the newest
- * 100 ads named; an upload that breaks after one batch is told once. And 0097's move of the
- * pending saved-search matches of 0095's table.
+ * 100 ads named; an upload that breaks after one batch is told once. And two things of the
+ * saved searches' use of the same mechanism: a search deleted mid-import is told nothing, and
+ * 0097's move of the pending rows of 0095's table.
  */
 
 const world = Layer.effectDiscard(ingestAll("advertisers", [
@@ -116,6 +117,35 @@ describe("brand diffs once per import (H3)", () => {
         // A later import tells nothing again.
         yield* ingestAll("ads", adsOf("after", 10, 1_000).filter((r) => r.advertiser_external_id === "bd-other"))
         expect(yield* eventsOf(tracker.id)).toEqual([told])
+      }))
+
+    it.effect("a saved search deleted while an import runs is told nothing of that import's earlier batches", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const created = yield* call("/api/v1/saved-searches", {
+          method: "POST",
+          headers: { "X-API-Key": api_key, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Short-lived", library: "social", filters: { q: "quoll" } })
+        })
+        const search: string = JSON.parse(created.body).saved_search.id
+        const ingest = yield* Ingest
+        // The import pauses once its first batch (1,000 lines, 100 matches) is committed.
+        const firstBatch = yield* Deferred.make<void>()
+        const proceed = yield* Deferred.make<void>()
+        const records = adsOf("quoll", 1_500, 10).map((r, i) => ({ ...r, headline: i % 10 === 0 ? "quoll sighting" : "plain" }))
+        const running = yield* Effect.fork(ingest.records(
+          "ads",
+          Stream.concat(Stream.fromIterable(records.slice(0, 1_000)), Stream.fromIterable(records.slice(1_000)).pipe(
+            Stream.tap(() => Deferred.await(proceed))
+          )),
+          (progress) => (progress.accepted >= 1_000 ? Deferred.succeed(firstBatch, undefined) : Effect.void)
+        ))
+        yield* Deferred.await(firstBatch)
+        const gone = yield* call(`/api/v1/saved-searches/${search}`, { method: "DELETE", headers: { "X-API-Key": api_key } })
+        expect(gone.status).toBe(200)
+        yield* Deferred.succeed(proceed, undefined)
+        yield* Fiber.join(running)
+        expect((yield* eventsOf(id)).filter((e) => e.type === "saved_search.matches_new")).toEqual([])
       }))
 
     it.effect("migration 0097 moves an import's pending saved-search matches from 0095's table: a later import tells them", () =>
