@@ -10,6 +10,7 @@
  * of concurrent lanes, with no stream, parsing or validation in the way.
  */
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { ImportEvents } from "../src/access/events/ImportEvents.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { ConfigProvider, Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { SqlClient } from "@effect/sql"
@@ -100,7 +101,7 @@ runBench(() =>
     await Effect.runPromise(
       program.pipe(
         // One TrendCounts for the import and the write-plan ceiling, which writes ads as `Ingest` does.
-        Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default)))),
+        Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)))),
         Effect.provide(db),
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map())),
         Effect.orDie

@@ -11,6 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Stream } from "effect"
 import { Accounts } from "../src/access/accounts/Accounts.js"
+import { ImportEvents } from "../src/access/events/ImportEvents.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
@@ -89,15 +90,19 @@ runBench(() =>
         matchBatch: (ids, at) =>
           timed(searches.matchBatch(ids, at), (ms) => (timings.matching += ms)).pipe(Effect.tap((found) => {
             timings.matches += found.reduce((n, f) => n + f.count, 0)
-          })),
-        // The import's end tells its matches (one statement after the batches): timed from the import's own end.
+          }))
+      }))).pipe(Layer.provideMerge(SavedSearches.Default))
+    // The import's end tells its matches and brand diffs (one statement after the batches): timed from the import's own end.
+    const TimedImports = Layer.effect(ImportEvents, Effect.map(ImportEvents, (imports) =>
+      ImportEvents.make({
+        ...imports,
         duringImport: (effect) => {
           let ended = 0
-          return searches.duringImport(Effect.ensuring(effect, Effect.sync(() => (ended = performance.now())))).pipe(
+          return imports.duringImport(Effect.ensuring(effect, Effect.sync(() => (ended = performance.now())))).pipe(
             Effect.ensuring(Effect.sync(() => (timings.told += performance.now() - ended)))
           )
         }
-      }))).pipe(Layer.provideMerge(SavedSearches.Default))
+      }))).pipe(Layer.provide(ImportEvents.Default))
     const TimedBrands = Layer.effect(BrandDiffs, Effect.map(BrandDiffs, (brands) =>
       BrandDiffs.make({ ...brands, batch: (written, at) => timed(brands.batch(written, at), (ms) => (timings.brands += ms)) }))).pipe(
       Layer.provide(BrandDiffs.Default)
@@ -141,7 +146,7 @@ runBench(() =>
       const matching = timings.matching + timings.told
       console.log(`  saved-search matching: ${(matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((matching + timings.brands) / own).toFixed(3)}`)
     }).pipe(
-      Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TimedRepo, TrendCounts.Default, TimedSearches, TimedBrands)))),
+      Effect.provide(Ingest.DefaultWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TimedRepo, TrendCounts.Default, TimedSearches, TimedBrands, TimedImports)))),
       Effect.provide(Accounts.Default)
     ))
   })

@@ -1,4 +1,5 @@
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { ImportEvents } from "../src/access/events/ImportEvents.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -246,7 +247,7 @@ describe("ingestion", () => {
     })
   ).pipe(Layer.provide(IngestRepo.Default))
 
-  layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide([failingSecondBatch, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default]), Layer.provideMerge(TestDatabase)))((it) => {
+  layer(Ingest.DefaultWithoutDependencies.pipe(Layer.provide([failingSecondBatch, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default]), Layer.provideMerge(TestDatabase)))((it) => {
     it.effect("a crash in the middle of an import leaves whole batches only", () =>
       Effect.gen(function*() {
         yield* loadWorld

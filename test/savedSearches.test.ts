@@ -3,7 +3,8 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { Clock, Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
-import { CurrentImport, SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { CurrentImport, ImportEvents } from "../src/access/events/ImportEvents.js"
+import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { IngestRepo } from "../src/ingest/IngestRepo.js"
@@ -331,7 +332,7 @@ describe("saved searches (H1)", () => {
 describe("saved-search events: one per import and saved search (H1, H3)", () => {
   // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
   const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
-    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default)),
+    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)),
     Layer.provideMerge(TestDatabase)
   )
   layer(importWorld, { timeout: 120_000 })((it) => {
@@ -342,7 +343,7 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
       })
 
-    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from saved_search_pending`)
+    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from import_pending_events`)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
     it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>
@@ -401,10 +402,10 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         const search = (yield* create(api_key, { name: "Pangolin", library: "social", filters: { q: "pangolin" } })).json.saved_search
         yield* TestClock.adjust("1 second")
         // An ingest whose import never reaches its end: its batches commit, nothing tells them.
-        const searches = yield* SavedSearches
+        const imports = yield* ImportEvents
         const dying = Context.get(
-          yield* Layer.build(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(SavedSearches, SavedSearches.make({
-            ...searches,
+          yield* Layer.build(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(ImportEvents, ImportEvents.make({
+            ...imports,
             duringImport: (effect) => Effect.provideService(effect, CurrentImport, { id: randomUUID() })
           }))))),
           Ingest

@@ -1,4 +1,5 @@
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { ImportEvents } from "../src/access/events/ImportEvents.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
@@ -317,7 +318,7 @@ describe("trends", () => {
     const importElsewhere = (ads: ReadonlyArray<WorldRecord>, silent: boolean) =>
       Effect.flatMap(Ingest, (ingest) => ingest.records("ads", Stream.fromIterable(ads))).pipe(
         Effect.provide(Ingest.DefaultWithoutDependencies.pipe(
-          Layer.provide([TrendCounts.DefaultWithoutDependencies, SavedSearches.Default, BrandDiffs.Default]),
+          Layer.provide([TrendCounts.DefaultWithoutDependencies, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default]),
           Layer.provide(silent ? Layer.effect(TrendsRepo, Effect.map(TrendsRepo, (repo) => TrendsRepo.make({ ...repo, signal: () => Effect.void }))).pipe(Layer.provide(TrendsRepo.Default)) : TrendsRepo.Default),
           Layer.provideMerge(IngestRepo.Default)
         ))

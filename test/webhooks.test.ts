@@ -28,14 +28,21 @@ interface Receipt {
   readonly headers: Record<string, string>
   readonly body: string
 }
-type Answer = "ok" | "error" | "hang" | "redirect" | "huge"
+type Answer = "ok" | "error" | "hang" | "hold" | "redirect" | "huge"
 
-/** The receiver: every request recorded; each path answers its script in turn, then 200. */
+/**
+ * The receiver: every request recorded; each path answers its script in turn, then 200. A
+ * "hold" is answered 200 by `release`; `open` counts the requests not yet answered per path,
+ * and `peaks` keeps those counts as each request arrived.
+ */
 class Receiver extends Context.Tag("test/Receiver")<Receiver, {
   readonly url: string
   readonly received: Queue.Queue<Receipt>
   readonly all: Array<Receipt>
   readonly script: Map<string, Array<Answer>>
+  readonly open: Map<string, number>
+  readonly peaks: Array<ReadonlyMap<string, number>>
+  readonly release: Effect.Effect<void>
 }>() {}
 
 const ReceiverLive = Layer.scoped(
@@ -45,16 +52,26 @@ const ReceiverLive = Layer.scoped(
     const all: Array<Receipt> = []
     const script = new Map<string, Array<Answer>>()
     const hanging = new Set<http.ServerResponse>()
+    const held = new Set<http.ServerResponse>()
+    const open = new Map<string, number>()
+    const peaks: Array<ReadonlyMap<string, number>> = []
     const server = http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
         const path = req.url ?? "/"
+        open.set(path, (open.get(path) ?? 0) + 1)
+        peaks.push(new Map(open))
+        res.once("close", () => {
+          open.set(path, open.get(path)! - 1)
+          held.delete(res)
+        })
         const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
         const receipt = { path, headers, body: Buffer.concat(chunks).toString("utf8") }
         all.push(receipt)
         const answer = script.get(path)?.shift() ?? "ok"
         if (answer === "hang") hanging.add(res)
+        else if (answer === "hold") held.add(res)
         else if (answer === "redirect") res.writeHead(302, { location: `${path}-redirected` }).end()
         // 4 MB: more than anyone reads of an answer.
         else if (answer === "huge") res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(4 * 1024 * 1024))
@@ -65,14 +82,18 @@ const ReceiverLive = Layer.scoped(
     yield* Effect.acquireRelease(
       Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
       () => Effect.sync(() => {
-        for (const res of hanging) res.destroy()
+        for (const res of [...hanging, ...held]) res.destroy()
         server.closeAllConnections()
         server.close()
       })
     )
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
-    return { url: `http://127.0.0.1:${port}`, received, all, script }
+    const release = Effect.sync(() => {
+      for (const res of held) res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+      held.clear()
+    })
+    return { url: `http://127.0.0.1:${port}`, received, all, script, open, peaks, release }
   })
 )
 
@@ -107,13 +128,13 @@ const register = (key: string, path: string, events: ReadonlyArray<string> = ["w
     return { id: created.json.webhook.id as string, secret: created.json.secret as string, created }
   })
 
-/** The next request the receiver got on `path` (others are skipped: they belong to no test that waits). */
-const nextAt = (path: string) =>
+/** The next request the receiver got on `path` (or one of `path`; others are skipped: they belong to no test that waits). */
+const nextAt = (path: string | ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const { received } = yield* Receiver
     for (;;) {
       const receipt = yield* Queue.take(received)
-      if (receipt.path === path) return receipt
+      if (typeof path === "string" ? receipt.path === path : path.includes(receipt.path)) return receipt
     }
   })
 const countAt = (path: string) => Effect.map(Receiver, ({ all }) => all.filter((r) => r.path === path).length)
@@ -553,6 +574,107 @@ describe("webhooks (H2, H3)", () => {
         expect(log.json.data.every((d: { status: string; attempts: number }) => d.status === "delivered" && d.attempts === 1)).toBe(true)
       }))
 
+    /**
+     * Two replicas (whole services on the file's database) with the caps of the next two tests:
+     * 3 in flight overall, 2 per endpoint. Their first passes (at start) are over: from then on
+     * only the test's own passes send.
+     */
+    const cappedReplicas = Effect.gen(function*() {
+      const caps = { ...loopbackOn, WEBHOOK_MAX_CONCURRENT: "3", WEBHOOK_MAX_PER_ENDPOINT: "2" }
+      const replicas = [Context.get(yield* Layer.build(replica(caps)), Deliveries), Context.get(yield* Layer.build(replica(caps)), Deliveries)] as const
+      for (const r of replicas) yield* r.started
+      return replicas
+    })
+    /** The next `n` requests the receiver got on any of `paths`. */
+    const nextOn = (paths: ReadonlyArray<string>, n: number) =>
+      Effect.gen(function*() {
+        const got: Array<Receipt> = []
+        while (got.length < n) got.push(yield* nextAt(paths))
+        return got
+      })
+
+    it.scoped("concurrency caps over two replicas on one database: never more than WEBHOOK_MAX_CONCURRENT in flight, nor WEBHOOK_MAX_PER_ENDPOINT at one endpoint; each event delivered once", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const [one, two] = yield* cappedReplicas
+        const a = yield* account()
+        const paths = ["/cap-a", "/cap-b"]
+        const endpoints: Array<string> = []
+        for (const path of paths) {
+          endpoints.push((yield* register(a.api_key, path, ["brand.ads_new"])).id)
+          receiver.script.set(path, ["hold", "hold"])
+        }
+        const events = yield* AccountEvents
+        const emit = (n: number) =>
+          Effect.flatMap(Clock.currentTimeMillis, (ms) =>
+            events.emit(Array.from({ length: n }, (_, i) => ({ accountId: a.id, type: "brand.ads_new" as const, data: { i } })), new Date(ms)))
+        const emitted = [...yield* emit(5)]
+        // Replica one's first attempts are held open at the receiver: 3 (2 at one endpoint, 1 at
+        // the other), and replica two then finds no room.
+        const first = yield* Effect.fork(one.pass)
+        const held = yield* nextOn(paths, 3)
+        expect(paths.map((path) => held.filter((r) => r.path === path).length).sort()).toEqual([1, 2])
+        expect(yield* two.pass).toBe(0)
+        // Answered: replica one claims again, 3 at a time, until all 10 are sent.
+        for (const path of paths) receiver.script.set(path, [])
+        yield* receiver.release
+        expect(yield* Fiber.join(first)).toBe(10)
+        // Both replicas' passes at once over 10 more.
+        emitted.push(...yield* emit(5))
+        const [byOne, byTwo] = yield* Effect.all([one.pass, two.pass], { concurrency: 2 })
+        expect(byOne + byTwo).toBe(10)
+        // At the receiver: at most 3 at once, 2 at one endpoint, and the caps reached.
+        const atOnce = receiver.peaks.map((open) => paths.map((path) => open.get(path) ?? 0))
+        expect(Math.max(...atOnce.map(([x, y]) => x! + y!))).toBe(3)
+        expect(Math.max(...atOnce.flat())).toBe(2)
+        // Each event reached each endpoint once, recorded delivered after one attempt.
+        for (const path of paths) {
+          const ids = receiver.all.filter((r) => r.path === path).map((r) => r.headers["webhook-id"])
+          expect(ids.sort()).toEqual(emitted.map((e) => e.id).sort())
+        }
+        for (const endpoint of endpoints) {
+          const log = yield* deliveriesOf(a.api_key, endpoint)
+          expect(log.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(Array(10).fill(["delivered", 1]))
+        }
+      }))
+
+    it.scoped("at the limit: WEBHOOK_MAX_PER_ENDPOINT in flight at one endpoint leaves it no room on any replica; a dead replica's attempts count until their lease runs out", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const [one, two] = yield* cappedReplicas
+        const a = yield* account()
+        const { id } = yield* register(a.api_key, "/cap-edge", ["brand.ads_new"])
+        receiver.script.set("/cap-edge", ["hold", "hold"])
+        const events = yield* AccountEvents
+        const emitted = yield* events.emit(
+          Array.from({ length: 4 }, (_, n) => ({ accountId: a.id, type: "brand.ads_new" as const, data: { n } })),
+          new Date(yield* Clock.currentTimeMillis)
+        )
+        const ids = (receipts: ReadonlyArray<Receipt>) => receipts.map((r) => r.headers["webhook-id"]).sort()
+        // Replica one sends 2, the endpoint's cap (3 may be in flight overall): replica two finds no room.
+        const dying = yield* Effect.fork(one.pass)
+        const inFlight = yield* nextOn(["/cap-edge"], 2)
+        expect(receiver.open.get("/cap-edge")).toBe(2)
+        expect(yield* two.pass).toBe(0)
+        // Replica one dies with both in flight: until their lease (10 s + 30 s) runs out they still count.
+        yield* Fiber.interrupt(dying)
+        expect(yield* two.pass).toBe(0)
+        yield* TestClock.adjust("39 seconds")
+        expect(yield* two.pass).toBe(0)
+        // Then the two never tried go first (due the longest), then the dead replica's two again.
+        yield* TestClock.adjust("1 second")
+        expect(yield* two.pass).toBe(4)
+        const after = receiver.all.filter((r) => r.path === "/cap-edge").slice(2)
+        expect(ids(after.slice(0, 2))).toEqual(emitted.map((e) => e.id).filter((e) => !ids(inFlight).includes(e)).sort())
+        expect(ids(after.slice(2))).toEqual(ids(inFlight))
+        expect(Math.max(...receiver.peaks.map((open) => open.get("/cap-edge") ?? 0))).toBe(2)
+        const log = yield* deliveriesOf(a.api_key, id)
+        expect(log.map((d: { status: string }) => d.status)).toEqual(Array(4).fill("delivered"))
+        expect(log.map((d: { attempts: number }) => d.attempts).sort()).toEqual([1, 1, 2, 2])
+      }))
+
     it.scoped("kill -9 of the service with deliveries in flight: after a restart every event arrives, none lost", () =>
       Effect.gen(function*() {
         yield* fresh
@@ -570,7 +692,7 @@ describe("webhooks (H2, H3)", () => {
         yield* first.kill
         expect(yield* countAt("/hook-kill")).toBe(4)
 
-        // The next process sends the six never tried at once, and the four in flight when their lease ends.
+        // The next process sends the ten once the lease of the four in flight ends (until then they fill the caps, 4 and 4).
         const second = yield* service
         const ids = new Set<string>()
         while (ids.size < 10) {

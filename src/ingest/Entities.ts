@@ -4,6 +4,7 @@ import { type IngestRepo, type LineError, type Row, tables } from "./IngestRepo.
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
 import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
+import { ImportEvents } from "../access/events/ImportEvents.js"
 import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
 import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
@@ -38,7 +39,7 @@ export interface Written {
  * What a batch's writes derive from the ads in the batch's transaction: trend counts, the saved
  * searches' new matches and the tracked brands' diffs (issue 32).
  */
-export type Derived = TrendCounts | SavedSearches | BrandDiffs
+export type Derived = TrendCounts | SavedSearches | BrandDiffs | ImportEvents
 
 export interface Entity<A> {
   // (`any`: `Schema` is invariant in its encoded side, and each record has its own wire form.)
@@ -47,7 +48,7 @@ export interface Entity<A> {
   readonly key: (record: A) => string
   /** Ads also move the counts derived from them (`TrendCounts`), in the batch's transaction. */
   readonly write: (repo: IngestRepo, batch: ReadonlyArray<Numbered<A>>) => Effect.Effect<Written, never, Derived>
-  /** What wraps a whole import of this entity, its lanes included (the ads': one import for the saved searches' events). */
+  /** What wraps a whole import of this entity, its lanes included (the ads': one import for the saved searches' and brands' events). */
   readonly duringImport?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | Derived>
   /** What runs once an import of this entity stored records (the ads': their trend counting). */
   readonly afterImport?: Effect.Effect<void, never, Derived>
@@ -151,9 +152,8 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed)
     // The saved searches' new matches and the tracked brands' diffs (H1, H3): one set-based
-    // pass each over the batch in this transaction (the brands' events too; the searches' are
-    // told at the import's end). An ad is new when the batch inserted it: sending a file again
-    // finds nothing new.
+    // pass each over the batch in this transaction, kept pending and told at the import's end.
+    // An ad is new when the batch inserted it: sending a file again finds nothing new.
     const at = new Date(yield* Clock.currentTimeMillis)
     const inserted = changed.filter((ad) => !byId.has(ad.id)).map((ad) => ad.id)
     const inactivated = changed.filter((ad) => ad.status === "inactive" && byId.get(ad.id)?.status === "active").map((ad) => ad.id)
@@ -195,7 +195,7 @@ export const entities = {
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
     write: writeAds,
-    duringImport: (effect) => Effect.flatMap(SavedSearches, (searches) => searches.duringImport(effect)),
+    duringImport: (effect) => Effect.flatMap(ImportEvents, (imports) => imports.duringImport(effect)),
     afterImport: Effect.zipRight(
       Effect.flatMap(TrendCounts, (counts) => counts.kick),
       Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(Clock.currentTimeMillis, (ms) => searches.checked(new Date(ms))))

@@ -8,6 +8,7 @@ import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
 import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
+import { ImportEvents } from "../access/events/ImportEvents.js"
 import type { EntityName } from "./Records.js"
 import { traced } from "../platform/telemetry/Tracing.js"
 
@@ -145,12 +146,14 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
     const trendCounts = yield* TrendCounts
     const savedSearches = yield* SavedSearches
     const brandDiffs = yield* BrandDiffs
+    const importEvents = yield* ImportEvents
     /** What an entity's writes derive from in the batch's transaction. */
     const derived = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.provideService(TrendCounts, trendCounts),
         Effect.provideService(SavedSearches, savedSearches),
-        Effect.provideService(BrandDiffs, brandDiffs)
+        Effect.provideService(BrandDiffs, brandDiffs),
+        Effect.provideService(ImportEvents, importEvents)
       )
 
     const run = <E, R>(
@@ -273,5 +276,5 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         )
     })
   }),
-  dependencies: [IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default]
+  dependencies: [IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default]
 }) {}

@@ -1,5 +1,6 @@
 import { Duration, Effect } from "effect"
-import { AccountEvents } from "../../access/events/AccountEvents.js"
+import type { Fragment } from "@effect/sql/Statement"
+import { ImportEvents } from "../../access/events/ImportEvents.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 import { type BrandDiff, BrandsRepo } from "./BrandsRepo.js"
 
@@ -19,27 +20,30 @@ export interface WrittenAds {
   readonly inactivated: ReadonlyArray<string>
 }
 
-const eventsOf = (type: "brand.ads_new" | "brand.ads_stopped", diffs: ReadonlyArray<BrandDiff>) =>
-  diffs.map((d) => ({ accountId: d.account_id, type, data: { brand_id: d.brand_id, count: d.count, ad_ids: d.ad_ids } }))
-
 /**
- * The tracked brands' diffs of an import batch (issue 32; INTERPRETATIONS H3): `brand.ads_new`
- * and `brand.ads_stopped` per account tracking the brand, recorded in the batch's transaction.
+ * The tracked brands' diffs of an import (issue 32; INTERPRETATIONS H3): `brand.ads_new` and
+ * `brand.ads_stopped` per account tracking the brand, once per import. Each batch's diffs are
+ * kept pending in its transaction (`ImportEvents`); the import's end tells them, counts summed
+ * and the newest 100 ads named.
  */
 export class BrandDiffs extends Effect.Service<BrandDiffs>()("adintel/BrandDiffs", {
   effect: Effect.gen(function*() {
     const repo = yield* BrandsRepo
-    const events = yield* AccountEvents
+    const imports = yield* ImportEvents
     return traced("BrandDiffs", {
-      /** Call it in the batch's transaction: the events are kept with the ads, or neither. */
-      batch: (ads: WrittenAds, at: Date) =>
-        Effect.gen(function*() {
-          const added = yield* repo.newAds(ads.inserted)
-          const stopped = yield* repo.stoppedAds(ads.written, ads.inactivated, Duration.toMillis(stoppedBehind))
-          yield* events.emit([...eventsOf("brand.ads_new", added), ...eventsOf("brand.ads_stopped", stopped)], at)
-          return { added, stopped }
-        })
+      /**
+       * Call it in the batch's transaction: the diffs are kept pending with the ads, or neither.
+       * Answers the batch's own diffs (a batch outside an import is told at once).
+       */
+      batch: (ads: WrittenAds, at: Date): Effect.Effect<{ added: ReadonlyArray<BrandDiff>; stopped: ReadonlyArray<BrandDiff> }> =>
+        imports.inBatch((importId) =>
+          Effect.gen(function*() {
+            const pending = (source: Fragment) => imports.pendingFrom(importId, source, at)
+            const added = yield* repo.newAds(ads.inserted, pending)
+            const stopped = yield* repo.stoppedAds(ads.written, ads.inactivated, Duration.toMillis(stoppedBehind), pending)
+            return { added, stopped }
+          }), at)
     })
   }),
-  dependencies: [BrandsRepo.Default, AccountEvents.Default]
+  dependencies: [BrandsRepo.Default, ImportEvents.Default]
 }) {}

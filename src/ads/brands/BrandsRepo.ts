@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { maxBrandDomains } from "./Api.js"
-import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
+import { type EventType, maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { AccountId, BrandId } from "../../kernel/Ids.js"
 
 /** The row id of a social-library advertiser (a bigint as text): what a follow refers to. */
@@ -76,6 +76,19 @@ const quotedBody = 280
 export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** A diff's newest ads (at most 100), `key` latest first: what orders them, their row ids and their ids, in one order. */
+    const newestAds = (key: string) => {
+      const order = sql.literal(`order by ${key} desc, a.id desc`)
+      return sql`(array_agg(${sql.literal(key)} ${order}))[1:${maxAdIdsPerEvent}] as sort_keys,
+                 (array_agg(a.id ${order}))[1:${maxAdIdsPerEvent}] as ad_rows,
+                 (array_agg(a.external_id ${order}))[1:${maxAdIdsPerEvent}] as ad_ids`
+    }
+    /** The pending rows of the `diffs` of a batch (`ImportEvents.pendingFrom`'s columns): one per account and brand. */
+    const pendingOf = (type: EventType) => sql`
+      select d.account_id, ${type}::text as type, d.brand_row::text as subject, jsonb_build_object('brand_id', d.brand_id) as data,
+             d.count, d.sort_keys, d.ad_rows, d.ad_ids
+        from diffs d`
 
     /** Tracked brands of `where` (over `brand_follows f`) with their figures at `now`, newest follow first. */
     const tracked = (where: Fragment, now: Date, window: { readonly limit: number; readonly offset: number }) =>
@@ -211,20 +224,26 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
           }
         })(undefined).pipe(Effect.orDie),
 
-      /** Tracked brands' ads among `adIds` (a batch's new ads), per account and brand: H3's `brand.ads_new`. */
-      newAds: (adIds: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<BrandDiff>> =>
+      /**
+       * Tracked brands' ads among `adIds` (a batch's new ads), per account and brand: H3's
+       * `brand.ads_new`, newest first seen first. In the same statement `pending` records them
+       * as pending rows of the batch's import (`ImportEvents.pendingFrom`).
+       */
+      newAds: (adIds: ReadonlyArray<string>, pending: (source: Fragment) => Fragment): Effect.Effect<ReadonlyArray<BrandDiff>> =>
         adIds.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
           Request: Schema.Void,
           Result: BrandDiff,
           execute: () => sql`
-            select f.account_id::text, adv.external_id as brand_id, count(*)::int as count,
-                   (array_agg(a.external_id order by a.first_seen desc, a.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-              from ads a
-              join brand_follows f on f.advertiser_id = a.advertiser_id
-              join advertisers adv on adv.id = a.advertiser_id
-             where a.id = any(${adIds}::bigint[])
-             group by f.account_id, adv.external_id
-             order by f.account_id, adv.external_id`
+            with diffs as (
+              select f.account_id, adv.id as brand_row, adv.external_id as brand_id, count(*)::int as count,
+                     ${newestAds("a.first_seen")}
+                from ads a
+                join brand_follows f on f.advertiser_id = a.advertiser_id
+                join advertisers adv on adv.id = a.advertiser_id
+               where a.id = any(${adIds}::bigint[])
+               group by f.account_id, adv.id, adv.external_id
+            ), pending as (${pending(pendingOf("brand.ads_new"))})
+            select account_id::text, brand_id, count, ad_ids from diffs order by account_id, brand_id`
         })(undefined).pipe(Effect.orDie),
 
       /**
@@ -232,9 +251,15 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
        * `inactivated` (turned inactive by the batch), and the active ads of a tracked brand the
        * batch wrote ads of whose `last_seen` falls more than `behind` before the newest
        * `last_seen` of the brand's ads in the batch (the crawl saw the brand, not them). Each
-       * stop is recorded once (`brand_ad_stops`): per account and brand, those recorded now.
+       * stop is recorded once (`brand_ad_stops`): per account and brand, those recorded now,
+       * last seen latest first, also recorded by `pending` as pending rows of the batch's import.
        */
-      stoppedAds: (written: ReadonlyArray<string>, inactivated: ReadonlyArray<string>, behind: number): Effect.Effect<ReadonlyArray<BrandDiff>> =>
+      stoppedAds: (
+        written: ReadonlyArray<string>,
+        inactivated: ReadonlyArray<string>,
+        behind: number,
+        pending: (source: Fragment) => Fragment
+      ): Effect.Effect<ReadonlyArray<BrandDiff>> =>
         written.length === 0 ? Effect.succeed([]) : SqlSchema.findAll({
           Request: Schema.Void,
           Result: BrandDiff,
@@ -256,15 +281,16 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
               insert into brand_ad_stops (ad_id, last_seen) select id, last_seen from stopped
               on conflict do nothing
               returning ad_id
-            )
-            select f.account_id::text, adv.external_id as brand_id, count(*)::int as count,
-                   (array_agg(a.external_id order by a.last_seen desc, a.id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-              from recorded r
-              join ads a on a.id = r.ad_id
-              join brand_follows f on f.advertiser_id = a.advertiser_id
-              join advertisers adv on adv.id = a.advertiser_id
-             group by f.account_id, adv.external_id
-             order by f.account_id, adv.external_id`
+            ), diffs as (
+              select f.account_id, adv.id as brand_row, adv.external_id as brand_id, count(*)::int as count,
+                     ${newestAds("a.last_seen")}
+                from recorded r
+                join ads a on a.id = r.ad_id
+                join brand_follows f on f.advertiser_id = a.advertiser_id
+                join advertisers adv on adv.id = a.advertiser_id
+               group by f.account_id, adv.id, adv.external_id
+            ), pending as (${pending(pendingOf("brand.ads_stopped"))})
+            select account_id::text, brand_id, count, ad_ids from diffs order by account_id, brand_id`
         })(undefined).pipe(Effect.orDie),
 
       /** The social-library advertisers with the most ads, most first (the demo's tracked brands). */

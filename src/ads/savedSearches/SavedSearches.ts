@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
-import { AccountEvents } from "../../access/events/AccountEvents.js"
+import { Clock, Effect, Option, Schema } from "effect"
+import { ImportEvents } from "../../access/events/ImportEvents.js"
+import type { EventType } from "../../access/events/OutboxEvent.js"
 import { type CallerInfo, planTitle } from "../../access/gateway/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, SavedSearchId } from "../../kernel/Ids.js"
@@ -25,18 +26,7 @@ export type { BatchMatches } from "./SavedSearchesRepo.js"
 
 
 export const savedSearchNotFound = new NotFound({ error: "Saved search not found" })
-
-/**
- * The ads import the current batch belongs to (set by `SavedSearches.duringImport` around the
- * whole import, so every lane's batches see it): its new matches are told once, at its end.
- */
-export class CurrentImport extends Context.Tag("adintel/CurrentImport")<CurrentImport, { readonly id: string }>() {}
-
-/**
- * An import's pending matches are taken by a later import's end once it wrote nothing for this
- * long: it died before its own end (a killed process), and its committed matches are told then.
- */
-export const staleImportAfter = Duration.hours(1)
+const matchesNew: EventType = "saved_search.matches_new"
 const searchId = idOf(SavedSearchId, savedSearchNotFound)
 
 /**
@@ -97,13 +87,13 @@ const viewOf = (row: StoredSearch): SavedSearch => ({
  * Saved searches (issue 32; INTERPRETATIONS H1): an ad-library search kept by name. The import
  * finds the new matches of every saved search at once per batch (`matchBatch`) and records them
  * in the batch's transaction; its end tells each account with one `saved_search.matches_new`
- * event per saved search (`duringImport`).
+ * event per saved search (`ImportEvents.duringImport`).
  */
 export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/SavedSearches", {
   effect: Effect.gen(function*() {
     const repo = yield* SavedSearchesRepo
     const tokens = yield* ScrollToken
-    const events = yield* AccountEvents
+    const imports = yield* ImportEvents
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const owned = (account: AccountId, id: string) =>
@@ -111,10 +101,6 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
         Effect.flatMap(searchId(id), (sid) => repo.find(account, sid)),
         Option.match({ onNone: () => Effect.fail(savedSearchNotFound), onSome: Effect.succeed })
       )
-
-    /** Records the events of import `id` (and of imports that died before their end) in one statement. */
-    const tell = (id: string, at: Date) =>
-      repo.tellImport(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => events.emitFrom(found, at), publicNameOf)
 
     /** The filters a search route would take, decoded by that route's own schema (G11 messages). */
     const decodeFilters = (library: Library, filters: Readonly<Record<string, unknown>>) =>
@@ -153,8 +139,11 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
           return { data: rows.map(viewOf), total, page: window.page, page_size: window.pageSize }
         }),
 
+      /** Deletes the search, and what its new matches left pending (no event is told for it). */
       remove: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
-        Effect.flatMap(searchId(id), (sid) => Effect.flatMap(repo.remove(account, sid), (gone) => (gone ? Effect.void : Effect.fail(savedSearchNotFound)))),
+        Effect.flatMap(searchId(id), (sid) =>
+          Effect.flatMap(repo.remove(account, sid), (gone) =>
+            gone ? imports.forget(matchesNew, sid) : Effect.fail(savedSearchNotFound))),
 
       /** P1 over the search's matches: a token continues only this saved search. */
       matches: (account: AccountId, id: string, query: MatchesQuery): Effect.Effect<Page<AdView>, NotFound | InvalidRequest> =>
@@ -181,43 +170,17 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
       /**
        * One import batch's pass (call it in the batch's transaction): the new matches of every
        * saved search among `adIds` (the ads the batch stored for the first time), kept pending
-       * for the batch's import (`CurrentImport`), whose end tells them. A batch outside an import
-       * is an import of its own, told in its transaction.
+       * for the batch's import (`ImportEvents.inBatch`), whose end tells them.
        */
       matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
-        Effect.flatMap(Effect.serviceOption(CurrentImport), (current) =>
-          Option.match(current, {
-            onSome: ({ id }) => repo.matchBatch(adIds, at, id),
-            onNone: () => {
-              const id = randomUUID()
-              return Effect.zipLeft(repo.matchBatch(adIds, at, id), tell(id, at))
-            }
-          })),
-
-      /**
-       * Runs an ads import (every lane of it) as one import: its batches' new matches are told
-       * when it ends, whether it succeeded, failed or was interrupted, one
-       * `saved_search.matches_new` event per saved search with new matches, in one transaction.
-       */
-      duringImport: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, CurrentImport>> =>
-        Effect.suspend(() => {
-          const id = randomUUID()
-          return effect.pipe(
-            Effect.provideService(CurrentImport, { id }),
-            Effect.ensuring(Effect.flatMap(now, (at) => tell(id, at)).pipe(
-              Effect.withSpan("SavedSearches.tellImport"),
-              Effect.catchAllCause((cause) => Effect.logError("The import's saved-search events wait for a later import", cause))
-            ))
-          )
-        }),
+        imports.inBatch((importId) => repo.matchBatch(adIds, at, importId, (source) => imports.pendingFrom(importId, source, at)), at),
 
       /** An import finished looking at `at` (the searches' `last_checked_at`). */
       checked: repo.checked,
 
       /** The names of searches by id (the inbox quotes them). */
       namesOf: repo.namesOf
-      // (`duringImport` wraps a whole import, which has its own spans; its end's statement has its own.)
-    }, { untraced: ["duringImport"] })
+    })
   }),
-  dependencies: [SavedSearchesRepo.Default, ScrollToken.Default, AccountEvents.Default]
+  dependencies: [SavedSearchesRepo.Default, ScrollToken.Default, ImportEvents.Default]
 }) {}

@@ -8,7 +8,7 @@ import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { AdView } from "../library/Api.js"
 import { SavedFilters } from "./Api.js"
 import { AdLibrary } from "../records/Ads.js"
-import type { Library } from "../library/Filters.js"
+import { type Library, publicNameOf } from "../library/Filters.js"
 import type { Anchors } from "./Anchors.js"
 
 /**
@@ -198,11 +198,16 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * search kept where the ad holds as many as it needs) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
        * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
-       * answered per saved search, with its account. In the same statement, one pending row per
-       * saved search with new matches for import `importId` (its count and newest ads), which
-       * `tellImport` turns into the import's events.
+       * answered per saved search, with its account. In the same statement, `pending` records
+       * one pending row per saved search with new matches for import `importId` (its count and
+       * newest ads; `ImportEvents.pendingFrom`), which the import's end turns into its events.
        */
-      matchBatch: (adIds: ReadonlyArray<string>, at: Date, importId: string): Effect.Effect<ReadonlyArray<BatchMatches>> => {
+      matchBatch: (
+        adIds: ReadonlyArray<string>,
+        at: Date,
+        importId: string,
+        pending: (source: Fragment) => Fragment
+      ): Effect.Effect<ReadonlyArray<BatchMatches>> => {
         /** What a candidate pair (search `s`, ad `a` of the batch) must hold: the search's `where`. */
         const holds = sql`(
             s.created_at <= ${at}::timestamptz
@@ -272,8 +277,12 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               from found f join batch b on b.id = f.ad_id
              group by f.saved_search_id
           ), pending as (
-            insert into saved_search_pending (import_id, saved_search_id, count, first_seens, ad_rows, ad_ids, written_at)
-            select ${importId}::uuid, c.saved_search_id, c.count, c.first_seens, c.ad_rows, c.ad_ids, ${at} from counted c
+            ${pending(sql`
+              select s.account_id, ${matchesNew}::text as type, c.saved_search_id::text as subject,
+                     jsonb_build_object('saved_search_id', c.saved_search_id, 'library', ${JSON.stringify(publicNameOf)}::jsonb ->> s.library,
+                                        'import_id', ${importId}::uuid) as data,
+                     c.count, c.first_seens as sort_keys, c.ad_rows, c.ad_ids
+                from counted c join saved_searches s on s.id = c.saved_search_id`)}
           )
           select c.saved_search_id, s.account_id, s.library, c.count
             from counted c join saved_searches s on s.id = c.saved_search_id
@@ -282,48 +291,6 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.flatMap(decodeRows(BatchMatches))
         )
       },
-
-      /**
-       * The events of import `importId` (H3): its batches' pending rows taken in one statement,
-       * with those of any import that wrote none since `staleBefore` (one that died before its
-       * end), and one `saved_search.matches_new` event per import and saved search still kept,
-       * recorded by `record` (the outbox's insert of the events a query selects): the matches
-       * counted, the newest 100 named. `names` are the libraries' names the events say. Answers
-       * how many events it recorded. A row is taken once: two statements taking the same rows
-       * wait for each other, and the later finds them gone.
-       */
-      tellImport: (
-        importId: string,
-        staleBefore: Date,
-        record: (events: Fragment) => Fragment,
-        names: Readonly<Record<Library, string>>
-      ): Effect.Effect<number> =>
-        countOf(sql`
-          with taken as (
-            delete from saved_search_pending p
-             where p.import_id = ${importId}::uuid
-                or p.import_id in (select import_id from saved_search_pending group by import_id having max(written_at) < ${staleBefore})
-            returning p.import_id, p.saved_search_id, p.count, p.first_seens, p.ad_rows, p.ad_ids
-          ), summed as (
-            select import_id, saved_search_id, sum(count)::int as count from taken group by import_id, saved_search_id
-          ), newest as (
-            select t.import_id, t.saved_search_id,
-                   (array_agg(n.ad_id order by n.first_seen desc, n.ad_row desc))[1:${maxAdIdsPerEvent}] as ad_ids
-              from taken t cross join lateral unnest(t.first_seens, t.ad_rows, t.ad_ids) as n(first_seen, ad_row, ad_id)
-             group by t.import_id, t.saved_search_id
-          ), told as materialized (
-            select s.account_id, m.saved_search_id, s.library, m.count, n.ad_ids, m.import_id
-              from summed m join newest n on n.import_id = m.import_id and n.saved_search_id = m.saved_search_id
-              join saved_searches s on s.id = m.saved_search_id
-          ), recorded as (
-            ${record(sql`
-              select t.account_id, ${matchesNew}::text as type,
-                     jsonb_build_object('saved_search_id', t.saved_search_id, 'library', ${JSON.stringify(names)}::jsonb ->> t.library,
-                                        'count', t.count, 'ad_ids', to_jsonb(t.ad_ids), 'import_id', t.import_id) as data
-                from told t
-               order by t.import_id, t.account_id, t.saved_search_id`)}
-          )
-          select count(*)::int as n from told`).pipe(Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>

@@ -97,9 +97,10 @@ const post = (target: Target, headers: Record<string, string>, body: string) =>
 
 /**
  * The delivery workers (H3): every replica runs a pass every `WEBHOOK_POLL_EVERY`, claims the
- * due deliveries (`FOR UPDATE SKIP LOCKED`, then leased: no two replicas send one attempt),
- * sends them within the concurrency caps and writes each outcome. Deliveries cost no credit:
- * nothing here touches the meters.
+ * due deliveries (`FOR UPDATE SKIP LOCKED`, then leased: no two replicas send one attempt) that
+ * fit within the concurrency caps, overall and per endpoint, counted over every replica (the
+ * claim leaves room for those in flight anywhere), sends them at once and writes each outcome.
+ * Deliveries cost no credit: nothing here touches the meters.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDeliveries", {
   scoped: Effect.gen(function*() {
@@ -110,8 +111,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
     const settings = yield* webhookSettings
     const { check } = targets(settings.allowLoopback)
     const firstPass = yield* Deferred.make<void>()
-    // A claimed attempt waits at most for the attempts of its endpoint ahead of it: the lease outlasts them.
-    const leaseMs = Duration.toMillis(attemptTimeout) * Math.ceil(settings.maxConcurrent / settings.maxPerEndpoint) + 30_000
+    // A claim takes no more than can be sent at once (the caps hold over every replica): the
+    // lease outlasts one attempt's timeout, with room to write its outcome.
+    const leaseMs = Duration.toMillis(attemptTimeout) + 30_000
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const secretsOf = (attempt: ClaimedAttempt, at: Date) =>
@@ -185,20 +187,25 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
         yield* drained(events.pruneEvents(before, pruneBatch))
       })
 
-    /** One pass: the due attempts sent, old rows pruned when due; how many attempts were made. */
+    /** The due attempts that fit within the caps at `at`, claimed and leased. */
+    const claimAt = (at: Date) =>
+      repo.claim(at, new Date(at.getTime() + leaseMs), { overall: settings.maxConcurrent, perEndpoint: settings.maxPerEndpoint })
+
+    /**
+     * One pass: the due attempts sent, as many at once as the caps leave room for, claiming again
+     * once they are answered until a claim finds none (an endpoint's backlog is not held to its
+     * cap per poll); old rows pruned when due. How many attempts were made.
+     */
     const pass = (at: Date) =>
       Effect.gen(function*() {
-        const claimed = yield* repo.claim(at, new Date(at.getTime() + leaseMs), settings.maxConcurrent)
-        const byEndpoint = new Map<string, Array<ClaimedAttempt>>()
-        for (const c of claimed) byEndpoint.set(c.endpoint_id, [...(byEndpoint.get(c.endpoint_id) ?? []), c])
-        yield* Effect.forEach(
-          byEndpoint.values(),
-          (group) => Effect.forEach(group, attempt, { concurrency: settings.maxPerEndpoint, discard: true }),
-          { concurrency: "unbounded", discard: true }
-        )
+        let made = 0
+        for (let claimed = yield* claimAt(at); claimed.length > 0; claimed = yield* Effect.flatMap(now, claimAt)) {
+          yield* Effect.forEach(claimed, attempt, { concurrency: "unbounded", discard: true })
+          made += claimed.length
+        }
         yield* pruneIfDue(at)
         yield* recordMetric(webhookBacklog, yield* repo.backlog(yield* now))
-        return claimed.length
+        return made
       })
 
     const job = yield* passes("Webhook deliveries pass", settings.pollEvery, (at) =>

@@ -14,9 +14,9 @@ export interface WebhookSettings {
    * passes by hand set it long.
    */
   readonly pollEvery: Duration.Duration
-  /** Deliveries one replica sends at once (`WEBHOOK_MAX_CONCURRENT`). */
+  /** Deliveries in flight at once, over every replica (`WEBHOOK_MAX_CONCURRENT`). */
   readonly maxConcurrent: number
-  /** Deliveries to one endpoint one replica sends at once (`WEBHOOK_MAX_PER_ENDPOINT`). */
+  /** Deliveries to one endpoint in flight at once, over every replica (`WEBHOOK_MAX_PER_ENDPOINT`). */
   readonly maxPerEndpoint: number
 }
 

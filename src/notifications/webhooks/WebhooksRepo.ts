@@ -72,7 +72,7 @@ export type DisabledEndpoint = typeof DisabledRow.Type
 
 const endpointColumns = "id::text, url, events, description, enabled, created_at"
 
-/** The SQL of `webhook_endpoints` and `webhook_deliveries` (migration 0083). */
+/** The SQL of `webhook_endpoints` and `webhook_deliveries` (migrations 0083, 0096). */
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/WebhooksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -170,33 +170,62 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
         ),
 
       /**
-       * Claims up to `limit` due deliveries of enabled endpoints: locked with `SKIP LOCKED` (a
-       * row another replica is claiming is passed over), then leased until `leaseUntil` and
-       * their attempt counted, in one statement. Another replica sees them again only when the
-       * lease runs out (this one died mid-attempt).
+       * Claims due deliveries of enabled endpoints within the caps, counted over every replica
+       * (SPEC-NOTES, "Webhook concurrency caps"): at most `caps.overall` deliveries in flight
+       * (leased, the lease not run out, no outcome written yet) and at most `caps.perEndpoint` at
+       * one endpoint, those already in flight included. Claims run one at a time (a
+       * transaction-scoped advisory lock), so two replicas cannot both take the last place. Each
+       * endpoint's oldest due rows are locked with `SKIP LOCKED` (a row another transaction holds
+       * is passed over), then taken round-robin over the endpoints, oldest first; each is leased
+       * until `leaseUntil` (`leased_until`, and `next_attempt_at` moved past it) and its attempt
+       * counted. Another replica sees one again only when the lease runs out (this one died
+       * mid-attempt), and it no longer counts as in flight then.
        */
-      claim: (at: Date, leaseUntil: Date, limit: number): Effect.Effect<ReadonlyArray<ClaimedAttempt>> =>
-        SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: ClaimedAttempt,
-          execute: () => sql`
-            with due as (
-              select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-               where d.status = 'pending' and d.next_attempt_at <= ${at} and w.enabled
-               order by d.next_attempt_at
-               limit ${limit}
-                 for update of d skip locked
-            )
-            update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
-              from due, webhook_endpoints w, outbox_events e
-             where d.id = due.id and w.id = d.endpoint_id and e.seq = d.event_seq
-            returning d.id::text, d.attempts, w.id::text as endpoint_id, w.account_id::text, w.url, w.secret,
-                      w.previous_secret, w.previous_until, e.id as event_id, e.type, e.data, e.created_at as event_created_at`
-        })(undefined).pipe(Effect.orDie),
+      claim: (
+        at: Date,
+        leaseUntil: Date,
+        caps: { readonly overall: number; readonly perEndpoint: number }
+      ): Effect.Effect<ReadonlyArray<ClaimedAttempt>> =>
+        sql.withTransaction(Effect.zipRight(
+          sql`select pg_advisory_xact_lock(hashtext('adintel.webhook_claims'))`,
+          SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: ClaimedAttempt,
+            execute: () => sql`
+              with flight as materialized (
+                select d.endpoint_id, count(*)::int as n from webhook_deliveries d
+                 where d.leased_until > ${at} and d.status = 'pending'
+                 group by d.endpoint_id
+              ), candidates as (
+                select c.id, c.next_attempt_at, c.turn
+                  from webhook_endpoints w
+                  left join flight f on f.endpoint_id = w.id
+                 cross join lateral (
+                   select o.id, o.next_attempt_at, row_number() over (order by o.next_attempt_at, o.id) as turn
+                     from (select d.id, d.next_attempt_at from webhook_deliveries d
+                            where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${at}
+                            order by d.next_attempt_at, d.id
+                            limit greatest(${caps.perEndpoint}::int - coalesce(f.n, 0), 0)
+                              for update of d skip locked) o
+                 ) c
+                 where w.enabled
+              ), due as (
+                select id from candidates
+                 order by turn, next_attempt_at, id
+                 limit greatest(${caps.overall}::int - (select coalesce(sum(n), 0)::int from flight), 0)
+              )
+              update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, leased_until = ${leaseUntil}
+                from due, webhook_endpoints w, outbox_events e
+               where d.id = due.id and w.id = d.endpoint_id and e.seq = d.event_seq
+              returning d.id::text, d.attempts, w.id::text as endpoint_id, w.account_id::text, w.url, w.secret,
+                        w.previous_secret, w.previous_until, e.id as event_id, e.type, e.data, e.created_at as event_created_at`
+          })(undefined)
+        )).pipe(Effect.orDie),
 
       /**
-       * Writes an attempt's outcome, only while the attempt is still the delivery's latest (a
-       * lease that ran out and was claimed again belongs to the newer attempt), and the
+       * Writes an attempt's outcome, and ends its lease (no longer in flight), only while the
+       * attempt is still the delivery's latest (a lease that ran out and was claimed again
+       * belongs to the newer attempt), and the
        * endpoint's failing streak. An endpoint failing since before `disableBefore` is disabled
        * and answered, once.
        */
@@ -204,15 +233,16 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
         sql.withTransaction(Effect.gen(function*() {
           if (outcome._tag === "Delivered") {
             yield* sql`update webhook_deliveries
-                          set status = 'delivered', last_status_code = ${outcome.statusCode}, delivered_at = ${at}, finished_at = ${at}
+                          set status = 'delivered', last_status_code = ${outcome.statusCode}, delivered_at = ${at}, finished_at = ${at},
+                              leased_until = null
                         where id = ${attempt.id}::uuid and attempts = ${attempt.attempts} and status = 'pending'`
             yield* sql`update webhook_endpoints set failing_since = null where id = ${attempt.endpoint_id}::uuid and failing_since is not null`
             return Option.none()
           }
           yield* outcome.next === null
-            ? sql`update webhook_deliveries set status = 'failed', last_status_code = ${outcome.statusCode}, finished_at = ${at}
+            ? sql`update webhook_deliveries set status = 'failed', last_status_code = ${outcome.statusCode}, finished_at = ${at}, leased_until = null
                    where id = ${attempt.id}::uuid and attempts = ${attempt.attempts} and status = 'pending'`
-            : sql`update webhook_deliveries set last_status_code = ${outcome.statusCode}, next_attempt_at = ${outcome.next}
+            : sql`update webhook_deliveries set last_status_code = ${outcome.statusCode}, next_attempt_at = ${outcome.next}, leased_until = null
                    where id = ${attempt.id}::uuid and attempts = ${attempt.attempts} and status = 'pending'`
           yield* sql`update webhook_endpoints set failing_since = ${at}
                       where id = ${attempt.endpoint_id}::uuid and failing_since is null`

@@ -45,6 +45,8 @@ import m0089 from "./0089_saved_search_notifications.js"
 import m0090 from "./0090_saved_search_matches_one_index.js"
 import m0091 from "./0091_outbox_commit_order.js"
 import m0095 from "./0095_saved_search_pending.js"
+import m0096 from "./0096_webhook_leases.js"
+import m0097 from "./0097_import_pending_events.js"
 import m0100 from "./0100_saved_search_digest_queue.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
@@ -93,6 +95,8 @@ export const migrations = {
   "0090_saved_search_matches_one_index": m0090,
   "0091_outbox_commit_order": m0091,
   "0095_saved_search_pending": m0095,
+  "0096_webhook_leases": m0096,
+  "0097_import_pending_events": m0097,
   "0100_saved_search_digest_queue": m0100
 }
 
