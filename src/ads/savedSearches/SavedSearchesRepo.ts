@@ -171,17 +171,32 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie
         ),
 
-      /** A keyset page of a search's matches, newest first seen first, ties by ad row id. */
-      matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) =>
-        sql`
-          with page as (
-            select m.ad_id, m.first_seen from saved_search_matches m
+      /**
+       * A keyset page of a search's matches, newest first seen first, ties by ad row id: the
+       * search's rows that can hold the page's matches (by `newest`, and `oldest` not after the
+       * cursor), unnested, sorted and cut.
+       */
+      matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) => {
+        const cursor = Option.match(after, { onNone: () => "infinity", onSome: ([firstSeen]) => firstSeen })
+        return sql`
+          with bound as (
+            -- Rows whose every match is before the cursor each hold one for the page (their
+            -- newest): only the rows at least as new as the take-th of those can be on it.
+            select m.newest from saved_search_matches m
+             where m.saved_search_id = ${id}::uuid and m.newest < ${cursor}::timestamptz
+             order by m.newest desc
+             offset ${take - 1} limit 1
+          ), page as (
+            select u.ad_id, u.first_seen
+              from saved_search_matches m cross join lateral unnest(m.ad_ids, m.first_seens) as u(ad_id, first_seen)
              where m.saved_search_id = ${id}::uuid
+               and m.newest >= coalesce((select newest from bound), '-infinity')
+               and m.oldest <= ${cursor}::timestamptz
                and ${Option.match(after, {
                  onNone: () => sql`true`,
-                 onSome: ([firstSeen, row]) => sql`(m.first_seen, m.ad_id) < (${firstSeen}::timestamptz, ${row}::bigint)`
+                 onSome: ([firstSeen, row]) => sql`(u.first_seen, u.ad_id) < (${firstSeen}::timestamptz, ${row}::bigint)`
                })}
-             order by m.first_seen desc, m.ad_id desc
+             order by u.first_seen desc, u.ad_id desc
              limit ${take})
           select ${sql.literal(viewColumns)}, page.first_seen::text as sort_value
             from page join ads a on a.id = page.ad_id join advertisers adv on adv.id = a.advertiser_id
@@ -189,7 +204,8 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie,
           Effect.flatMap(decodeMatches),
           Effect.map((rows) => rows.map((r): { ad: AdView; after: MatchAfter } => ({ ad: toView(r), after: [r.sort_value, r.row_id] })))
-        ),
+        )
+      },
 
       /**
        * The matching pass of one import batch (H1): the batch's new ads against every saved
@@ -197,8 +213,10 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * candidates come from the anchors (an ad's lexemes joined to its library's anchors, a
        * search kept where the ad holds as many as it needs) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
-       * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
-       * answered per saved search, with its account. In the same statement, one pending row per
+       * the same conditions the search's `where` sets (AdSearchRepo). The matches are written as
+       * one row per saved search (migration 0098), not one per match; the batch's ads are new
+       * to the library (the import stored them first), so no match is found twice. Answered per
+       * saved search, with its account. In the same statement, one pending row per
        * saved search with new matches for import `importId` (its count and newest ads), which
        * `tellImport` turns into the import's events.
        */
@@ -244,33 +262,37 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           ), found as (
             -- Each branch holds its pairs to every filter itself, so only the pairs that match
             -- travel on (a search joined by its library alone meets every ad of that library).
-            insert into saved_search_matches (saved_search_id, ad_id, first_seen)
-            select s.id, a.id, a.first_seen
+            select s.id as saved_search_id, a.id as ad_id, a.first_seen, a.external_id
               from anchored c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
              where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing
             -- domain, else by the library alone.
-            select s.id, a.id, a.first_seen from batch a
+            select s.id, a.id, a.first_seen, a.external_id from batch a
               join saved_searches s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
              where not s.anchored and ${holds}
             union all
-            select s.id, a.id, a.first_seen from batch a
+            select s.id, a.id, a.first_seen, a.external_id from batch a
               join saved_searches s on s.library = a.library and s.domain = a.landing_domain
              where not s.anchored and s.advertiser_id is null and ${holds}
             union all
-            select s.id, a.id, a.first_seen from batch a join saved_searches s on s.library = a.library
+            select s.id, a.id, a.first_seen, a.external_id from batch a join saved_searches s on s.library = a.library
              where not s.anchored and s.advertiser_id is null and s.domain is null and ${holds}
-            on conflict do nothing
-            returning saved_search_id, ad_id, first_seen
-          ), counted as (
-            -- Per search first, then its account: one lookup per search rather than per match.
+          ), grouped as materialized (
+            -- Per search, in the order /matches pages them: the batch's one match row of the search.
             select f.saved_search_id, count(*)::int as count,
-                   (array_agg(f.first_seen order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as first_seens,
-                   (array_agg(f.ad_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_rows,
-                   (array_agg(b.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-              from found f join batch b on b.id = f.ad_id
+                   array_agg(f.first_seen order by f.first_seen desc, f.ad_id desc) as first_seens,
+                   array_agg(f.ad_id order by f.first_seen desc, f.ad_id desc) as ad_rows,
+                   (array_agg(f.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from found f
              group by f.saved_search_id
+          ), stored as (
+            insert into saved_search_matches (saved_search_id, newest, oldest, first_seens, ad_ids)
+            select g.saved_search_id, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g
+          ), counted as (
+            select g.saved_search_id, g.count, g.first_seens[1:${maxAdIdsPerEvent}] as first_seens,
+                   g.ad_rows[1:${maxAdIdsPerEvent}] as ad_rows, g.ad_ids
+              from grouped g
           ), pending as (
             insert into saved_search_pending (import_id, saved_search_id, count, first_seens, ad_rows, ad_ids, written_at)
             select ${importId}::uuid, c.saved_search_id, c.count, c.first_seens, c.ad_rows, c.ad_ids, ${at} from counted c
