@@ -494,6 +494,37 @@ describe("migration 0098: match rows per saved search and batch", () => {
   })
 })
 
+describe("migration 0099: a conjunction's anchors become its one probe", () => {
+  layer(TestDatabase)((it) => {
+    it.effect("keeps the longest lexeme of a conjunction, every lexeme of an or, and marks a search's only anchor", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [and, or, one] = [randomUUID(), randomUUID(), randomUUID()]
+        const rows = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`create schema m0099_test`
+          yield* sql`set local search_path to m0099_test`
+          yield* sql`create table saved_search_anchors (library text not null, lexeme text not null, saved_search_id uuid not null, needed smallint not null)`
+          yield* sql`
+            insert into saved_search_anchors (library, lexeme, saved_search_id, needed) values
+              ('social', 'red', ${and}::uuid, 3), ('social', 'lantern', ${and}::uuid, 3), ('social', 'quokka', ${and}::uuid, 3),
+              ('social', 'boot', ${or}::uuid, 1), ('social', 'shoe', ${or}::uuid, 1),
+              ('pinboard', 'lamp', ${one}::uuid, 1)`
+          yield* migrations["0099_saved_search_probes"]
+          const kept = yield* sql<{ id: string; lexeme: string; alone: boolean }>`
+            select saved_search_id::text as id, lexeme, alone from saved_search_anchors order by lexeme`
+          yield* sql`drop schema m0099_test cascade`
+          return kept
+        }))
+        expect(rows.map((r) => [r.id, r.lexeme, r.alone])).toEqual([
+          [or, "boot", false],
+          [one, "lamp", true],
+          [and, "lantern", true],
+          [or, "shoe", false]
+        ])
+      }))
+  })
+})
+
 describe("anchors of a compiled query (what the matching pass joins on)", () => {
   it("all of a conjunction, one of each side of an or, nothing under a negation or a prefix", () => {
     expect(anchorsOf("'lantern'")).toEqual({ lexemes: ["lantern"], needed: 1 })

@@ -139,9 +139,20 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
                    ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
               from json_populate_record(null::saved_searches, ${columnsJson(row)}::json) c`
           if (row.anchors !== null && row.anchors.lexemes.length > 0) {
+            // All of a conjunction's lexemes are in every match: its rarest is anchor enough
+            // (the planner's statistics of the ads' lexemes, 0 for one not among the most
+            // common; then the longest). One of an `or`'s is enough: each is an anchor.
+            const conjunction = row.anchors.needed > 1
             yield* sql`
-              insert into saved_search_anchors (library, lexeme, saved_search_id, needed)
-              select ${row.library}, l, ${row.id}::uuid, ${row.anchors.needed} from unnest(${row.anchors.lexemes}::text[]) l`
+              insert into saved_search_anchors (library, lexeme, saved_search_id, alone)
+              select ${row.library}, l.lexeme, ${row.id}::uuid, ${conjunction || row.anchors.lexemes.length === 1}
+                from unnest(${row.anchors.lexemes}::text[]) l(lexeme)
+               order by (select coalesce(max(e.freq), 0)
+                           from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) e(lexeme, freq)
+                          where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector'
+                            and e.lexeme = l.lexeme),
+                        length(l.lexeme) desc, l.lexeme collate "C"
+               limit ${conjunction ? 1 : row.anchors.lexemes.length}`
           }
           return yield* SqlSchema.single({ Request: Schema.Void, Result: StoredSearch, execute: () => listed(sql`s.id = ${row.id}::uuid`, 1, 0) })(undefined)
             .pipe(Effect.map(Option.some))
@@ -210,8 +221,8 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
       /**
        * The matching pass of one import batch (H1): the batch's new ads against every saved
        * search in one statement. The batch's ads are read once, with what the filters look at;
-       * candidates come from the anchors (an ad's lexemes joined to its library's anchors, a
-       * search kept where the ad holds as many as it needs) and from the searches without
+       * candidates come from the anchors (an ad's lexemes joined to its library's anchors: a
+       * conjunction's rarest lexeme, each lexeme of an or) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
        * the same conditions the search's `where` sets (AdSearchRepo). The matches are written as
        * one row per saved search (migration 0098), not one per match; the batch's ads are new
@@ -249,21 +260,26 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
                    a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
                    a.likes, a.comments, a.shares, a.views, adv.external_id as advertiser_external_id, adv.platform as advertiser_platform
-              from ads a join advertisers adv on adv.id = a.advertiser_id
+              from ads a
+              -- Looked up by key per ad (offset 0 keeps the planner from hashing every advertiser instead).
+              cross join lateral (select adv.external_id, adv.platform from advertisers adv where adv.id = a.advertiser_id offset 0) adv
              where a.id = any(${adIds}::bigint[])
           ), lexemes as materialized (
             select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
           ), anchored as (
             -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
-            select sa.saved_search_id as sid, x.id as aid
+            select sa.saved_search_id as sid, x.id as aid, sa.alone
               from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme collate "C"
-             group by sa.saved_search_id, x.id
-            having count(*) >= min(sa.needed)
+          ), candidates as (
+            -- A search's only anchor meets an ad once; an or's anchors may meet it more than once.
+            select sid, aid from anchored where alone
+            union all
+            select distinct sid, aid from anchored where not alone
           ), found as (
             -- Each branch holds its pairs to every filter itself, so only the pairs that match
             -- travel on (a search joined by its library alone meets every ad of that library).
             select s.id as saved_search_id, a.id as ad_id, a.first_seen, a.external_id
-              from anchored c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
+              from candidates c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
              where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing

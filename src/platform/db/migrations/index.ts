@@ -46,6 +46,7 @@ import m0090 from "./0090_saved_search_matches_one_index.js"
 import m0091 from "./0091_outbox_commit_order.js"
 import m0095 from "./0095_saved_search_pending.js"
 import m0098 from "./0098_saved_search_match_groups.js"
+import m0099 from "./0099_saved_search_probes.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -93,7 +94,8 @@ export const migrations = {
   "0090_saved_search_matches_one_index": m0090,
   "0091_outbox_commit_order": m0091,
   "0095_saved_search_pending": m0095,
-  "0098_saved_search_match_groups": m0098
+  "0098_saved_search_match_groups": m0098,
+  "0099_saved_search_probes": m0099
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
