@@ -137,7 +137,7 @@ runBench(() =>
       const report = yield* ingest.records("ads", Stream.fromIterable(sample))
       const seconds = (performance.now() - t) / 1000
       const own = timings.transactions - timings.matching - timings.brands
-      const [{ n: stored }] = yield* sql<{ n: number }>`select count(*)::int as n from saved_search_matches`
+      const [{ n: stored }] = yield* sql<{ n: number }>`select coalesce(sum(cardinality(ad_ids)), 0)::int as n from saved_search_matches`
       const [{ n: events }] = yield* sql<{ n: number }>`select count(*)::int as n from outbox_events where type = 'saved_search.matches_new'`
       timings.events = events
       console.log(`  imported ${report.accepted} ads in ${seconds.toFixed(1)} s (${(report.accepted / seconds).toFixed(0)} ads/s), ${timings.batches} batch transactions`)

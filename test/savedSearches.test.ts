@@ -11,6 +11,7 @@ import { IngestRepo } from "../src/ingest/IngestRepo.js"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
+import { migrations } from "../src/platform/db/migrations/index.js"
 import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
 import { advertiser } from "./support/BrandWorld.js"
@@ -396,6 +397,34 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         expect((yield* eventsOf(id)).length).toBe(1)
       }))
 
+    it.effect("a search's matches from many imports, their first-seen days interleaved, page in the live search's order at every limit", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "pro" })
+        const search = (yield* create(api_key, { name: "Tapir", library: "social", filters: { q: "tapir" } })).json.saved_search
+        yield* TestClock.adjust("1 second")
+        // Six imports, each its own match row, each spanning most of the month (and ties on first_seen).
+        for (let n = 0; n < 6; n++) {
+          yield* ingestAll("ads", Array.from({ length: 9 }, (_, i) =>
+            adOf(`ss-tapir-${n}-${i}`, (i * 3 + n * 5) % 28, { headline: `tapir ${n} import`, advertiser_external_id: "ss-adv-1" })))
+        }
+        yield* TestClock.adjust("61 seconds")
+        const live = yield* allIds(api_key, "/api/v1/adlibrary", { q: "tapir", sort: "newest" })
+        expect(live).toHaveLength(54)
+        expect(yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})).toEqual(live)
+        for (const limit of [1, 2, 5, 7]) {
+          yield* TestClock.adjust("61 seconds")
+          const ids: Array<string> = []
+          let page = (yield* get(api_key, `${prefix}/${search.id}/matches?limit=${limit}`)).json
+          for (;;) {
+            expect(page.data.length).toBe(Math.min(limit, live.length - ids.length))
+            ids.push(...page.data.map((a: { id: string }) => a.id))
+            if (page.scroll_token === null) break
+            page = (yield* get(api_key, `${prefix}/${search.id}/matches?scroll_token=${page.scroll_token}`)).json
+          }
+          expect({ limit, ids }).toEqual({ limit, ids: live })
+        }
+      }))
+
     it.scoped("an import that died before its end (its process killed) is told by the first import an hour after its last batch", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account({ plan: "pro" })
@@ -423,6 +452,76 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         expect(stored).toHaveLength(10)
         expect((yield* eventsOf(id)).map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, 10, stored]])
         expect((yield* pendingRows)[0]!.n).toBe(0)
+      }))
+  })
+})
+
+describe("migration 0098: match rows per saved search and batch", () => {
+  layer(TestDatabase)((it) => {
+    it.effect("keeps every match of before, in the order /matches pages them, in rows of at most 1,000", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [a, b] = [randomUUID(), randomUUID()]
+        const at = (day: number) => new Date(Date.UTC(2026, 8, 1) + day * DAY)
+        // The table as 0090 left it, in a schema of its own (the migration names no schema).
+        const rows = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`create schema m0098_test`
+          yield* sql`set local search_path to m0098_test`
+          yield* sql`create table saved_search_matches (saved_search_id uuid not null, ad_id bigint not null, first_seen timestamptz not null)`
+          yield* sql`
+            insert into saved_search_matches (saved_search_id, ad_id, first_seen)
+            select ${a}::uuid, n, ${at(0)}::timestamptz + (n % 40) * interval '1 day' from generate_series(1, 2500) n
+            union all select ${b}::uuid, 7, ${at(3)}`
+          yield* migrations["0098_saved_search_match_groups"]
+          const grouped = yield* sql<{ id: string; n: number; newest: Date; oldest: Date }>`
+            select saved_search_id::text as id, cardinality(ad_ids) as n, newest, oldest
+              from saved_search_matches m order by saved_search_id, newest desc, cardinality(ad_ids) desc`
+          const all = yield* sql<{ id: string; ad_id: string; first_seen: Date }>`
+            select m.saved_search_id::text as id, u.ad_id::text, u.first_seen
+              from saved_search_matches m cross join lateral unnest(m.ad_ids, m.first_seens) with ordinality u(ad_id, first_seen, i)
+             order by m.saved_search_id, m.newest desc, u.i`
+          yield* sql`drop schema m0098_test cascade`
+          return { grouped, all }
+        }))
+        expect(rows.grouped.filter((r) => r.id === a).map((r) => r.n)).toEqual([1000, 1000, 500])
+        expect(rows.grouped.filter((r) => r.id === b).map((r) => [r.n, r.newest, r.oldest])).toEqual([[1, at(3), at(3)]])
+        // Every match of before, once, newest first (ties by the ad's row, newest first), row after row.
+        const ofA = rows.all.filter((r) => r.id === a)
+        const expected = Array.from({ length: 2500 }, (_, i) => i + 1)
+          .map((n) => ({ n, first_seen: at(n % 40) }))
+          .sort((x, y) => y.first_seen.getTime() - x.first_seen.getTime() || y.n - x.n)
+        expect(ofA.map((r) => [Number(r.ad_id), r.first_seen.getTime()])).toEqual(expected.map((e) => [e.n, e.first_seen.getTime()]))
+      }))
+  })
+})
+
+describe("migration 0099: a conjunction's anchors become its one probe", () => {
+  layer(TestDatabase)((it) => {
+    it.effect("keeps the longest lexeme of a conjunction, every lexeme of an or, and marks a search's only anchor", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [and, or, one] = [randomUUID(), randomUUID(), randomUUID()]
+        const rows = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`create schema m0099_test`
+          yield* sql`set local search_path to m0099_test`
+          yield* sql`create table saved_search_anchors (library text not null, lexeme text not null, saved_search_id uuid not null, needed smallint not null)`
+          yield* sql`
+            insert into saved_search_anchors (library, lexeme, saved_search_id, needed) values
+              ('social', 'red', ${and}::uuid, 3), ('social', 'lantern', ${and}::uuid, 3), ('social', 'quokka', ${and}::uuid, 3),
+              ('social', 'boot', ${or}::uuid, 1), ('social', 'shoe', ${or}::uuid, 1),
+              ('pinboard', 'lamp', ${one}::uuid, 1)`
+          yield* migrations["0099_saved_search_probes"]
+          const kept = yield* sql<{ id: string; lexeme: string; alone: boolean }>`
+            select saved_search_id::text as id, lexeme, alone from saved_search_anchors order by lexeme`
+          yield* sql`drop schema m0099_test cascade`
+          return kept
+        }))
+        expect(rows.map((r) => [r.id, r.lexeme, r.alone])).toEqual([
+          [or, "boot", false],
+          [one, "lamp", true],
+          [and, "lantern", true],
+          [or, "shoe", false]
+        ])
       }))
   })
 })

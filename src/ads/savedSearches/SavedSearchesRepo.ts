@@ -139,9 +139,20 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
                    ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
               from json_populate_record(null::saved_searches, ${columnsJson(row)}::json) c`
           if (row.anchors !== null && row.anchors.lexemes.length > 0) {
+            // All of a conjunction's lexemes are in every match: its rarest is anchor enough
+            // (the planner's statistics of the ads' lexemes, 0 for one not among the most
+            // common; then the longest). One of an `or`'s is enough: each is an anchor.
+            const conjunction = row.anchors.needed > 1
             yield* sql`
-              insert into saved_search_anchors (library, lexeme, saved_search_id, needed)
-              select ${row.library}, l, ${row.id}::uuid, ${row.anchors.needed} from unnest(${row.anchors.lexemes}::text[]) l`
+              insert into saved_search_anchors (library, lexeme, saved_search_id, alone)
+              select ${row.library}, l.lexeme, ${row.id}::uuid, ${conjunction || row.anchors.lexemes.length === 1}
+                from unnest(${row.anchors.lexemes}::text[]) l(lexeme)
+               order by (select coalesce(max(e.freq), 0)
+                           from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) e(lexeme, freq)
+                          where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector'
+                            and e.lexeme = l.lexeme),
+                        length(l.lexeme) desc, l.lexeme collate "C"
+               limit ${conjunction ? 1 : row.anchors.lexemes.length}`
           }
           return yield* SqlSchema.single({ Request: Schema.Void, Result: StoredSearch, execute: () => listed(sql`s.id = ${row.id}::uuid`, 1, 0) })(undefined)
             .pipe(Effect.map(Option.some))
@@ -171,17 +182,32 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie
         ),
 
-      /** A keyset page of a search's matches, newest first seen first, ties by ad row id. */
-      matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) =>
-        sql`
-          with page as (
-            select m.ad_id, m.first_seen from saved_search_matches m
+      /**
+       * A keyset page of a search's matches, newest first seen first, ties by ad row id: the
+       * search's rows that can hold the page's matches (by `newest`, and `oldest` not after the
+       * cursor), unnested, sorted and cut.
+       */
+      matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) => {
+        const cursor = Option.match(after, { onNone: () => "infinity", onSome: ([firstSeen]) => firstSeen })
+        return sql`
+          with bound as (
+            -- Rows whose every match is before the cursor each hold one for the page (their
+            -- newest): only the rows at least as new as the take-th of those can be on it.
+            select m.newest from saved_search_matches m
+             where m.saved_search_id = ${id}::uuid and m.newest < ${cursor}::timestamptz
+             order by m.newest desc
+             offset ${take - 1} limit 1
+          ), page as (
+            select u.ad_id, u.first_seen
+              from saved_search_matches m cross join lateral unnest(m.ad_ids, m.first_seens) as u(ad_id, first_seen)
              where m.saved_search_id = ${id}::uuid
+               and m.newest >= coalesce((select newest from bound), '-infinity')
+               and m.oldest <= ${cursor}::timestamptz
                and ${Option.match(after, {
                  onNone: () => sql`true`,
-                 onSome: ([firstSeen, row]) => sql`(m.first_seen, m.ad_id) < (${firstSeen}::timestamptz, ${row}::bigint)`
+                 onSome: ([firstSeen, row]) => sql`(u.first_seen, u.ad_id) < (${firstSeen}::timestamptz, ${row}::bigint)`
                })}
-             order by m.first_seen desc, m.ad_id desc
+             order by u.first_seen desc, u.ad_id desc
              limit ${take})
           select ${sql.literal(viewColumns)}, page.first_seen::text as sort_value
             from page join ads a on a.id = page.ad_id join advertisers adv on adv.id = a.advertiser_id
@@ -189,18 +215,21 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie,
           Effect.flatMap(decodeMatches),
           Effect.map((rows) => rows.map((r): { ad: AdView; after: MatchAfter } => ({ ad: toView(r), after: [r.sort_value, r.row_id] })))
-        ),
+        )
+      },
 
       /**
        * The matching pass of one import batch (H1): the batch's new ads against every saved
        * search in one statement. The batch's ads are read once, with what the filters look at;
-       * candidates come from the anchors (an ad's lexemes joined to its library's anchors, a
-       * search kept where the ad holds as many as it needs) and from the searches without
+       * candidates come from the anchors (an ad's lexemes joined to its library's anchors: a
+       * conjunction's rarest lexeme, each lexeme of an or) and from the searches without
        * anchors (joined by advertiser, domain or library); each is then held to every filter,
-       * the same conditions the search's `where` sets (AdSearchRepo). New match rows only:
-       * answered per saved search, with its account. In the same statement, `pending` records
-       * one pending row per saved search with new matches for import `importId` (its count and
-       * newest ads; `ImportEvents.pendingFrom`), which the import's end turns into its events.
+       * the same conditions the search's `where` sets (AdSearchRepo). The matches are written as
+       * one row per saved search (migration 0098), not one per match; the batch's ads are new
+       * to the library (the import stored them first), so no match is found twice. Answered per
+       * saved search, with its account. In the same statement, `pending` records one pending row
+       * per saved search with new matches for import `importId` (its count and newest ads;
+       * `ImportEvents.pendingFrom`), which the import's end turns into its events.
        */
       matchBatch: (
         adIds: ReadonlyArray<string>,
@@ -236,46 +265,55 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
                    a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
                    a.likes, a.comments, a.shares, a.views, adv.external_id as advertiser_external_id, adv.platform as advertiser_platform
-              from ads a join advertisers adv on adv.id = a.advertiser_id
+              from ads a
+              -- Looked up by key per ad (offset 0 keeps the planner from hashing every advertiser instead).
+              cross join lateral (select adv.external_id, adv.platform from advertisers adv where adv.id = a.advertiser_id offset 0) adv
              where a.id = any(${adIds}::bigint[])
           ), lexemes as materialized (
             select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
           ), anchored as (
             -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
-            select sa.saved_search_id as sid, x.id as aid
+            select sa.saved_search_id as sid, x.id as aid, sa.alone
               from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme collate "C"
-             group by sa.saved_search_id, x.id
-            having count(*) >= min(sa.needed)
+          ), candidates as (
+            -- A search's only anchor meets an ad once; an or's anchors may meet it more than once.
+            select sid, aid from anchored where alone
+            union all
+            select distinct sid, aid from anchored where not alone
           ), found as (
             -- Each branch holds its pairs to every filter itself, so only the pairs that match
             -- travel on (a search joined by its library alone meets every ad of that library).
-            insert into saved_search_matches (saved_search_id, ad_id, first_seen)
-            select s.id, a.id, a.first_seen
-              from anchored c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
+            select s.id as saved_search_id, a.id as ad_id, a.first_seen, a.external_id
+              from candidates c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
              where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing
             -- domain, else by the library alone.
-            select s.id, a.id, a.first_seen from batch a
+            select s.id, a.id, a.first_seen, a.external_id from batch a
               join saved_searches s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
              where not s.anchored and ${holds}
             union all
-            select s.id, a.id, a.first_seen from batch a
+            select s.id, a.id, a.first_seen, a.external_id from batch a
               join saved_searches s on s.library = a.library and s.domain = a.landing_domain
              where not s.anchored and s.advertiser_id is null and ${holds}
             union all
-            select s.id, a.id, a.first_seen from batch a join saved_searches s on s.library = a.library
+            select s.id, a.id, a.first_seen, a.external_id from batch a join saved_searches s on s.library = a.library
              where not s.anchored and s.advertiser_id is null and s.domain is null and ${holds}
-            on conflict do nothing
-            returning saved_search_id, ad_id, first_seen
-          ), counted as (
-            -- Per search first, then its account: one lookup per search rather than per match.
+          ), grouped as materialized (
+            -- Per search, in the order /matches pages them: the batch's one match row of the search.
             select f.saved_search_id, count(*)::int as count,
-                   (array_agg(f.first_seen order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as first_seens,
-                   (array_agg(f.ad_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_rows,
-                   (array_agg(b.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
-              from found f join batch b on b.id = f.ad_id
+                   array_agg(f.first_seen order by f.first_seen desc, f.ad_id desc) as first_seens,
+                   array_agg(f.ad_id order by f.first_seen desc, f.ad_id desc) as ad_rows,
+                   (array_agg(f.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from found f
              group by f.saved_search_id
+          ), stored as (
+            insert into saved_search_matches (saved_search_id, newest, oldest, first_seens, ad_ids)
+            select g.saved_search_id, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g
+          ), counted as (
+            select g.saved_search_id, g.count, g.first_seens[1:${maxAdIdsPerEvent}] as first_seens,
+                   g.ad_rows[1:${maxAdIdsPerEvent}] as ad_rows, g.ad_ids
+              from grouped g
           ), pending as (
             ${pending(sql`
               select s.account_id, ${matchesNew}::text as type, c.saved_search_id::text as subject,

@@ -47,6 +47,8 @@ import m0091 from "./0091_outbox_commit_order.js"
 import m0095 from "./0095_saved_search_pending.js"
 import m0096 from "./0096_webhook_leases.js"
 import m0097 from "./0097_import_pending_events.js"
+import m0098 from "./0098_saved_search_match_groups.js"
+import m0099 from "./0099_saved_search_probes.js"
 import m0100 from "./0100_saved_search_digest_queue.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
@@ -97,6 +99,8 @@ export const migrations = {
   "0095_saved_search_pending": m0095,
   "0096_webhook_leases": m0096,
   "0097_import_pending_events": m0097,
+  "0098_saved_search_match_groups": m0098,
+  "0099_saved_search_probes": m0099,
   "0100_saved_search_digest_queue": m0100
 }
 
