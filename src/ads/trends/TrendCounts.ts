@@ -23,7 +23,12 @@ export interface AdChange {
 
 /** A backlog at least this long is counted in batches of `bulkBatch` ads: each batch rewrites the packed rows it touches once. */
 export const bulkBacklog = 10_000
-const bulkBatch = 50_000
+/**
+ * A month's ads are some 170,000 at the bench's million: batches of 100,000 rewrite each term's
+ * month row about half as often as batches of 50,000 did, which took a quarter of PostgreSQL's
+ * time per ad off.
+ */
+const bulkBatch = 100_000
 const batch = 1_000
 
 /** Keys of a statement's arrays at most: a batch's rows are read and written this many at a time. */
@@ -91,7 +96,8 @@ const partsOf = (n: number) => Array.from({ length: Math.ceil(n / rowsPerStateme
  * The ad import stores each new or changed ad as not counted yet and, in the batch's own
  * transaction, takes back what a changed ad counted before (so counts never hold a copy that is
  * gone). `run`, one fiber per replica, counts what is not counted yet, batch by batch: a batch's
- * phrases are extracted here, summed in memory per day, cell and term, and merged into the packed
+ * phrases are extracted and summed in memory per day, cell and term on a thread of its own
+ * (CountThread.ts, so that both cores work), and merged into the packed
  * rows they touch with one read and one write per few thousand rows. After counting, and at each
  * midnight, it builds the rankings of the windows ending yesterday again when the counts in them
  * changed (`current`): rankings read one row, and a count never waits for a ranking.
@@ -113,7 +119,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
 
     /**
      * Counting lanes read their batches one at a time, so that each takes the next few days
-     * (imports never take it).
+     * (imports never take it); the reading only: the sums are the counting thread's.
      */
     const reading = yield* Effect.makeSemaphore(1)
 
@@ -222,8 +228,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     /**
      * Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is
      * counted in larger batches. Unless it waits for ads others hold, two batches run at once:
-     * one is read and its phrases summed here while the other is written by PostgreSQL (the
-     * counts' lock orders their writes). `wholeOnly`: only while whole large batches wait (a
+     * one is read and summed (on the counting thread) while the other is merged and written
+     * (the counts' lock orders their writes). A third lane was slower: the two cores were
+     * already busy. `wholeOnly`: only while whole large batches wait (a
      * smaller batch rewrites the same packed rows for fewer ads), what is left for later.
      */
     const countAll = (batchSize: number | undefined, wait: boolean, wholeOnly = false): Effect.Effect<number> =>
