@@ -22,12 +22,7 @@ type Int32s = Int32Array<ArrayBuffer>
 /** The kinds of term, as `termKinds` numbers them (0 and 1). */
 const kindCount = 2
 
-/**
- * Ad copies as columns: ad i's countries and languages are the next `country_counts[i]` of
- * `countries` and `language_counts[i]` of `languages`; its headline, body, description and hook
- * the next `headline[i]`, `body[i]`, ... characters (code points) of `texts`, in that order (-1:
- * none). One text end to end crosses to the thread as one copy, not one per text.
- */
+/** Ad copies as columns: ad i's countries and languages are the next `country_counts[i]` of `countries` and `language_counts[i]` of `languages`. */
 export interface Copies {
   /** 1: the copy is counted; -1: a copy counted before is taken back. */
   readonly signs: ReadonlyArray<number>
@@ -38,47 +33,10 @@ export interface Copies {
   readonly countries: ReadonlyArray<string>
   readonly language_counts: ReadonlyArray<number>
   readonly languages: ReadonlyArray<string>
-  readonly texts: string
-  readonly headline: ReadonlyArray<number>
-  readonly body: ReadonlyArray<number>
-  readonly description: ReadonlyArray<number>
-  readonly hook: ReadonlyArray<number>
-}
-
-/** A text's length in characters (code points), as `Copies` counts them: a surrogate pair is one. */
-export const charactersOf = (text: string) => {
-  let n = text.length
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff) n--
-  }
-  return n
-}
-
-/** Reads the texts of `Copies` in turn. */
-class Texts {
-  private at = 0
-  constructor(private readonly texts: string) {}
-
-  /** The next `length` characters (-1: none). */
-  next(length: number): string | null {
-    if (length < 0) return null
-    const texts = this.texts
-    const start = this.at
-    let at = start
-    for (let n = 0; n < length; n++) {
-      if (at >= texts.length) throw new RangeError("the texts of a batch end before their lengths")
-      const c = texts.charCodeAt(at)
-      at += c >= 0xd800 && c <= 0xdbff ? 2 : 1
-    }
-    this.at = at
-    return texts.slice(start, at)
-  }
-
-  /** Fails unless every text was read. */
-  end() {
-    if (this.at !== this.texts.length) throw new RangeError("the texts of a batch run past their lengths")
-  }
+  readonly headline: ReadonlyArray<string | null>
+  readonly body: ReadonlyArray<string | null>
+  readonly description: ReadonlyArray<string | null>
+  readonly hook: ReadonlyArray<string | null>
 }
 
 /** A batch's ads as ids. A term or cell the thread did not know is a hole, `-(n + 1)`: the n-th new text of its kind (or the n-th new cell). */
@@ -185,7 +143,6 @@ export const readCopies = (copies: Copies): Read => {
   }
   let country = 0
   let language = 0
-  const texts = new Texts(copies.texts)
   for (let i = 0; i < n; i++) {
     const countryCount = copies.country_counts[i]!
     const languageCount = copies.language_counts[i]!
@@ -195,10 +152,10 @@ export const readCopies = (copies: Copies): Read => {
       niche: copies.niche[i]!,
       countries: copies.countries.slice(country, country += countryCount),
       languages: copies.languages.slice(language, language += languageCount),
-      headline: texts.next(copies.headline[i]!),
-      body: texts.next(copies.body[i]!),
-      description: texts.next(copies.description[i]!),
-      hook: texts.next(copies.hook[i]!)
+      headline: copies.headline[i]!,
+      body: copies.body[i]!,
+      description: copies.description[i]!,
+      hook: copies.hook[i]!
     }
     const ad = termsOf(copy)
     signs[i] = copies.signs[i]!
@@ -223,7 +180,6 @@ export const readCopies = (copies: Copies): Read => {
       cells.push(-(at + 1))
     }
   }
-  texts.end()
   termStarts[n * kindCount] = terms.length
   cellStarts[n] = cells.length
   return {

@@ -6,7 +6,7 @@ import { progressOf } from "../../platform/Progress.js"
 import { record as recordMetric, trendCounted } from "../../platform/telemetry/Metrics.js"
 import { lazyThreadOf, siblingModule } from "../../platform/Threads.js"
 import { historyDays } from "./Api.js"
-import { buffersOfRead, charactersOf, type Copies, type CountReply, type CountRequest, type Learned, type Rows, type Summed } from "./CountThread.js"
+import { buffersOfRead, type Copies, type CountReply, type CountRequest, type Learned, type Rows, type Summed } from "./CountThread.js"
 import * as Packed from "./Packed.js"
 import { type AdCopy, termKinds } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
@@ -52,16 +52,10 @@ const copiesOf = (changes: ReadonlyArray<AdChange>): Copies => {
     countries: [] as Array<string>,
     language_counts: [] as Array<number>,
     languages: [] as Array<string>,
-    headline: [] as Array<number>,
-    body: [] as Array<number>,
-    description: [] as Array<number>,
-    hook: [] as Array<number>
-  }
-  const texts: Array<string> = []
-  const text = (value: string | null) => {
-    if (value === null) return -1
-    texts.push(value)
-    return charactersOf(value)
+    headline: [] as Array<string | null>,
+    body: [] as Array<string | null>,
+    description: [] as Array<string | null>,
+    hook: [] as Array<string | null>
   }
   const add = (copy: AdCopy, sign: number) => {
     copies.signs.push(sign)
@@ -72,16 +66,16 @@ const copiesOf = (changes: ReadonlyArray<AdChange>): Copies => {
     copies.countries.push(...copy.countries)
     copies.language_counts.push(copy.languages.length)
     copies.languages.push(...copy.languages)
-    copies.headline.push(text(copy.headline))
-    copies.body.push(text(copy.body))
-    copies.description.push(text(copy.description))
-    copies.hook.push(text(copy.hook))
+    copies.headline.push(copy.headline)
+    copies.body.push(copy.body)
+    copies.description.push(copy.description)
+    copies.hook.push(copy.hook)
   }
   for (const { after, before } of changes) {
     if (before !== null) add(before, -1)
     if (after !== null) add(after, 1)
   }
-  return { ...copies, texts: texts.join("") }
+  return copies
 }
 
 /** Row `r` of summed rows, its entries as a count list of `width` key components. */

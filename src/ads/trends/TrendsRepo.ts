@@ -94,13 +94,7 @@ const Text = Schema.NullOr(Schema.String)
 const Texts = Schema.Array(Schema.String)
 const NullableTexts = Schema.Array(Text)
 const Counts = Schema.Array(Schema.NonNegativeInt)
-/**
- * A batch of uncounted ads as columns (`uncounted`): an ad's countries and languages are the
- * next `*_counts[i]` of `countries` and `languages`; its headline, body, description and hook
- * the next `headline[i]`, `body[i]`, ... characters of `texts` (-1: none), in that order.
- */
-/** Lengths of texts in characters (code points), -1 for none. */
-const TextLengths = Schema.Array(Schema.Int.pipe(Schema.greaterThanOrEqualTo(-1)))
+/** A batch of uncounted ads as columns (`uncounted`): an ad's countries and languages are the next `*_counts[i]` of `countries` and `languages`. */
 const UncountedColumns = Schema.Struct({
   id: Texts,
   library: Texts,
@@ -110,11 +104,10 @@ const UncountedColumns = Schema.Struct({
   countries: Texts,
   language_counts: Counts,
   languages: Texts,
-  texts: Schema.String,
-  headline: TextLengths,
-  body: TextLengths,
-  description: TextLengths,
-  hook: TextLengths
+  headline: NullableTexts,
+  body: NullableTexts,
+  description: NullableTexts,
+  hook: NullableTexts
 })
 
 /** A batch of uncounted ads, as columns. */
@@ -208,8 +201,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           // One row of arrays, in the batch's order (a row per ad, decoded one by one, was a
           // tenth of counting's time), each sent as JSON (the driver's parser of PostgreSQL's
           // array text is slower than JSON.parse): the countries and languages of all ads end to
-          // end, with how many each ad has. The copy's texts are one text end to end, with each
-          // text's length in characters (-1: none): as JSON, escaping them was a third of the read.
+          // end, with how many each ad has.
           execute: () => sql`
             with picked as (
               select p.day as pending_day, p.ad_id, a.library, a.first_seen, a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
@@ -224,11 +216,10 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
                    to_json(coalesce((select array_agg(c order by k.pending_day, k.ad_id, o) from picked k, unnest(k.countries) with ordinality u(c, o)), '{}')) as countries,
                    to_json(coalesce(array_agg(cardinality(languages) order by pending_day, ad_id), '{}')) as language_counts,
                    to_json(coalesce((select array_agg(l order by k.pending_day, k.ad_id, o) from picked k, unnest(k.languages) with ordinality u(l, o)), '{}')) as languages,
-                   coalesce(string_agg(concat(headline, body, description, hook), '' order by pending_day, ad_id), '') as texts,
-                   to_json(coalesce(array_agg(coalesce(length(headline), -1) order by pending_day, ad_id), '{}')) as headline,
-                   to_json(coalesce(array_agg(coalesce(length(body), -1) order by pending_day, ad_id), '{}')) as body,
-                   to_json(coalesce(array_agg(coalesce(length(description), -1) order by pending_day, ad_id), '{}')) as description,
-                   to_json(coalesce(array_agg(coalesce(length(hook), -1) order by pending_day, ad_id), '{}')) as hook
+                   to_json(coalesce(array_agg(headline order by pending_day, ad_id), '{}')) as headline,
+                   to_json(coalesce(array_agg(body order by pending_day, ad_id), '{}')) as body,
+                   to_json(coalesce(array_agg(description order by pending_day, ad_id), '{}')) as description,
+                   to_json(coalesce(array_agg(hook order by pending_day, ad_id), '{}')) as hook
               from picked`
         })(undefined).pipe(
           Effect.flatMap(linedUp),
