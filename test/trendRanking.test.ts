@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Packed from "../src/ads/trends/Packed.js"
 import { phrasesOf } from "../src/ads/trends/Phrases.js"
 import { candidates, codePointOrder, growthOf, kept, listed, phraseFolding, type Tally } from "../src/ads/trends/Ranking.js"
-import { type CountedAd, Counters, sumDays, sumMonths } from "../src/ads/trends/Sums.js"
+import { Counters, sumDays, sumMonths } from "../src/ads/trends/Sums.js"
 
 /**
  * The pure parts of trends at scale (issue 29): packed counts (what the daily counts are stored
@@ -67,7 +67,7 @@ describe("a batch's sums", () => {
     // Days 0..69 in months of 31 days (as a test's numbering: only their order and month matter).
     const monthAndDay = (day: number) => ({ month: Math.floor(day / 31), dayInMonth: day % 31 })
     for (let round = 0; round < 20; round++) {
-      const ads: Array<CountedAd> = []
+      const ads: Array<{ sign: number; day: number; cells: Array<number>; terms: Array<Array<number>> }> = []
       for (let i = 0; i < 1 + Math.floor(next() * 400); i++) {
         const pick = (n: number, range: number) => [...new Set(Array.from({ length: n }, () => Math.floor(next() * range)))]
         const ad = {

@@ -3,7 +3,7 @@ import { ImportEvents } from "../src/access/events/ImportEvents.js"
 import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Deferred, type Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Cause, Deferred, type Duration, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
@@ -266,6 +266,29 @@ describe("trends", () => {
         expect(yield* repo.compactPending).toBe(true)
         expect(yield* indexBytes).toBe(8192)
       }).pipe(Effect.provide(TrendsRepo.Default)))
+
+    it.effect("a count its thread fails is rolled back whole; the next count starts the thread again", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const counts = yield* TrendCounts
+        const stored = Effect.map(
+          sql<{ h: string }>`select coalesce(md5(string_agg(kind || ' ' || day || ' ' || cell || ' ' || encode(counts, 'hex'), ',' order by kind, day, cell)), '') as h from trend_days`,
+          ([row]) => row!.h
+        )
+        const before = yield* stored
+        const copy = { library: "social", niche: null, countries: ["US"], languages: ["en"], headline: "The xylophonic teapot", body: null, description: null, hook: null }
+        // A copy the thread cannot read (its day is no date): the thread's error fails the count, a defect.
+        const failed = yield* Effect.exit(sql.withTransaction(counts.record([{ before: null, after: { ...copy, first_seen: "no date" } }])))
+        expect(Exit.isFailure(failed) && Cause.isDie(failed.cause)).toBe(true)
+        expect(yield* stored).toBe(before)
+        // The next count has a thread again: it counts (then is rolled back here).
+        const changed = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* counts.record([{ before: null, after: { ...copy, first_seen: `${yesterday}T01:00:00Z` } }])
+          return yield* Effect.fail((yield* stored) !== before)
+        })).pipe(Effect.flip)
+        expect(changed).toBe(true)
+        expect(yield* stored).toBe(before)
+      }))
 
     it.effect("any limit is a prefix; a niche no filter can name counts under any niche only", () =>
       Effect.gen(function*() {

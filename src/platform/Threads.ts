@@ -1,4 +1,4 @@
-import { Data, Deferred, Effect, Runtime, Schema, type Scope } from "effect"
+import { Data, Deferred, Effect, ExecutionStrategy, Exit, Runtime, Schema, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { extname } from "node:path"
@@ -46,12 +46,17 @@ const start = (module: URL): Worker => {
   })
 }
 
+/** A thread that answers inputs: `transfer` lists the buffers of the input that move to the thread rather than being copied (the caller no longer has them). */
+export interface Thread<I, O> {
+  readonly run: (input: I, transfer?: ReadonlyArray<ArrayBuffer>) => Effect.Effect<O, ThreadFailed>
+}
+
 /**
  * The worker thread of `module` (which calls `serveThread`), ended with the scope: `run` sends
  * it an input and waits for its output; requests are answered in order. A thread that fails
  * fails every request waiting and every one after.
  */
-export const threadOf = <I, O>(module: URL): Effect.Effect<{ readonly run: (input: I) => Effect.Effect<O, ThreadFailed> }, never, Scope.Scope> =>
+export const threadOf = <I, O>(module: URL): Effect.Effect<Thread<I, O>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const waiting = new Map<number, Deferred.Deferred<O, ThreadFailed>>()
@@ -78,26 +83,59 @@ export const threadOf = <I, O>(module: URL): Effect.Effect<{ readonly run: (inpu
       (worker) => Effect.promise(() => worker.removeAllListeners().terminate())
     )
     return {
-      run: (input: I) =>
+      run: (input: I, transfer: ReadonlyArray<ArrayBuffer> = []) =>
         Effect.suspend(() => {
           if (failed !== undefined) return Effect.fail(failed)
           const id = next++
           return Effect.flatMap(Deferred.make<O, ThreadFailed>(), (deferred) => {
             waiting.set(id, deferred)
-            worker.postMessage({ id, input } satisfies Request<I>)
+            worker.postMessage({ id, input } satisfies Request<I>, [...transfer])
             return Deferred.await(deferred)
           })
         })
     }
   })
 
-/** On a thread `threadOf` started, answers each request with `handle`'s output (an error: its message). Does nothing elsewhere. */
-export const serveThread = <I, O>(handle: (input: I) => O) => {
+/**
+ * A thread of `module` started at its first `run`, ended with the scope, and started again at
+ * the next `run` after one failed (the failed one's requests fail): what a service that may
+ * never need its thread, and must outlive a thread's failure, holds.
+ */
+export const lazyThreadOf = <I, O>(module: URL): Effect.Effect<Thread<I, O>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const outer = yield* Effect.scope
+    const starting = yield* Effect.makeSemaphore(1)
+    let current: { readonly scope: Scope.CloseableScope; readonly thread: Thread<I, O> } | undefined
+    const started = starting.withPermits(1)(Effect.suspend(() =>
+      current !== undefined ? Effect.succeed(current) : Effect.gen(function*() {
+        const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+        const thread = yield* Scope.extend(threadOf<I, O>(module), scope)
+        return current = { scope, thread }
+      })
+    )).pipe(Effect.uninterruptible)
+    const forget = (failed: NonNullable<typeof current>) =>
+      Effect.suspend(() => {
+        if (current !== failed) return Effect.void
+        current = undefined
+        return Scope.close(failed.scope, Exit.void)
+      })
+    return {
+      run: (input: I, transfer?: ReadonlyArray<ArrayBuffer>) =>
+        Effect.flatMap(started, (now) => Effect.tapError(now.thread.run(input, transfer), () => forget(now)))
+    }
+  })
+
+/**
+ * On a thread `threadOf` started, answers each request with `handle`'s output (an error: its
+ * message), moving the buffers `transfer` lists rather than copying them. Does nothing elsewhere.
+ */
+export const serveThread = <I, O>(handle: (input: I) => O, transfer: (output: O) => ReadonlyArray<ArrayBuffer> = () => []) => {
   const port = parentPort
   if (port === null || workerData?.adintelThread !== true) return
   port.on("message", ({ id, input }: Request<I>) => {
     try {
-      port.postMessage({ id, output: handle(input) } satisfies Reply<O>)
+      const output = handle(input)
+      port.postMessage({ id, output } satisfies Reply<O>, [...transfer(output)])
     } catch (error) {
       port.postMessage({ id, error: String(error) } satisfies Reply<O>)
     }

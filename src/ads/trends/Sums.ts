@@ -1,3 +1,4 @@
+import { startOf, type UtcDay } from "../../kernel/UtcDay.js"
 import type { CountList } from "./Packed.js"
 
 /**
@@ -18,10 +19,28 @@ export interface CountedAd {
   readonly sign: number
   /** The day it counts on, as a number of days (`Sums` needs only their order and their month). */
   readonly day: number
-  readonly cells: ReadonlyArray<number>
+  readonly cells: ArrayLike<number>
   /** Its terms by kind (their ids, each once): kind k's at `terms[k]`. */
-  readonly terms: ReadonlyArray<ReadonlyArray<number>>
+  readonly terms: ReadonlyArray<ArrayLike<number>>
 }
+
+// Days, months and cells as numbers, for the keys of a batch's sums: days from 1800-01-01
+// (2^17 of them, to 2158), months from year 0, cells below 2^32.
+export const daysKept = 2 ** 17
+const firstDay = Date.UTC(1800, 0, 1)
+export const monthsKept = 12 * 10_000
+const cellsKept = 2 ** 32
+export const dayNumber = (day: UtcDay) => Math.round((startOf(day) - firstDay) / 86_400_000)
+export const dayOfNumber = (n: number): UtcDay => new Date(firstDay + n * 86_400_000).toISOString().slice(0, 10)
+export const monthNumber = (day: UtcDay) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1
+export const monthOfNumber = (n: number): UtcDay => `${String(Math.floor(n / 12)).padStart(4, "0")}-${String((n % 12) + 1).padStart(2, "0")}-01`
+/** A day's month (as `monthNumber`) and its index in it (0 for the first). */
+export const monthAndDay = (n: number) => {
+  const day = dayOfNumber(n)
+  return { month: monthNumber(day), dayInMonth: Number(day.slice(8, 10)) - 1 }
+}
+/** A row of trend_days as one number. */
+export const dayRowKey = (kind: number, day: number, cell: number) => (kind * daysKept + day) * cellsKept + cell
 
 /** A row of daily counts: its kind, day and cell, and what the batch adds to each term (term ids ascending, none zero). */
 export interface DaySum {
@@ -92,7 +111,7 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
   let minDay = Infinity
   let maxDay = -Infinity
   for (const ad of ads) {
-    for (const cell of ad.cells) maxCell = Math.max(maxCell, cell)
+    for (let c = 0; c < ad.cells.length; c++) maxCell = Math.max(maxCell, ad.cells[c]!)
     minDay = Math.min(minDay, ad.day)
     maxDay = Math.max(maxDay, ad.day)
   }
@@ -101,8 +120,9 @@ export const sumDays = (ads: ReadonlyArray<CountedAd>, counters: Counters): Arra
   for (const ad of ads) {
     ad.terms.forEach((terms, kind) => {
       if (terms.length === 0) return
-      for (const id of terms) if (id > maxId) maxId = id
-      for (const cell of ad.cells) {
+      for (let t = 0; t < terms.length; t++) if (terms[t]! > maxId) maxId = terms[t]!
+      for (let c = 0; c < ad.cells.length; c++) {
+        const cell = ad.cells[c]!
         const key = (kind * dayStride + (ad.day - minDay)) * cellStride + cell
         const row = rows.get(key)
         if (row === undefined) rows.set(key, [ad])

@@ -4,13 +4,15 @@ import { Array as Arr, Clock, Context, Duration, Effect, Option, Ref, Schedule, 
 import { addDays, startOf, today, type UtcDay } from "../../kernel/UtcDay.js"
 import { progressOf } from "../../platform/Progress.js"
 import { record as recordMetric, trendCounted } from "../../platform/telemetry/Metrics.js"
+import { lazyThreadOf, siblingModule } from "../../platform/Threads.js"
 import { historyDays } from "./Api.js"
+import { buffersOfRead, type Copies, type CountReply, type CountRequest, type Learned, type Rows, type Summed } from "./CountThread.js"
 import * as Packed from "./Packed.js"
-import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
+import { type AdCopy, termKinds } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
-import { type CountedAd, Counters, sumDays, sumMonths } from "./Sums.js"
+import { dayNumber, dayOfNumber, dayRowKey, monthNumber, monthOfNumber, monthsKept } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
-import { cellKey, cellsOfAd, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
+import { cellKey, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 
 /** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
@@ -21,46 +23,71 @@ export interface AdChange {
 
 /** A backlog at least this long is counted in batches of `bulkBatch` ads: each batch rewrites the packed rows it touches once. */
 export const bulkBacklog = 10_000
-const bulkBatch = 50_000
+/**
+ * A month's ads are some 170,000 at the bench's million: batches of 100,000 rewrite each term's
+ * month row about half as often as batches of 50,000 did, which took a quarter of PostgreSQL's
+ * time per ad off.
+ */
+const bulkBatch = 100_000
 const batch = 1_000
 
 /** Keys of a statement's arrays at most: a batch's rows are read and written this many at a time. */
 const rowsPerStatement = 20_000
 
-/** Terms and cells whose ids are remembered, at most (past it the memory starts again). */
-const maxRemembered = 2_000_000
-
-/** The first day of `day`'s month, and the day's index in it (0 for the first). */
+/** The first day of `day`'s month. */
 const monthOf = (day: UtcDay) => `${day.slice(0, 8)}01`
-const dayInMonth = (day: UtcDay) => Number(day.slice(8, 10)) - 1
-
-// Days, months and cells as numbers, for the keys of a batch's sums: days from 1800-01-01
-// (2^17 of them, to 2158), months from year 0, cells below 2^32.
-const daysKept = 2 ** 17
-const firstDay = Date.UTC(1800, 0, 1)
-const monthsKept = 12 * 10_000
-const cellsKept = 2 ** 32
-const dayNumber = (day: UtcDay) => Math.round((startOf(day) - firstDay) / 86_400_000)
-const dayOfNumber = (n: number): UtcDay => new Date(firstDay + n * 86_400_000).toISOString().slice(0, 10)
-const monthNumber = (day: UtcDay) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1
-const monthOfNumber = (n: number): UtcDay => `${String(Math.floor(n / 12)).padStart(4, "0")}-${String((n % 12) + 1).padStart(2, "0")}-01`
-const monthAndDay = (n: number) => {
-  const day = dayOfNumber(n)
-  return { month: monthNumber(day), dayInMonth: dayInMonth(day) }
-}
-/** A row of trend_days as one number. */
-const dayRowKey = (kind: number, day: number, cell: number) => (kind * daysKept + day) * cellsKept + cell
 
 /** Runs `effect` outside the caller's transaction, on a connection of its own, committed at once. */
 const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
 
-/** What a batch's dictionaries lack, as parallel lists: the ids list, the place in it, the text. */
-interface Holes {
-  readonly ids: Array<Array<number>>
-  readonly at: Array<number>
-  readonly text: Array<string>
+/** Changes as the columns the counting thread reads: each change's copy before (taken back), then after. */
+const copiesOf = (changes: ReadonlyArray<AdChange>): Copies => {
+  const copies = {
+    signs: [] as Array<number>,
+    library: [] as Array<string>,
+    first_seen: [] as Array<string>,
+    niche: [] as Array<string | null>,
+    country_counts: [] as Array<number>,
+    countries: [] as Array<string>,
+    language_counts: [] as Array<number>,
+    languages: [] as Array<string>,
+    headline: [] as Array<string | null>,
+    body: [] as Array<string | null>,
+    description: [] as Array<string | null>,
+    hook: [] as Array<string | null>
+  }
+  const add = (copy: AdCopy, sign: number) => {
+    copies.signs.push(sign)
+    copies.library.push(copy.library)
+    copies.first_seen.push(copy.first_seen)
+    copies.niche.push(copy.niche)
+    copies.country_counts.push(copy.countries.length)
+    copies.countries.push(...copy.countries)
+    copies.language_counts.push(copy.languages.length)
+    copies.languages.push(...copy.languages)
+    copies.headline.push(copy.headline)
+    copies.body.push(copy.body)
+    copies.description.push(copy.description)
+    copies.hook.push(copy.hook)
+  }
+  for (const { after, before } of changes) {
+    if (before !== null) add(before, -1)
+    if (after !== null) add(after, 1)
+  }
+  return copies
 }
+
+/** Row `r` of summed rows, its entries as a count list of `width` key components. */
+const listOf = (rows: Rows, r: number, width: 1 | 2): Packed.CountList => {
+  const start = rows.starts[r]!
+  const end = rows.starts[r + 1]!
+  const first = rows.first.subarray(start, end)
+  return { width, length: end - start, keys: width === 1 ? [first] : [first, rows.second.subarray(start, end)], counts: rows.counts.subarray(start, end) }
+}
+
+/** The parts of `n` rows a statement reads or writes: their first row and the one past their last. */
+const partsOf = (n: number) => Array.from({ length: Math.ceil(n / rowsPerStatement) }, (_, i) => [i * rowsPerStatement, Math.min(n, (i + 1) * rowsPerStatement)] as const)
 
 /**
  * Keeps the daily phrase and hook counts of trends (issues 20 and 29, INTERPRETATIONS L2) and the
@@ -69,145 +96,71 @@ interface Holes {
  * The ad import stores each new or changed ad as not counted yet and, in the batch's own
  * transaction, takes back what a changed ad counted before (so counts never hold a copy that is
  * gone). `run`, one fiber per replica, counts what is not counted yet, batch by batch: a batch's
- * phrases are extracted here, summed in memory per day, cell and term, and merged into the packed
+ * phrases are extracted and summed in memory per day, cell and term on a thread of its own
+ * (CountThread.ts, so that both cores work), and merged into the packed
  * rows they touch with one read and one write per few thousand rows. After counting, and at each
  * midnight, it builds the rankings of the windows ending yesterday again when the counts in them
  * changed (`current`): rankings read one row, and a count never waits for a ranking.
  */
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* TrendsRepo
 
-    // The dictionaries as far as this replica has met them, terms by kind: an id never changes
-    // once given. Ids are given by statements of their own (committed at once), so none
-    // remembered can be rolled back with a failed import. Past `maxRemembered` a dictionary
-    // starts again as a new map: a batch keeps the maps it started with.
-    let termIds = [new Map<string, number>(), new Map<string, number>()] as const
-    let cellIds = new Map<string, number>()
-    const forgetPast = () => {
-      if (termIds[0].size + termIds[1].size >= maxRemembered) termIds = [new Map(), new Map()]
-      if (cellIds.size >= maxRemembered) cellIds = new Map()
-    }
-
-    /** The ids of these terms (by kind) in `into`, those it does not hold asked for. */
-    const idsOfTerms = (wanted: ReadonlyArray<ReadonlySet<string>>, into: typeof termIds) =>
-      Effect.gen(function*() {
-        const unknown = wanted.flatMap((terms, kind) => [...terms].filter((term) => !into[kind]!.has(term)).map((term) => ({ kind, term })))
-        for (const part of Arr.chunksOf(unknown, rowsPerStatement)) {
-          for (const t of yield* ownTransaction(repo.termIds(part))) (t.kind === termKinds.hook ? into[1] : into[0]).set(t.term, t.id)
-        }
-      })
-
-    const idsOfCells = (wanted: ReadonlyMap<string, Cell>, into: Map<string, number>) =>
-      Effect.gen(function*() {
-        const unknown = [...wanted].filter(([key]) => !into.has(key)).map(([, c]) => c)
-        if (unknown.length > 0) for (const c of yield* ownTransaction(repo.cellIds(unknown))) into.set(cellKey(c), c.id)
-      })
+    /**
+     * The thread that extracts a batch's terms and sums them (CountThread.ts), started at the
+     * first count and ended with the service; it holds the dictionaries of terms and cells as
+     * far as this replica has met them. A thread that fails fails the count it served (its
+     * transaction rolls back: its ads stay pending) and is started again at the next.
+     */
+    const thread = yield* lazyThreadOf<CountRequest, CountReply>(siblingModule(import.meta.url, "CountThread"))
+    const ask = <T extends CountReply["_tag"]>(tag: T, request: CountRequest, transfer?: ReadonlyArray<ArrayBuffer>) =>
+      Effect.flatMap(thread.run(request, transfer), (reply) =>
+        reply._tag === tag ? Effect.succeed(reply as Extract<CountReply, { _tag: T }>) : Effect.die(new Error(`the counting thread answered ${reply._tag}, not ${tag}`)))
 
     /**
      * Counting lanes read their batches one at a time, so that each takes the next few days
-     * (imports never take it).
+     * (imports never take it); the reading only: the sums are the counting thread's.
      */
     const reading = yield* Effect.makeSemaphore(1)
 
-    /** The dense counters of the sums (Sums.ts). */
-    const counters = new Counters()
-
     /**
-     * A batch's counts summed in memory (Sums.ts): the rows of trend_days it adds to, by kind,
-     * day and cell, and those of trend_series, by term and month. Asks the dictionaries for ids
-     * they do not hold; takes no lock.
+     * A batch's counts summed (Sums.ts), on the counting thread: the rows of trend_days it adds
+     * to, by kind, day and cell, and those of trend_series, by term and month. The ids of texts
+     * the thread's dictionaries lack are asked for in statements of their own (committed at
+     * once, so that none the thread remembers can be rolled back with a failed import); takes
+     * no lock. A failed thread is a defect: the caller's transaction rolls back.
      */
-    const sum = (changes: ReadonlyArray<AdChange>) =>
+    const sum = (copies: Copies) =>
       Effect.gen(function*() {
-        forgetPast()
-        const [phraseIds, hookIds] = termIds
-        const cellIdsNow = cellIds
-        // Each ad's terms and cells are looked up as it is read, and only their ids kept: the
-        // texts of a batch's ads die young (kept to the end of the batch, they were promoted and
-        // copied by the collector). What the dictionaries lack is a hole (-1) with its text,
-        // asked for with the batch's others, then filled.
-        const terms = [new Set<string>(), new Set<string>()] as const
-        const cells = new Map<string, Cell>()
-        const read: Array<{ readonly sign: number; readonly day: UtcDay; readonly terms: Array<Array<number>>; readonly cells: Array<number> }> = []
-        // The holes, as parallel lists (an object each was most of a first batch's garbage):
-        // the ids list, the place in it, the text (phrases and hooks apart).
-        const noHoles = (): Holes => ({ ids: [], at: [], text: [] })
-        const phraseHoles = noHoles()
-        const hookHoles = noHoles()
-        const cellHoles = noHoles()
-        const hole = (holes: Holes, ids: Array<number>, text: string) => {
-          holes.ids.push(ids)
-          holes.at.push(ids.length)
-          holes.text.push(text)
+        const { read } = yield* ask("read", { _tag: "terms", copies })
+        const learned: Learned = {
+          terms: [new Int32Array(read.newTerms[0].length), new Int32Array(read.newTerms[1].length)],
+          cells: new Int32Array(read.newCells.length)
         }
-        const fill = (holes: Holes, idsOf: ReadonlyMap<string, number>) => {
-          for (let h = 0; h < holes.ids.length; h++) holes.ids[h]![holes.at[h]!] = idsOf.get(holes.text[h]!)!
-        }
-        const add = (copy: AdCopy, sign: number) => {
-          const ad = termsOf(copy)
-          const phrases: Array<number> = []
-          for (const phrase of ad.phrases) {
-            const id = phraseIds.get(phrase)
-            if (id === undefined) {
-              terms[0].add(phrase)
-              hole(phraseHoles, phrases, phrase)
+        const wanted = read.newTerms.flatMap((texts, kind) => texts.map((term) => ({ kind, term })))
+        if (wanted.length > 0) {
+          const at = read.newTerms.map((texts) => new Map(texts.map((text, i) => [text, i])))
+          for (const part of Arr.chunksOf(wanted, rowsPerStatement)) {
+            for (const t of yield* ownTransaction(repo.termIds(part))) {
+              const kind = t.kind === termKinds.hook ? termKinds.hook : termKinds.phrase
+              learned.terms[kind][at[kind]!.get(t.term)!] = t.id
             }
-            phrases.push(id ?? -1)
           }
-          const hook: Array<number> = []
-          if (ad.hook !== undefined) {
-            const id = hookIds.get(ad.hook)
-            if (id === undefined) {
-              terms[1].add(ad.hook)
-              hole(hookHoles, hook, ad.hook)
-            }
-            hook.push(id ?? -1)
-          }
-          const adCells: Array<number> = []
-          for (const cell of cellsOfAd(ad.library, ad.niche, ad.countries)) {
-            const key = cellKey(cell)
-            const id = cellIdsNow.get(key)
-            if (id === undefined) {
-              cells.set(key, cell)
-              hole(cellHoles, adCells, key)
-            }
-            adCells.push(id ?? -1)
-          }
-          const byKind: Array<Array<number>> = []
-          byKind[termKinds.phrase] = phrases
-          byKind[termKinds.hook] = hook
-          read.push({ sign, day: ad.day, terms: byKind, cells: adCells })
         }
-        for (const { after, before } of changes) {
-          if (before !== null) add(before, -1)
-          if (after !== null) add(after, 1)
+        if (read.newCells.length > 0) {
+          const at = new Map(read.newCells.map((cell, i) => [cellKey(cell), i]))
+          for (const c of yield* ownTransaction(repo.cellIds(read.newCells))) learned.cells[at.get(cellKey(c))!] = c.id
         }
-        yield* idsOfTerms(terms, [phraseIds, hookIds])
-        yield* idsOfCells(cells, cellIdsNow)
-        fill(phraseHoles, phraseIds)
-        fill(hookHoles, hookIds)
-        fill(cellHoles, cellIdsNow)
-
-        const counted = new Set<UtcDay>()
-        const ads: Array<CountedAd> = []
-        for (const ad of read) {
-          const day = dayNumber(ad.day)
-          // A day no window or history will reach (before 1800, after 2158) is not counted.
-          if (day < 0 || day >= daysKept) continue
-          counted.add(ad.day)
-          ads.push({ sign: ad.sign, day, cells: ad.cells, terms: ad.terms })
-        }
-        const days = sumDays(ads, counters)
-        return { counted, days, months: sumMonths(days, counters, monthAndDay) }
-      })
+        const transfer = [...buffersOfRead(read), learned.terms[0].buffer, learned.terms[1].buffer, learned.cells.buffer]
+        return (yield* ask("summed", { _tag: "sums", read, learned }, transfer)).summed
+      }).pipe(Effect.orDie)
 
     /**
      * Adds summed counts to the packed rows, in the caller's transaction, under the counts'
      * lock: each touched row read, merged and written once. Counts within the rankings'
      * windows mark them stale.
      */
-    const apply = ({ counted, days, months }: Effect.Effect.Success<ReturnType<typeof sum>>) =>
+    const apply = ({ counted, days, months }: Summed) =>
       Effect.gen(function*() {
         const state = yield* repo.lock
         // A batch's rows fall on a few days and months: each spelt once.
@@ -223,26 +176,35 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
           if (text === undefined) monthText.set(n, text = monthOfNumber(n))
           return text
         }
-        for (const part of Arr.chunksOf(days, rowsPerStatement)) {
-          const keys = part.map((r) => ({ kind: r.kind, day: dayTextOf(r.day), cell: r.cell }))
+        for (const [from, to] of partsOf(days.a.length)) {
+          const keys = Array.from({ length: to - from }, (_, i) => ({ kind: days.a[from + i]!, day: dayTextOf(days.b[from + i]!), cell: days.c[from + i]! }))
           const stored = new Map((yield* repo.daysOf(keys)).map((r) => [dayRowKey(r.kind, dayNumber(r.day), r.cell), r.counts]))
-          yield* repo.writeDays(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(dayRowKey(r.kind, r.day, r.cell)), r.deltas) })))
+          yield* repo.writeDays(keys.map((key, i) => ({
+            ...key,
+            counts: Packed.merge(stored.get(dayRowKey(key.kind, days.b[from + i]!, key.cell)), listOf(days, from + i, 1))
+          })))
         }
-        for (const part of Arr.chunksOf(months, rowsPerStatement)) {
-          const keys = part.map((r) => ({ term: r.term, month: monthTextOf(r.month) }))
+        for (const [from, to] of partsOf(months.a.length)) {
+          const keys = Array.from({ length: to - from }, (_, i) => ({ term: months.a[from + i]!, month: monthTextOf(months.b[from + i]!) }))
           const stored = new Map((yield* repo.monthsOf(keys)).map((r) => [r.term * monthsKept + monthNumber(r.month), r.counts]))
-          yield* repo.writeMonths(part.map((r, i) => ({ ...keys[i]!, counts: Packed.merge(stored.get(r.term * monthsKept + r.month), r.deltas) })))
+          yield* repo.writeMonths(keys.map((key, i) => ({
+            ...key,
+            counts: Packed.merge(stored.get(key.term * monthsKept + months.b[from + i]!), listOf(months, from + i, 2))
+          })))
         }
         const touchesWindows = Option.exists(state.dateTo, (to) => {
           const from = addDays(to, -(rankedDays - 1))
-          return [...counted].some((day) => day >= from && day <= to)
+          return Array.from(counted).some((day) => {
+            const text = dayOfNumber(day)
+            return text >= from && text <= to
+          })
         })
         if (touchesWindows && !state.stale) yield* repo.markStale
       })
 
     /** Adds `changes` to the packed counts, in the caller's transaction (which takes the counts' lock). */
     const record = (changes: ReadonlyArray<AdChange>): Effect.Effect<void> =>
-      changes.length === 0 ? Effect.void : sum(changes).pipe(
+      changes.length === 0 ? Effect.void : sum(copiesOf(changes)).pipe(
         Effect.flatMap(apply),
         Effect.withSpan("TrendCounts.record", { attributes: { changes: changes.length } })
       )
@@ -254,13 +216,10 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
      */
     const countBatch = (size: number, wait: boolean) =>
       repo.transaction(Effect.gen(function*() {
-        const [ads, sums] = yield* reading.withPermits(1)(Effect.gen(function*() {
-          const ads = yield* repo.uncounted(size, wait)
-          return [ads, yield* sum(ads.map((ad) => ({ before: null, after: ad })))] as const
-        }))
-        if (ads.length > 0) yield* apply(sums)
-        yield* repo.markCounted(ads.map((ad) => ad.id))
-        return ads.length
+        const { id: ids, ...copies } = yield* reading.withPermits(1)(repo.uncounted(size, wait))
+        if (ids.length > 0) yield* apply(yield* sum({ ...copies, signs: ids.map(() => 1) }))
+        yield* repo.markCounted(ids)
+        return ids.length
       }).pipe(Effect.withSpan("TrendCounts.countBatch", { attributes: { size } }))).pipe(
         // Counted once committed, by whichever fiber counted (the counting fiber, a flush).
         Effect.tap((n) => n > 0 ? recordMetric(trendCounted, n) : Effect.void)
@@ -269,8 +228,9 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
     /**
      * Counts until nothing is left to count; how many. A backlog of `bulkBacklog` ads or more is
      * counted in larger batches. Unless it waits for ads others hold, two batches run at once:
-     * one is read and its phrases summed here while the other is written by PostgreSQL (the
-     * counts' lock orders their writes). `wholeOnly`: only while whole large batches wait (a
+     * one is read and summed (on the counting thread) while the other is merged and written
+     * (the counts' lock orders their writes). A third lane was slower: the two cores were
+     * already busy. `wholeOnly`: only while whole large batches wait (a
      * smaller batch rewrites the same packed rows for fewer ads), what is left for later.
      */
     const countAll = (batchSize: number | undefined, wait: boolean, wholeOnly = false): Effect.Effect<number> =>

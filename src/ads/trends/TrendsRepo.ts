@@ -91,20 +91,6 @@ const State = Schema.Struct({ date_to: Schema.NullOr(Schema.String), stale: Sche
 const RankingRow = Schema.Struct({ date_to: Schema.NullOr(Schema.String), kept: Schema.NullOr(Bytes) })
 
 const Text = Schema.NullOr(Schema.String)
-const UncountedAd = Schema.Struct({
-  id: Schema.String,
-  library: Schema.String,
-  first_seen: Schema.String,
-  niche: Text,
-  countries: Schema.Array(Schema.String),
-  languages: Schema.Array(Schema.String),
-  headline: Text,
-  body: Text,
-  description: Text,
-  hook: Text
-})
-export type UncountedAd = typeof UncountedAd.Type
-
 const Texts = Schema.Array(Schema.String)
 const NullableTexts = Schema.Array(Text)
 const Counts = Schema.Array(Schema.NonNegativeInt)
@@ -124,8 +110,11 @@ const UncountedColumns = Schema.Struct({
   hook: NullableTexts
 })
 
-/** The ads of decoded columns; a defect when the columns do not line up (they come from one statement, so they always do). */
-const adsOfColumns = (columns: typeof UncountedColumns.Type): Effect.Effect<ReadonlyArray<UncountedAd>> =>
+/** A batch of uncounted ads, as columns. */
+export type UncountedAds = typeof UncountedColumns.Type
+
+/** Decoded columns, checked to line up: a defect when they do not (they come from one statement, so they always do). */
+const linedUp = (columns: UncountedAds): Effect.Effect<UncountedAds> =>
   Effect.suspend(() => {
     const n = columns.id.length
     const lined = [columns.library, columns.first_seen, columns.niche, columns.country_counts, columns.language_counts, columns.headline, columns.body, columns.description, columns.hook]
@@ -134,24 +123,7 @@ const adsOfColumns = (columns: typeof UncountedColumns.Type): Effect.Effect<Read
     if (!lined || sum(columns.country_counts) !== columns.countries.length || sum(columns.language_counts) !== columns.languages.length) {
       return Effect.die(new Error("uncounted ads: the columns of a batch do not line up"))
     }
-    const ads: Array<UncountedAd> = []
-    let country = 0
-    let language = 0
-    for (let i = 0; i < n; i++) {
-      ads.push({
-        id: columns.id[i]!,
-        library: columns.library[i]!,
-        first_seen: columns.first_seen[i]!,
-        niche: columns.niche[i]!,
-        countries: columns.countries.slice(country, country += columns.country_counts[i]!),
-        languages: columns.languages.slice(language, language += columns.language_counts[i]!),
-        headline: columns.headline[i]!,
-        body: columns.body[i]!,
-        description: columns.description[i]!,
-        hook: columns.hook[i]!
-      })
-    }
-    return Effect.succeed(ads)
+    return Effect.succeed(columns)
   })
 
 /**
@@ -222,7 +194,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
        * then sees it counted: `pendingOf`), not the ads: locking a million ads rewrote each
        * ad's row. Rows another transaction holds are skipped unless `wait`.
        */
-      uncounted: (limit: number, wait: boolean): Effect.Effect<ReadonlyArray<UncountedAd>> =>
+      uncounted: (limit: number, wait: boolean): Effect.Effect<UncountedAds> =>
         SqlSchema.single({
           Request: Schema.Void,
           Result: UncountedColumns,
@@ -250,7 +222,7 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
                    to_json(coalesce(array_agg(hook order by pending_day, ad_id), '{}')) as hook
               from picked`
         })(undefined).pipe(
-          Effect.flatMap(adsOfColumns),
+          Effect.flatMap(linedUp),
           Effect.orDie
         ),
 
