@@ -5,7 +5,7 @@ import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, call, keyHeader, testServer } from "./support/TestServer.js"
+import { account, sendJson, testServer } from "./support/TestServer.js"
 
 /**
  * The saved-search digest's queue (migration 0100): each `saved_search.matches_new` event is
@@ -19,17 +19,8 @@ const DAY = 86_400_000
 const HOUR = 3_600_000
 const env = Layer.provideMerge(Layer.merge(testServer(), AccountEvents.Default), TestDatabase)
 
-const answerOf = (answer: { status: number; body: string }) => ({ ...answer, json: JSON.parse(answer.body) })
-const send = (key: string, method: string, path: string, body?: unknown) =>
-  Effect.map(
-    call(path, {
-      method,
-      headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    }),
-    answerOf
-  )
-const inboxOf = (key: string) => Effect.map(call("/api/v1/notifications?page_size=100", keyHeader(key)), (answer) => answerOf(answer).json)
+const send = sendJson
+const inboxOf = (key: string) => Effect.map(sendJson(key, "GET", "/api/v1/notifications?page_size=100"), (answer) => answer.json)
 const alertsPass = Effect.flatMap(AccountAlerts, (alerts) => alerts.pass)
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 

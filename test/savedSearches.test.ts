@@ -16,7 +16,7 @@ import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
 import { advertiser } from "./support/BrandWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, call, keyHeader, testServer } from "./support/TestServer.js"
+import { account, balanceOf, sendJson, testServer } from "./support/TestServer.js"
 
 /**
  * Saved searches (issue 32; INTERPRETATIONS H1) and the tracked brands' diffs (H3), through
@@ -38,17 +38,8 @@ const world = Layer.effectDiscard(ingestAll("advertisers", [
   Layer.provideMerge(TestDatabase)
 )
 
-const answerOf = (answer: { status: number; body: string }) => ({ ...answer, json: JSON.parse(answer.body) })
-const get = (key: string, path: string) => Effect.map(call(path, keyHeader(key)), answerOf)
-const send = (key: string, method: string, path: string, body?: unknown) =>
-  Effect.map(
-    call(path, {
-      method,
-      headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    }),
-    answerOf
-  )
+const get = (key: string, path: string) => sendJson(key, "GET", path)
+const send = sendJson
 const create = (key: string, body: unknown) => send(key, "POST", prefix, body)
 const error = (message: string) => JSON.stringify({ success: false, error: message })
 

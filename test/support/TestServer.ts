@@ -84,6 +84,17 @@ export const call = (path: string, init: RequestInit = {}) =>
       return { status: response.status, headers: response.headers, body: await response.text() }
     }))
 
+/** A call with the account's key and an optional JSON body, its answer's body parsed as JSON too. */
+export const sendJson = (key: string, method: string, path: string, body?: unknown) =>
+  Effect.map(
+    call(path, {
+      method,
+      headers: { "X-API-Key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    }),
+    (answer) => ({ ...answer, json: JSON.parse(answer.body) })
+  )
+
 /** An account made through the service, with its clear key, optionally patched. */
 export const account = (input: Partial<CreateAccount> & { readonly patch?: UpdateAccount } = {}) =>
   Effect.gen(function*() {
