@@ -114,19 +114,6 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
         Effect.zipRight(sql`select pg_advisory_xact_lock(hashtext('adintel.saved_searches'), hashtext(${account}))`, effect)
       )
 
-    /**
-     * Runs \`statement\` with merge joins off, then puts the setting back, in the caller's
-     * transaction: the planner merge-joined a batch's lexemes to the anchors, sorting both sides
-     * every batch, where hashing the batch's lexemes is cheaper.
-     */
-    const hashJoined = <A, E, R>(statement: Effect.Effect<A, E, R>) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const [{ was }] = yield* sql<{ was: string }>`select current_setting('enable_mergejoin') as was, set_config('enable_mergejoin', 'off', true)`
-        const answer = yield* statement
-        yield* sql`select set_config('enable_mergejoin', ${was}, true)`
-        return answer
-      }))
-
     /** The search's values for the typed columns, as one JSON record (arrays stay arrays). */
     const columnsJson = (row: NewRow) =>
       JSON.stringify(Object.fromEntries(matchColumns.map((name) => [name, row.columns[name] ?? null])))
@@ -274,7 +261,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             and (s.min_comments is null or a.comments >= s.min_comments) and (s.max_comments is null or a.comments <= s.max_comments)
             and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
             and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views))`
-        return adIds.length === 0 ? Effect.succeed([]) : hashJoined(sql`
+        return adIds.length === 0 ? Effect.succeed([]) : sql`
           with batch as materialized (
             select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
                    a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
@@ -360,7 +347,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           )
           select c.saved_search_id, s.account_id, s.library, c.count
             from counted c join saved_searches s on s.id = c.saved_search_id
-           order by s.account_id, c.saved_search_id`).pipe(
+           order by s.account_id, c.saved_search_id`.pipe(
           Effect.orDie,
           Effect.flatMap(decodeRows(BatchMatches))
         )
