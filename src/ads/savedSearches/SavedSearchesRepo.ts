@@ -223,7 +223,8 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * search in one statement. The batch's ads are read once, with what the filters look at;
        * candidates come from the anchors (an ad's lexemes joined to its library's anchors: a
        * conjunction's rarest lexeme, each lexeme of an or) and from the searches without
-       * anchors (joined by advertiser, domain or library); each is then held to every filter,
+       * anchors (joined by advertiser, domain, or the key of their format, niche and status
+       * filters in their library); each is then held to every filter,
        * the same conditions the search's `where` sets (AdSearchRepo). The matches are written as
        * one row per saved search (migration 0098), not one per match; the batch's ads are new
        * to the library (the import stored them first), so no match is found twice. Answered per
@@ -280,15 +281,33 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             select sid, aid from anchored where alone
             union all
             select distinct sid, aid from anchored where not alone
+          ), by_filters as materialized (
+            -- The searches without a query, an advertiser or a domain, by the key of their
+            -- format, niche and status filters: each of their values, or '' (any) for a filter
+            -- they do not set. An ad offers each of its own values and ''; it meets a search
+            -- through one key at most ('' is none of the values: formats and status are closed
+            -- choices, a niche is a word; \`batch_keys\`), so only the pairs these filters allow
+            -- are held to the rest, not every ad of the library.
+            select s.*, f.v as key_format, n.v as key_niche, coalesce(s.status, '') as key_status
+              from saved_searches s
+              cross join lateral (select distinct v from unnest(coalesce(s.formats, '{""}')) v) f
+              cross join lateral (select distinct v from unnest(coalesce(s.niches, '{""}')) v) n
+             where not s.anchored and s.advertiser_id is null and s.domain is null
+          ), batch_keys as materialized (
+            select b.id, b.library, f.v as format, n.v as niche, st.v as status
+              from batch b
+              cross join lateral (values (b.format), ('')) f(v)
+              cross join lateral (values (b.niche), ('')) n(v)
+              cross join lateral (values (b.status), ('')) st(v)
           ), found as (
             -- Each branch holds its pairs to every filter itself, so only the pairs that match
-            -- travel on (a search joined by its library alone meets every ad of that library).
+            -- travel on.
             select s.id as saved_search_id, a.id as ad_id, a.first_seen, a.external_id
               from candidates c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
              where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing
-            -- domain, else by the library alone.
+            -- domain,
             select s.id, a.id, a.first_seen, a.external_id from batch a
               join saved_searches s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
              where not s.anchored and ${holds}
@@ -297,8 +316,12 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               join saved_searches s on s.library = a.library and s.domain = a.landing_domain
              where not s.anchored and s.advertiser_id is null and ${holds}
             union all
-            select s.id, a.id, a.first_seen, a.external_id from batch a join saved_searches s on s.library = a.library
-             where not s.anchored and s.advertiser_id is null and s.domain is null and ${holds}
+            -- else by the key of its format, niche and status filters (by_filters).
+            select s.id, a.id, a.first_seen, a.external_id
+              from batch_keys bk
+              join by_filters s on s.library = bk.library and s.key_format = bk.format and s.key_niche = bk.niche and s.key_status = bk.status
+              join batch a on a.id = bk.id
+             where ${holds}
           ), grouped as materialized (
             -- Per search, in the order /matches pages them: the batch's one match row of the search.
             select f.saved_search_id, count(*)::int as count,
