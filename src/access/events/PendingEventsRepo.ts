@@ -5,11 +5,7 @@ import { countOf } from "../../platform/db/Rows.js"
 import { maxAdIdsPerEvent } from "./OutboxEvent.js"
 
 /**
- * The SQL of `import_pending_events` (migration 0097): what an import's batches found, waiting
- * for the import's end to become one event per account, type and subject.
- */
-/**
- * The memory the import's end may sort and hash in (its transaction's \`work_mem\`): it reads
+ * The memory the import's end may sort and hash in (its transaction's `work_mem`): it reads
  * every pending ad of the import once (3.1 million at bench scale), which at the default 4 MB
  * spilled to disk. Its transaction also turns merge joins off: the planner, underestimating the
  * events, sorted every pending row by the four keys to join it to them, where hashing the events
@@ -18,6 +14,10 @@ import { maxAdIdsPerEvent } from "./OutboxEvent.js"
  */
 const tellWorkMem = "256MB"
 
+/**
+ * The SQL of `import_pending_events` (migration 0097): what an import's batches found, waiting
+ * for the import's end to become one event per account, type and subject.
+ */
 export class PendingEventsRepo extends Effect.Service<PendingEventsRepo>()("adintel/PendingEventsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
