@@ -43,19 +43,19 @@ const ownTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
 
 /** Changes as the columns the counting thread reads: each change's copy before (taken back), then after. */
 const copiesOf = (changes: ReadonlyArray<AdChange>): Copies => {
-  const copies = {
-    signs: [] as Array<number>,
-    library: [] as Array<string>,
-    first_seen: [] as Array<string>,
-    niche: [] as Array<string | null>,
-    country_counts: [] as Array<number>,
-    countries: [] as Array<string>,
-    language_counts: [] as Array<number>,
-    languages: [] as Array<string>,
-    headline: [] as Array<string | null>,
-    body: [] as Array<string | null>,
-    description: [] as Array<string | null>,
-    hook: [] as Array<string | null>
+  const copies: { -readonly [K in keyof Copies]: Array<Copies[K][number]> } = {
+    signs: [],
+    library: [],
+    first_seen: [],
+    niche: [],
+    country_counts: [],
+    countries: [],
+    language_counts: [],
+    languages: [],
+    headline: [],
+    body: [],
+    description: [],
+    hook: []
   }
   const add = (copy: AdCopy, sign: number) => {
     copies.signs.push(sign)
@@ -113,9 +113,11 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
      * transaction rolls back: its ads stay pending) and is started again at the next.
      */
     const thread = yield* lazyThreadOf<CountRequest, CountReply>(siblingModule(import.meta.url, "CountThread"))
-    const ask = <T extends CountReply["_tag"]>(tag: T, request: CountRequest, transfer?: ReadonlyArray<ArrayBuffer>) =>
-      Effect.flatMap(thread.run(request, transfer), (reply) =>
-        reply._tag === tag ? Effect.succeed(reply as Extract<CountReply, { _tag: T }>) : Effect.die(new Error(`the counting thread answered ${reply._tag}, not ${tag}`)))
+    const ask = <T extends CountReply["_tag"]>(tag: T, request: CountRequest, transfer?: ReadonlyArray<ArrayBuffer>) => {
+      const answers = (reply: CountReply): reply is Extract<CountReply, { _tag: T }> => reply._tag === tag
+      return Effect.flatMap(thread.run(request, transfer), (reply) =>
+        answers(reply) ? Effect.succeed(reply) : Effect.die(new Error(`the counting thread answered ${reply._tag}, not ${tag}`)))
+    }
 
     /**
      * Counting lanes read their batches one at a time, so that each takes the next few days
