@@ -107,6 +107,9 @@ const asQueryText = (value: unknown): string | ReadonlyArray<string> =>
 const pick = (args: JsonObject, names: ReadonlyArray<string>, f: (value: unknown) => unknown = (v) => v) =>
   Object.fromEntries(Object.entries(args).filter(([name]) => names.includes(name)).map(([name, value]) => [name, f(value)]))
 
+/** A contract schema as one that needs no services (`as`: the contract's schemas need none; `Schema.Any` types them as any context). */
+const contextFree = (schema: Schema.Schema.Any) => schema as Schema.Schema<unknown, unknown, never>
+
 const invalid = (error: ParseResult.ParseError) => new InvalidRequest({ error: describeParseError(error) })
 
 /**
@@ -122,8 +125,7 @@ const decodeArguments = (tool: Prepared, args: JsonObject) =>
     const decode = (schema: Option.Option<Schema.Schema.Any>, input: unknown) =>
       Option.match(schema, {
         onNone: () => Effect.succeed(undefined),
-        // (`as`: the route's schemas need no services; `Schema.Any` types them as any context.)
-        onSome: (schema) => Effect.mapError(Schema.decodeUnknown(schema as Schema.Schema<unknown, unknown, never>)(input), invalid)
+        onSome: (schema) => Effect.mapError(Schema.decodeUnknown(contextFree(schema))(input), invalid)
       })
     return {
       path: yield* decode(endpoint.pathSchema, pick(args, tool.parts.path, (v) => (typeof v === "string" ? v : JSON.stringify(v)))),
@@ -136,8 +138,7 @@ const decodeArguments = (tool: Prepared, args: JsonObject) =>
 const encodeFailure = (tool: Prepared, error: unknown): { readonly status: number; readonly body: JsonObject } => {
   for (const schema of tool.failures) {
     if (!Schema.is(Schema.typeSchema(schema))(error)) continue
-    // (`as`: the contract's error schemas need no services.)
-    const body = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)(error)
+    const body = Schema.encodeUnknownEither(contextFree(schema))(error)
     if (Either.isRight(body) && isJsonObject(body.right)) return { status: HttpApiSchema.getStatusErrorAST(schema.ast), body: body.right }
   }
   return { status: 500, body: { success: false, error: new InternalServerError().error } }
@@ -217,8 +218,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
         const request = yield* HttpServerRequest.HttpServerRequest
         const decoded = yield* decodeArguments(tool, args)
         const answer = yield* tool.route.run({ ...decoded, request })
-        // (`as`: the contract's success schemas need no services.)
-        const encoded = yield* Schema.encodeUnknown(tool.route.endpoint.successSchema as Schema.Schema<unknown, unknown, never>)(answer)
+        const encoded = yield* Schema.encodeUnknown(contextFree(tool.route.endpoint.successSchema))(answer)
         // A tool's route answers a JSON object (its output schema says so: test/mcp.test.ts).
         return isJsonObject(encoded) ? encoded : yield* Effect.dieMessage(`MCP tool ${tool.name}: the route answered no JSON object`)
       }).pipe(
