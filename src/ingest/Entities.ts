@@ -9,6 +9,7 @@ import type { Ad, Advertiser, Lander, Store } from "../ads/records/Ads.js"
 import { type EntityName, records } from "./Records.js"
 import type { StoreMetrics, StoreProduct } from "../stores/records/Stores.js"
 import { keysOf } from "../kernel/Guards.js"
+import { now } from "../kernel/UtcDay.js"
 import {
   type DailyPoint,
   metricsOf,
@@ -198,7 +199,7 @@ export const entities = {
     duringImport: (effect) => Effect.flatMap(ImportEvents, (imports) => imports.duringImport(effect)),
     afterImport: Effect.zipRight(
       Effect.flatMap(TrendCounts, (counts) => counts.kick),
-      Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(Clock.currentTimeMillis, (ms) => searches.checked(new Date(ms))))
+      Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(now, searches.checked))
     )
   } satisfies Entity<Ad>,
   "shop-categories": {

@@ -22,5 +22,8 @@ export const addDays = (day: UtcDay, days: number): UtcDay => dayOf(startOf(day)
 /** How many days `from`..`to` holds, both included (0 when `to` is before `from`). */
 export const daysIn = (from: UtcDay, to: UtcDay): number => Math.max(0, Math.round((startOf(to) - startOf(from)) / dayMillis) + 1)
 
+/** The clock's instant, as a `Date` (what services stamp rows and compare times with). */
+export const now: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
 /** Today, by the clock. */
 export const today: Effect.Effect<UtcDay> = Effect.map(Clock.currentTimeMillis, dayOf)

@@ -1,4 +1,4 @@
-import { Clock, Config, Duration, Effect, Option, Ref, SubscriptionRef } from "effect"
+import { Config, Duration, Effect, Option, Ref, SubscriptionRef } from "effect"
 import { type CallerInfo, planNames } from "../access/gateway/Api.js"
 import {
   maxSimilarScripts,
@@ -15,6 +15,7 @@ import { ScriptWriter } from "./engines/script/ScriptWriter.js"
 import { Transcriber } from "./engines/speech/Transcriber.js"
 import { TranscriptsRepo } from "./TranscriptsRepo.js"
 import { traced } from "../platform/telemetry/Tracing.js"
+import { now } from "../kernel/UtcDay.js"
 
 /** A generation request, the record named by its id whatever the route calls it. */
 export interface GenerateRequest {
@@ -59,7 +60,6 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       Config.validate({ message: "TRANSCRIBE_QUEUE_TIMEOUT must be positive", validation: Duration.greaterThan(Duration.zero) })
     )
     const waiting = yield* SubscriptionRef.make(0)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
      * Runs `work` in one of the process's turns. A caller that waits `TRANSCRIBE_QUEUE_TIMEOUT`

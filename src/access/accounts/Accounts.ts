@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { AccountEvents, type KeyOrigin } from "../events/AccountEvents.js"
 import { Conflict, NotFound } from "../../kernel/Errors.js"
 import { AccountId } from "../../kernel/Ids.js"
@@ -10,6 +10,7 @@ import type { AccountView, CreateAccount, CreatedAccount, UpdateAccount } from "
 import { type AccountRow, AccountsRepo } from "./AccountsRepo.js"
 import * as Password from "./Password.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { now } from "../../kernel/UtcDay.js"
 
 const accountNotFound = new NotFound({ error: "Account not found" })
 
@@ -45,7 +46,6 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
     const sealer = yield* KeySealer
     const events = yield* AccountEvents
     const sql = yield* SqlClient.SqlClient
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const view = (id: AccountId) =>
       Effect.gen(function*() {

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Context, Duration, Effect, Option } from "effect"
+import { Context, Duration, Effect, Option } from "effect"
 import { traced } from "../../platform/telemetry/Tracing.js"
 import { OutboxRepo } from "./OutboxRepo.js"
 import { PendingEventsRepo } from "./PendingEventsRepo.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /**
  * The import the current batch belongs to (set by `ImportEvents.duringImport` around the whole
@@ -28,7 +29,6 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
   effect: Effect.gen(function*() {
     const repo = yield* PendingEventsRepo
     const outbox = yield* OutboxRepo
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** Records the events of import `id` (and of imports that died before their end) in one statement. */
     const tell = (id: string, at: Date) =>

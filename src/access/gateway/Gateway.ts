@@ -9,6 +9,7 @@ import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type Op
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
 import { Replica } from "./Replica.js"
 import type { AccountId } from "../../kernel/Ids.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
 export const rateWindowSeconds = 60
@@ -70,7 +71,6 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     const repo = yield* GatewayRepo
     const replica = yield* Replica
     const config = yield* AppConfig
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const rateOf = (row: AdmitRow): RateWindow => ({
       limit: config.rateLimitPerMinute,

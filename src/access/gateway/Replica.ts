@@ -1,6 +1,7 @@
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { GatewayRepo } from "./GatewayRepo.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /**
  * This process as the other replicas on the database see it (G4): a row whose heartbeat it
@@ -13,7 +14,6 @@ export class Replica extends Effect.Service<Replica>()("adintel/Replica", {
   scoped: Effect.gen(function*() {
     const repo = yield* GatewayRepo
     const config = yield* AppConfig
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const id = yield* Effect.acquireRelease(
       Effect.flatMap(now, repo.registerReplica),
       (id) => Effect.flatMap(now, (at) => repo.retireReplica(id, at))

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto"
-import { Clock, Data, Duration, Effect, Option } from "effect"
+import { Data, Duration, Effect, Option } from "effect"
 import { isStorable } from "../../kernel/Text.js"
 import { oauthSettings } from "./Config.js"
 import { type ClientRow, type IssuedTokens, OAuthRepo } from "./OAuthRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
 import { isJsonObject, isTextList } from "../../kernel/Guards.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /**
  * The OAuth 2.1 authorization server of the MCP endpoint (spec: INTERPRETATIONS M3, M4; RFC 6749,
@@ -138,7 +139,6 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
   effect: Effect.gen(function*() {
     const repo = yield* OAuthRepo
     const settings = yield* oauthSettings
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const after = (at: Date, duration: Duration.Duration) => new Date(at.getTime() + Duration.toMillis(duration))
     const day = Duration.days(1)
 

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto"
-import { Clock, Data, Duration, Effect, Option } from "effect"
+import { Data, Duration, Effect, Option } from "effect"
 import { type AccountRow, AccountsRepo } from "../accounts/AccountsRepo.js"
 import { Accounts, accountView } from "../accounts/Accounts.js"
 import * as Password from "../accounts/Password.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { InvalidRequest } from "../../kernel/Errors.js"
-import { addDays, dayMillis, dayOf, startOf } from "../../kernel/UtcDay.js"
+import { addDays, dayMillis, dayOf, now, startOf } from "../../kernel/UtcDay.js"
 import { type CallerInfo, PlanRequired } from "../gateway/Api.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "../gateway/Meters.js"
 import { type LogsQuery, type LogsResponse, maxLogOffset, type UsageResponse } from "./Api.js"
@@ -81,7 +81,6 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
     const accountsRepo = yield* AccountsRepo
     const accounts = yield* Accounts
     const config = yield* AppConfig
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const idleSince = (at: Date) => new Date(at.getTime() - Duration.toMillis(config.sessionIdleTimeout))
     // Compared against when an e-mail has no account, so both answers take as long.
     const decoyHash = yield* Password.hash(randomBytes(16).toString("hex"))

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { windowOf } from "../../kernel/Paging.js"
@@ -10,6 +10,7 @@ import { trackingLimits } from "./BrandsConfig.js"
 import { type BrandNews, BrandsRepo, type Tracker, type TrackedRow } from "./BrandsRepo.js"
 import { type AccountId, BrandId, idOf } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { now } from "../../kernel/UtcDay.js"
 
 export type { BrandNews, NewAd, Tracker } from "./BrandsRepo.js"
 
@@ -51,7 +52,6 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
     const repo = yield* BrandsRepo
     const search = yield* AdSearch
     const limits = yield* trackingLimits
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** The brand a request names (its id branded on the way in: one no brand can have is not found). */
     const brandOf = (id: string) =>

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { ImportEvents } from "../../access/events/ImportEvents.js"
 import type { EventType } from "../../access/events/OutboxEvent.js"
 import { type CallerInfo, planTitle } from "../../access/gateway/Api.js"
@@ -21,6 +21,7 @@ import {
   type SavedSearchesQuery
 } from "./Api.js"
 import { type BatchMatches, type MatchAfter, type MatchColumns, SavedSearchesRepo, type StoredSearch } from "./SavedSearchesRepo.js"
+import { now } from "../../kernel/UtcDay.js"
 
 export type { BatchMatches } from "./SavedSearchesRepo.js"
 
@@ -94,7 +95,6 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
     const repo = yield* SavedSearchesRepo
     const tokens = yield* ScrollToken
     const imports = yield* ImportEvents
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
 import { SavedSearches } from "../../ads/savedSearches/SavedSearches.js"
 import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
@@ -12,6 +12,7 @@ import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
 import { type AccountId, SavedSearchId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /** The thresholds of monthly credits used that the owner hears of, once per period each. */
 export const creditThresholds = [80, 100] as const
@@ -245,7 +246,7 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
 
     return traced("AccountAlerts", {
       /** One pass at the clock's instant; how many items were new. */
-      pass: Effect.flatMap(Clock.currentTimeMillis, (ms) => pass(new Date(ms))),
+      pass: Effect.flatMap(now, pass),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** The loop, for a layer to fork: a pass at start, then one every `NOTIFICATION_ALERTS_EVERY`. */

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { Accounts } from "../../access/accounts/Accounts.js"
 import { BrandTracker, type Tracker } from "../../ads/brands/BrandTracker.js"
 import { AppConfig } from "../../platform/AppConfig.js"
@@ -13,6 +13,7 @@ import { dueSlot } from "./DigestSchedule.js"
 import { type Digest, digestItems, digestMail } from "./DigestText.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /** Accounts read per page of a pass. */
 const pageSize = 500
@@ -104,7 +105,7 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
 
     return traced("Digests", {
       /** One pass at the clock's instant; how many digests this replica took. */
-      pass: Effect.flatMap(Clock.currentTimeMillis, (ms) => pass(new Date(ms))),
+      pass: Effect.flatMap(now, pass),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** The job, for a layer to fork: a pass at start, then one every `DIGEST_CHECK_EVERY` (on the hour by default). */

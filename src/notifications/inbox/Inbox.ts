@@ -1,9 +1,10 @@
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import type { MarkRead, Notification, NotificationsQuery } from "./Api.js"
 import { type Delivery, InboxRepo } from "./InboxRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { traced } from "../../platform/telemetry/Tracing.js"
+import { now } from "../../kernel/UtcDay.js"
 
 export type { Delivery }
 
@@ -19,7 +20,6 @@ export const retentionDays = 365
 export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
   effect: Effect.gen(function*() {
     const repo = yield* InboxRepo
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const fresh = (items: ReadonlyArray<Delivery>): Effect.Effect<ReadonlyArray<Delivery>> =>
       Effect.flatMap(now, (at) => repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
 

@@ -1,6 +1,6 @@
 import * as http from "node:http"
 import * as https from "node:https"
-import { Clock, Deferred, Duration, Effect, Option, Random, Ref } from "effect"
+import { Deferred, Duration, Effect, Option, Random, Ref } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { record as recordMetric, webhookAttempts, webhookBacklog } from "../../platform/telemetry/Metrics.js"
@@ -13,6 +13,7 @@ import { type Target, targets } from "./Targets.js"
 import { webhookSettings } from "./WebhooksConfig.js"
 import { type ClaimedAttempt, type DisabledEndpoint, type Outcome, WebhooksRepo } from "./WebhooksRepo.js"
 import { errorCodeOf } from "../../kernel/Guards.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /** H3: an answer counts only when a 2xx arrives within this. */
 export const attemptTimeout = Duration.seconds(10)
@@ -114,7 +115,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
     // A claim takes no more than can be sent at once (the caps hold over every replica): the
     // lease outlasts one attempt's timeout, with room to write its outcome.
     const leaseMs = Duration.toMillis(attemptTimeout) + 30_000
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const secretsOf = (attempt: ClaimedAttempt, at: Date) =>
       Effect.all([

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
@@ -12,6 +12,7 @@ import { newSecret } from "./Signing.js"
 import { targets } from "./Targets.js"
 import { endpointLimits, webhookSettings } from "./WebhooksConfig.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
+import { now } from "../../kernel/UtcDay.js"
 
 /** How long a rotated-out secret keeps signing, beside the new one. */
 export const rotationOverlap = Duration.hours(24)
@@ -39,7 +40,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
     const sql = yield* SqlClient.SqlClient
     const { allowLoopback } = yield* webhookSettings
     const { check } = targets(allowLoopback)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(webhookId(id), (found) =>
