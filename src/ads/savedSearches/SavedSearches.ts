@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ImportEvents } from "../../access/events/ImportEvents.js"
 import type { EventType } from "../../access/events/OutboxEvent.js"
@@ -95,6 +96,7 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
     const repo = yield* SavedSearchesRepo
     const tokens = yield* ScrollToken
     const imports = yield* ImportEvents
+    const sql = yield* SqlClient.SqlClient
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(
@@ -142,8 +144,11 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
       /** Deletes the search, and what its new matches left pending (no event is told for it). */
       remove: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
         Effect.flatMap(searchId(id), (sid) =>
-          Effect.flatMap(repo.remove(account, sid), (gone) =>
-            gone ? imports.forget(matchesNew, sid) : Effect.fail(savedSearchNotFound))),
+          // One transaction: the search and what it left pending go together, or neither.
+          sql.withTransaction(Effect.flatMap(repo.remove(account, sid), (gone) =>
+            gone ? imports.forget(matchesNew, sid) : Effect.fail(savedSearchNotFound))).pipe(
+            Effect.catchTag("SqlError", Effect.die)
+          )),
 
       /** P1 over the search's matches: a token continues only this saved search. */
       matches: (account: AccountId, id: string, query: MatchesQuery): Effect.Effect<Page<AdView>, NotFound | InvalidRequest> =>
