@@ -9,7 +9,7 @@ import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
 import { advertiser } from "./support/BrandWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, call, testServer } from "./support/TestServer.js"
+import { account, call, sendJson, testServer } from "./support/TestServer.js"
 
 /**
  * Tracked brands' diffs once per import (issue 32; H3; SPEC-NOTES "One generic pending-per-import
@@ -122,12 +122,7 @@ describe("brand diffs once per import (H3)", () => {
     it.effect("a saved search deleted while an import runs is told nothing of that import's earlier batches", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account({ plan: "pro" })
-        const created = yield* call("/api/v1/saved-searches", {
-          method: "POST",
-          headers: { "X-API-Key": api_key, "content-type": "application/json" },
-          body: JSON.stringify({ name: "Short-lived", library: "social", filters: { q: "quoll" } })
-        })
-        const search: string = JSON.parse(created.body).saved_search.id
+        const search: string = (yield* sendJson(api_key, "POST", "/api/v1/saved-searches", { name: "Short-lived", library: "social", filters: { q: "quoll" } })).json.saved_search.id
         const ingest = yield* Ingest
         // The import pauses once its first batch (1,000 lines, 100 matches) is committed.
         const firstBatch = yield* Deferred.make<void>()
@@ -152,12 +147,7 @@ describe("brand diffs once per import (H3)", () => {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const { api_key, id } = yield* account({ plan: "pro" })
-        const created = yield* call("/api/v1/saved-searches", {
-          method: "POST",
-          headers: { "X-API-Key": api_key, "content-type": "application/json" },
-          body: JSON.stringify({ name: "Before the upgrade", library: "social", filters: { q: "kinkajou" } })
-        })
-        const search: string = JSON.parse(created.body).saved_search.id
+        const search: string = (yield* sendJson(api_key, "POST", "/api/v1/saved-searches", { name: "Before the upgrade", library: "social", filters: { q: "kinkajou" } })).json.saved_search.id
         // The database as 0096 left it, with the row of an import that died two hours ago pending in 0095's table.
         yield* sql`drop table import_pending_events`
         yield* m0095
