@@ -38,8 +38,10 @@ const databaseAlone = (name: "ads", records: Iterable<unknown>) =>
     const entity: Entity<any> = entities[name]
     const lanes = entity.lanes ?? defaultLanes
     const decode = Schema.decodeUnknownSync(entity.schema)
-    // Cascade: rows that refer to the entity (saved ads, trend counts) go too; the database is a scratch one.
-    yield* Effect.orDie(sql.unsafe(`truncate ${entity.tables.join(", ")} cascade`))
+    // Cascade: rows that refer to the entity (saved ads, trend counts) go too; the database is a
+    // scratch one. Only the entity's own table: its other tables (the ads' `landers`) are what
+    // its records refer to, and emptied they turned nearly every ad into a refused line.
+    yield* Effect.orDie(sql.unsafe(`truncate ${entity.tables[0]} cascade`))
     let line = 0
     let writing = 0
     let batch: Array<Numbered<unknown>> = []

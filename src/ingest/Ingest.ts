@@ -2,7 +2,7 @@ import { Chunk, Effect, Either, GroupBy, Option, Schema, Stream } from "effect"
 import { describeParseError, fieldName } from "../kernel/Issues.js"
 import { parseJson } from "../kernel/Json.js"
 import { importedRecords, record } from "../platform/telemetry/Metrics.js"
-import { textRule, unstorableTextAt } from "../kernel/Text.js"
+import { mayHoldUnstorable, textRule, unstorableTextAt } from "../kernel/Text.js"
 import { IngestRepo, type LineError } from "./IngestRepo.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { type Entity, entities, type Numbered } from "./Entities.js"
@@ -122,12 +122,16 @@ export const boundedLines = (max: number) => <E, R>(bytes: Stream.Stream<Uint8Ar
 const parseLine = (text: Line, line: number): Parsed => {
   if (text === oversized) return { line, value: Either.left(`line is longer than ${maxLineLength} bytes`) }
   if (text === notUtf8) return { line, value: Either.left("line is not valid UTF-8") }
-  return { line, value: Either.flatMap(parseJson(text), checkRecordShape) }
+  return { line, value: Either.flatMap(parseJson(text), (value) => checkRecordShape(value, mayHoldUnstorable(text))) }
 }
 
-/** A parsed line that can be validated: an object whose text PostgreSQL can store. */
-const checkRecordShape = (value: unknown): Either.Either<unknown, string> => {
+/**
+ * A parsed line that can be validated: an object whose text PostgreSQL can store (searched
+ * only when the line's JSON text may hold a string it cannot: `mayHoldUnstorable`).
+ */
+const checkRecordShape = (value: unknown, search: boolean): Either.Either<unknown, string> => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return Either.left("not a JSON object")
+  if (!search) return Either.right(value)
   return Option.match(unstorableTextAt(value), {
     onNone: () => Either.right(value),
     onSome: (path) => Either.left(`${path.length === 0 ? "a field name" : fieldName(path)}: ${textRule}`)

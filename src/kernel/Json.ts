@@ -9,6 +9,12 @@ export const maxJsonDepth = 32
 
 /** Whether `text`'s arrays and objects nest at most `max` deep; strings are skipped. One pass, no allocation. */
 export const nestsWithin = (text: string, max: number): boolean => {
+  // At most `max` brackets in all (strings' included) cannot nest deeper: counted by the
+  // native search, the usual record (an import line) needs no walk of its characters.
+  let brackets = 0
+  for (let i = text.indexOf("{"); i !== -1 && brackets <= max; i = text.indexOf("{", i + 1)) brackets++
+  for (let i = text.indexOf("["); i !== -1 && brackets <= max; i = text.indexOf("[", i + 1)) brackets++
+  if (brackets <= max) return true
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {

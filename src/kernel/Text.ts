@@ -13,6 +13,16 @@ const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 /** Whether PostgreSQL can store `text` as it is. */
 export const isStorable = (text: string): boolean => !unstorable.test(text)
 
+/** An escaped NUL or surrogate in JSON text. */
+const escapedUnstorable = /\\u(0000|[dD][89a-fA-F])/
+
+/**
+ * Whether a value parsed from the JSON `text` may hold a string `unstorableTextAt` refuses:
+ * false when the text has no NUL or surrogate, raw or escaped (a surrogate pair counts: the
+ * answer may be a false alarm, never a miss). Lets an import skip the walk of a clean line.
+ */
+export const mayHoldUnstorable = (text: string): boolean => unstorable.test(text) || escapedUnstorable.test(text)
+
 const isPlainObject = (value: object): value is Record<string, unknown> => {
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
