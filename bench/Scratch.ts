@@ -151,7 +151,7 @@ export const runBench = (main: () => Promise<void>) =>
   })
 
 /** A free loopback port. */
-export const freePort = () =>
+const freePort = () =>
   new Promise<number>((resolve) => {
     const probe = net.createServer().listen(0, "127.0.0.1", () => {
       const { port } = probe.address() as net.AddressInfo
@@ -193,9 +193,23 @@ const answersHealth = (port: number) =>
     }).on("error", () => resolve(false))
   })
 
-/** The server as its own process; its log goes to a file (a pipe the busy load generator
- * drains late would block the server's writes and measure the harness instead). */
-export const startServer = async (url: string, port: number, logFile: string, env: Record<string, string> = {}) => {
+/**
+ * The server as its own process, started on a free loopback port, once it answers `/health`:
+ * its pid, port and `stop`. Its log goes to a file (a pipe the busy load generator drains late
+ * would block the server's writes and measure the harness instead). A port is free when probed and may be taken before the server binds it (another
+ * test's connection, a replica): a start that fails with EADDRINUSE is tried again on another
+ * port, up to five times.
+ */
+export const startServer = async (url: string, logFile: string, env: Record<string, string> = {}) => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const started = await startServerOn(url, port, logFile, env, attempt < 5)
+    if (started !== "port taken") return { ...started, port }
+  }
+}
+
+/** The service on `port`, or "port taken" when `retry` and it could not bind it. */
+const startServerOn = async (url: string, port: number, logFile: string, env: Record<string, string>, retry: boolean) => {
   // BENCH_PROFILE_DIR=dir writes a CPU profile of the server there.
   const profile = process.env["BENCH_PROFILE_DIR"]
   const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
@@ -215,9 +229,10 @@ export const startServer = async (url: string, port: number, logFile: string, en
   })
   let exited = false
   let stopping = false
+  let starting = true
   child.once("exit", (code, signal) => {
     exited = true
-    if (stopping) return
+    if (stopping || starting) return
     // A server that goes away mid-benchmark: say how, with the end of its log (removed with the
     // run's directory), so a request that gets no answer can be read against it.
     void readFile(logFile, "utf8").then((text) =>
@@ -238,11 +253,21 @@ export const startServer = async (url: string, port: number, logFile: string, en
     })
   const forget = onInterrupt(stop)
   for (let i = 0; ; i++) {
+    if (exited) {
+      const text = await readFile(logFile, "utf8")
+      if (retry && text.includes("EADDRINUSE")) {
+        forget()
+        await log.close()
+        return "port taken" as const
+      }
+      console.error(`The server exited while starting; the end of its log:\n${text.split("\n").slice(-40).join("\n")}`)
+    }
     if (exited || i > 1_200) throw new Error(`server did not start; see ${logFile}`)
     const up = await answersHealth(port)
     if (up) break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  starting = false
   return { pid: child.pid!, stop }
 }
 

@@ -22,7 +22,7 @@ import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
 import { landersAndTrends, windowMove } from "./landers.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, freePort, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -45,8 +45,7 @@ const reworded = (body: string) => body.split(/(?<=[.!?])\s+/).reverse().join(" 
 
 
 const measure = async (url: string, dir: string, loaded: boolean) => {
-    const port = await freePort()
-    const serve = () => startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    const serve = () => startServer(url, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
     // Alongside: the server, started first, counts what the import's batches tell it of.
     const early = alongside && !loaded ? await serve() : undefined
     let imported = 0
@@ -87,7 +86,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     }
     if (picked.length === 0) throw new Error(`no social ad with a body in the ${scaleName} world`)
     const server = early ?? await serve()
-    const base = `http://127.0.0.1:${port}`
+    const base = `http://127.0.0.1:${server.port}`
     const request = timedClient(base, key!, await pgCpuMeter(url))
     try {
       const countries = ["US", "GB", "CA", "AU", "DE"]

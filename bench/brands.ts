@@ -14,7 +14,7 @@ import * as path from "node:path"
 import pg from "pg"
 import { type ScaleName, scales } from "../src/demo/World.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, freePort, loadWorld, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
 const tracked = 25
@@ -60,9 +60,8 @@ const fillInbox = async (url: string, key: string) => {
 export const measureBrands = async (url: string, dir: string) => {
   const [key] = await createAccounts(url, 1)
   await fillInbox(url, key!)
-  const port = await freePort()
-  const server = await startServer(url, port, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
-  const request = timedClient(`http://127.0.0.1:${port}`, key!, await pgCpuMeter(url))
+  const server = await startServer(url, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+  const request = timedClient(`http://127.0.0.1:${server.port}`, key!, await pgCpuMeter(url))
   try {
     const brands = await busiest(url, tracked)
     for (const id of brands) await request("/api/v1/brands/follow", { id })

@@ -8,7 +8,7 @@
  */
 import autocannon from "autocannon"
 import * as path from "node:path"
-import { createAccounts, freePort, type LoadFigures, runBench, setting, startServer, withScratchDatabase } from "./Scratch.js"
+import { createAccounts, type LoadFigures, runBench, setting, startServer, withScratchDatabase } from "./Scratch.js"
 
 const accountsCount = setting("BENCH_ACCOUNTS", 1000)
 const seconds = setting("BENCH_SECONDS", 10)
@@ -55,8 +55,8 @@ const main = () =>
     console.log(`Creating ${accountsCount} accounts per round…`)
     const allKeys = await createAccounts(url, accountsCount * (rounds + 1))
     const keysOf = (set: number) => allKeys.slice(set * accountsCount, (set + 1) * accountsCount)
-    const port = await freePort()
-    const server = await startServer(url, port, path.join(dir, "server.log"))
+    const server = await startServer(url, path.join(dir, "server.log"))
+    const port = server.port
     try {
       const base = `http://127.0.0.1:${port}`
       // BENCH_ONLY=metered (or unmetered) loads one route, to profile it alone.

@@ -14,7 +14,7 @@
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, freePort, loadWorld, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
@@ -37,9 +37,8 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
   const summed = await sumAhead(url)
   console.log(`  rollups and suggestions summed ahead: ${summed.computed} computed in ${summed.seconds.toFixed(1)} s`)
   const [key] = await createAccounts(url, 1)
-  const port = await freePort()
-  const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
-  const request = timedClient(`http://127.0.0.1:${port}`, key!, await pgCpuMeter(url))
+  const server = await startServer(url, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+  const request = timedClient(`http://127.0.0.1:${server.port}`, key!, await pgCpuMeter(url))
   const prefix = "/api/v1/clipapp-shop"
   try {
     const generated = world({ scale: scales[scaleName], seed, today: new Date().toISOString().slice(0, 10) })

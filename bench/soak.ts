@@ -12,7 +12,7 @@ import autocannon from "autocannon"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { type ScaleName, scales } from "../src/demo/World.js"
-import { createAccounts, freePort, type LoadFigures, loadWorld, runBench, setting, startServer, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, type LoadFigures, loadWorld, runBench, setting, startServer, withBenchDatabase } from "./Scratch.js"
 
 const scale = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
 if (!(scale in scales)) throw new Error(`BENCH_SCALE must be one of ${Object.keys(scales).join(", ")}`)
@@ -107,8 +107,8 @@ const main = () =>
       await loadWorld(url, { scale, seed: 1 })
     }
     const keys = await createAccounts(url, accountsCount)
-    const port = await freePort()
-    const server = await startServer(url, port, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    const server = await startServer(url, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    const port = server.port
     try {
       const base = `http://127.0.0.1:${port}`
       await waitReady(base)

@@ -24,7 +24,7 @@ import { drawArt } from "../src/stores/media/ProductArt.js"
 import { colourBins, featuresOf } from "../src/stores/visual/Features.js"
 import { VisualRepo } from "../src/stores/visual/VisualRepo.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, freePort, loadWorld, onDatabase, runBench, startServer, type Timed, timedFetch, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, onDatabase, runBench, startServer, type Timed, timedFetch, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const imageCount = Number(process.env["BENCH_IMAGES"] ?? 200_000)
@@ -97,13 +97,12 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     return { i, bytes: new Uint8Array(jpeg) }
   }))
   const [key] = await createAccounts(url, 1)
-  const port = await freePort()
-  const server = await startServer(url, port, path.join(dir, "server.log"), {
+  const server = await startServer(url, path.join(dir, "server.log"), {
     RATE_LIMIT_PER_MINUTE: "100000",
     DEMO_DATA: "false",
     STORE_MEDIA_DIR: path.join(dir, "media")
   })
-  const base = `http://127.0.0.1:${port}`
+  const base = `http://127.0.0.1:${server.port}`
   const timed = timedFetch(base, key!, await pgCpuMeter(url))
   const upload = (n: number, fields: Record<string, string> = {}) => {
     const form = new FormData()
