@@ -335,7 +335,8 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
       })
 
-    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from import_pending_events`)
+    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`
+      select (select count(*) from import_pending_events)::int + (select count(*) from import_pending_query_matches)::int as n`)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
     it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>

@@ -196,7 +196,8 @@ export const entities = {
     schema: records.ads.schema,
     key: (a) => `${a.library}/${a.external_id}`,
     write: writeAds,
-    duringImport: (effect) => Effect.flatMap(ImportEvents, (imports) => imports.duringImport(effect)),
+    duringImport: (effect) =>
+      Effect.flatMap(Effect.zip(ImportEvents, SavedSearches), ([imports, searches]) => imports.duringImport(effect, [searches.teller])),
     afterImport: Effect.zipRight(
       Effect.flatMap(TrendCounts, (counts) => counts.kick),
       Effect.flatMap(SavedSearches, (searches) => Effect.flatMap(now, searches.checked))

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { Context, Duration, Effect, Option } from "effect"
 import { traced } from "../../platform/telemetry/Tracing.js"
 import { OutboxRepo } from "./OutboxRepo.js"
-import { PendingEventsRepo } from "./PendingEventsRepo.js"
+import { PendingEventsRepo, type Teller } from "./PendingEventsRepo.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /**
@@ -31,8 +31,8 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
     const outbox = yield* OutboxRepo
 
     /** Records the events of import `id` (and of imports that died before their end) in one statement. */
-    const tell = (id: string, at: Date) =>
-      repo.tell(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => outbox.insertFrom(found, at))
+    const tell = (id: string, at: Date, also: ReadonlyArray<Teller>) =>
+      repo.tell(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => outbox.insertFrom(found, at), also)
 
     return traced("ImportEvents", {
       /** The insert of pending rows for import `importId` (`PendingEventsRepo.insertFrom`), to embed in a batch's statement. */
@@ -41,30 +41,31 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
       /**
        * Runs one batch's writes of pending rows (call it in the batch's transaction) under the
        * current import's id; a batch outside an import is an import of its own, told in its
-       * transaction right after.
+       * transaction right after (with the `also` tellers of the pending rows it writes elsewhere).
        */
-      inBatch: <A, E, R>(write: (importId: string) => Effect.Effect<A, E, R>, at: Date): Effect.Effect<A, E, R> =>
+      inBatch: <A, E, R>(write: (importId: string) => Effect.Effect<A, E, R>, at: Date, also: ReadonlyArray<Teller> = []): Effect.Effect<A, E, R> =>
         Effect.flatMap(Effect.serviceOption(CurrentImport), (current) =>
           Option.match(current, {
             onSome: ({ id }) => write(id),
             onNone: () =>
               Effect.suspend(() => {
                 const id = randomUUID()
-                return Effect.zipLeft(write(id), tell(id, at))
+                return Effect.zipLeft(write(id), tell(id, at, also))
               })
           })),
 
       /**
        * Runs an import (every lane of it) as one import: what its batches left pending is told
        * when it ends, whether it succeeded, failed or was interrupted, one event per account,
-       * type and subject, in one transaction.
+       * type and subject, in one transaction; the `also` tellers tell the pending rows its
+       * batches wrote elsewhere (the saved searches' per query) in the same one.
        */
-      duringImport: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, CurrentImport>> =>
+      duringImport: <A, E, R>(effect: Effect.Effect<A, E, R>, also: ReadonlyArray<Teller> = []): Effect.Effect<A, E, Exclude<R, CurrentImport>> =>
         Effect.suspend(() => {
           const id = randomUUID()
           return effect.pipe(
             Effect.provideService(CurrentImport, { id }),
-            Effect.ensuring(Effect.flatMap(now, (at) => tell(id, at)).pipe(
+            Effect.ensuring(Effect.flatMap(now, (at) => tell(id, at, also)).pipe(
               Effect.withSpan("ImportEvents.tell"),
               Effect.catchAllCause((cause) => Effect.logError("The import's events wait for a later import", cause))
             ))

@@ -15,6 +15,14 @@ import { maxAdIdsPerEvent } from "./OutboxEvent.js"
 const tellWorkMem = "256MB"
 
 /**
+ * Another kind of pending row told at an import's end, in the same transaction (the saved
+ * searches' per-query rows, `SavedSearchesRepo.tell`): takes import `importId`'s rows (and those
+ * of imports that wrote none since `staleBefore`), records their events with `record`, and
+ * answers how many it recorded.
+ */
+export type Teller = (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment) => Effect.Effect<number>
+
+/**
  * The SQL of `import_pending_events` (migration 0097): what an import's batches found, waiting
  * for the import's end to become one event per account, type and subject.
  */
@@ -42,10 +50,10 @@ export class PendingEventsRepo extends Effect.Service<PendingEventsRepo>()("adin
        * of the events a query selects): the pending `data` with `count` summed over the batches
        * and `ad_ids` the newest 100 of them. Answers how many events it recorded. A row is taken
        * once: two statements taking the same rows wait for each other, and the later finds them
-       * gone.
+       * gone. The `also` tellers tell their own rows in the same transaction.
        */
-      tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
-        sql.withTransaction(Effect.zipRight(sql`select set_config('work_mem', ${tellWorkMem}, true), set_config('enable_mergejoin', 'off', true)`, countOf(sql`
+      tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment, also: ReadonlyArray<Teller>): Effect.Effect<number> =>
+        sql.withTransaction(Effect.zipRight(sql`select set_config('work_mem', ${tellWorkMem}, true), set_config('enable_mergejoin', 'off', true)`, Effect.zipWith(countOf(sql`
           with taken as (
             delete from import_pending_events p
              where p.import_id = ${importId}::uuid
@@ -69,7 +77,9 @@ export class PendingEventsRepo extends Effect.Service<PendingEventsRepo>()("adin
           ), recorded as (
             ${record(sql`select t.account_id, t.type, t.data from told t order by t.import_id, t.account_id, t.type, t.subject`)}
           )
-          select count(*)::int as n from told`))).pipe(Effect.orDie),
+          select count(*)::int as n from told`).pipe(Effect.orDie),
+        Effect.forEach(also, (teller) => teller(importId, staleBefore, record)),
+        (n, more) => more.reduce((sum, m) => sum + m, n)))).pipe(Effect.orDie),
 
       /** Forgets the pending rows of one subject (a saved search deleted): its events are not told. */
       forget: (type: string, subject: string): Effect.Effect<void> =>

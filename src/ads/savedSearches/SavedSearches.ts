@@ -177,8 +177,11 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
        * saved search among `adIds` (the ads the batch stored for the first time), kept pending
        * for the batch's import (`ImportEvents.inBatch`), whose end tells them.
        */
-      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<ReadonlyArray<BatchMatches>> =>
-        imports.inBatch((importId) => repo.matchBatch(adIds, at, importId, (source) => imports.pendingFrom(importId, source, at)), at),
+      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<BatchMatches> =>
+        imports.inBatch((importId) => repo.matchBatch(adIds, at, importId), at, [repo.tell]),
+
+      /** What tells the saved searches' pending matches at an import's end (`ImportEvents.duringImport`'s `also`). */
+      teller: repo.tell,
 
       /** An import finished looking at `at` (the searches' `last_checked_at`). */
       checked: repo.checked,

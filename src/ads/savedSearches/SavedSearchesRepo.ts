@@ -65,12 +65,14 @@ export const StoredSearch = Schema.Struct({
 })
 export type StoredSearch = typeof StoredSearch.Type
 
-/** What one batch's pass found for one saved search (its import's event carries the ads' ids). */
+/**
+ * What one batch's pass found: how many queries matched, their matches (each stored once), and
+ * what that makes for their saved searches (a query's matches once per search asking it).
+ */
 export const BatchMatches = Schema.Struct({
-  saved_search_id: SavedSearchId,
-  account_id: AccountId,
-  library: AdLibrary,
-  count: Schema.Int
+  queries: Schema.Int,
+  found: Schema.Int,
+  matches: Schema.Int
 })
 export type BatchMatches = typeof BatchMatches.Type
 
@@ -87,6 +89,13 @@ const matchColumns = [
   "first_seen_from", "first_seen_before", "last_seen_from", "last_seen_before", "min_days_running", "max_days_running",
   "min_likes", "max_likes", "min_comments", "max_comments", "min_shares", "max_shares", "min_views", "max_views"
 ] as const
+
+/**
+ * What names a query (`saved_search_queries.key`, migration 0102, which hashes the same list):
+ * its library, compiled text and every typed filter, the instants as epoch seconds (their text
+ * would follow the session's time zone).
+ */
+const keyColumns = ["k.library", "k.tsq::text", ...matchColumns.map((name) => name.includes("seen_") ? `extract(epoch from k.${name})` : `k.${name}`)]
 
 export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adintel/SavedSearchesRepo", {
   effect: Effect.gen(function*() {
@@ -127,25 +136,38 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           execute: () => sql`select websearch_to_tsquery('english', ${q})::text as tsq`
         })(undefined).pipe(Effect.map((r) => r.tsq), Effect.orDie),
 
-      /** Stores a search under the account's lock unless it already holds `cap`; `false` when full. */
+      /**
+       * Stores a search under the account's lock unless it already holds `cap`; `false` when
+       * full. The search points at the query of its library and typed filters (migration 0102),
+       * made with its anchors when no other search asks it; the row's lock (the no-op update)
+       * keeps a concurrent delete of its last search from dropping it under this one.
+       */
       create: (row: NewRow, cap: number, at: Date): Effect.Effect<Option.Option<StoredSearch>> =>
         serialized(row.accountId, Effect.gen(function*() {
           const held = yield* countOf(sql`select count(*)::int as n from saved_searches where account_id = ${row.accountId}::uuid`)
           if (held >= cap) return Option.none()
+          const [query] = yield* sql<{ id: string; inserted: boolean }>`
+            insert into saved_search_queries (key, library, anchored, tsq, ${sql.literal(matchColumns.join(", "))})
+            select md5(jsonb_build_array(${sql.literal(keyColumns.join(", "))})::text), k.*
+              from (select ${row.library}::text as library, ${row.anchors !== null}::boolean as anchored,
+                           case when ${row.columns.q}::text is null then null else websearch_to_tsquery('english', ${row.columns.q}::text) end as tsq,
+                           ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
+                      from json_populate_record(null::saved_search_queries, ${columnsJson(row)}::json) c) k
+            on conflict (key) do update set searches = saved_search_queries.searches
+            returning id::text, (xmax = 0) as inserted`
           yield* sql`
-            insert into saved_searches (id, account_id, name, library, filters, created_at, anchored, tsq, ${sql.literal(matchColumns.join(", "))})
-            select ${row.id}::uuid, ${row.accountId}::uuid, ${row.name}, ${row.library}, ${JSON.stringify(row.filters)}::jsonb, ${at},
-                   ${row.anchors !== null}, case when ${row.columns.q}::text is null then null else websearch_to_tsquery('english', ${row.columns.q}::text) end,
-                   ${sql.literal(matchColumns.map((name) => `c.${name}`).join(", "))}
-              from json_populate_record(null::saved_searches, ${columnsJson(row)}::json) c`
-          if (row.anchors !== null && row.anchors.lexemes.length > 0) {
+            insert into saved_searches (id, account_id, name, library, filters, created_at, query_id, after_pass)
+            select ${row.id}::uuid, ${row.accountId}::uuid, ${row.name}, ${row.library}, ${JSON.stringify(row.filters)}::jsonb, ${at}, ${query!.id}::bigint,
+                   case when p.is_called then p.last_value else 0 end
+              from saved_search_passes p`
+          if (query!.inserted && row.anchors !== null && row.anchors.lexemes.length > 0) {
             // All of a conjunction's lexemes are in every match: its rarest is anchor enough
             // (the planner's statistics of the ads' lexemes, 0 for one not among the most
             // common; then the longest). One of an `or`'s is enough: each is an anchor.
             const conjunction = row.anchors.needed > 1
             yield* sql`
-              insert into saved_search_anchors (library, lexeme, saved_search_id, alone)
-              select ${row.library}, l.lexeme, ${row.id}::uuid, ${conjunction || row.anchors.lexemes.length === 1}
+              insert into saved_search_query_anchors (library, lexeme, query_id, alone)
+              select ${row.library}, l.lexeme, ${query!.id}::bigint, ${conjunction || row.anchors.lexemes.length === 1}
                 from unnest(${row.anchors.lexemes}::text[]) l(lexeme)
                order by (select coalesce(max(e.freq), 0)
                            from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) e(lexeme, freq)
@@ -172,7 +194,10 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           Effect.orDie
         ),
 
-      /** Deletes the account's search, its anchors and its matches; whether there was one. */
+      /**
+       * Deletes the account's search and its match rows from before migration 0102; whether
+       * there was one. Its query goes with its last search (the trigger of migration 0102).
+       */
       remove: (account: AccountId, id: SavedSearchId): Effect.Effect<boolean> =>
         sql`
           with gone as (delete from saved_searches where id = ${id}::uuid and account_id = ${account}::uuid returning id),
@@ -185,23 +210,30 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
       /**
        * A keyset page of a search's matches, newest first seen first, ties by ad row id: the
        * search's rows that can hold the page's matches (by `newest`, and `oldest` not after the
-       * cursor), unnested, sorted and cut.
+       * cursor), unnested, sorted and cut. A search's rows: its query's of the passes that started
+       * after it was saved (`after_pass`), and its own from before migration 0102.
        */
       matches: (id: SavedSearchId, after: Option.Option<MatchAfter>, take: number) => {
+        // (Written out where it is read, not a shared CTE: a CTE read twice is materialized, every row of the query.)
+        const rowsOf = (search: SavedSearchId) => sql`(
+            select m.newest, m.oldest, m.first_seens, m.ad_ids from saved_search_matches m where m.saved_search_id = ${search}::uuid
+            union all
+            select m.newest, m.oldest, m.first_seens, m.ad_ids
+              from saved_searches s join saved_search_query_matches m on m.query_id = s.query_id and m.pass > s.after_pass
+             where s.id = ${search}::uuid)`
         const cursor = Option.match(after, { onNone: () => "infinity", onSome: ([firstSeen]) => firstSeen })
         return sql`
           with bound as (
             -- Rows whose every match is before the cursor each hold one for the page (their
             -- newest): only the rows at least as new as the take-th of those can be on it.
-            select m.newest from saved_search_matches m
-             where m.saved_search_id = ${id}::uuid and m.newest < ${cursor}::timestamptz
+            select m.newest from ${rowsOf(id)} m
+             where m.newest < ${cursor}::timestamptz
              order by m.newest desc
              offset ${take - 1} limit 1
           ), page as (
             select u.ad_id, u.first_seen
-              from saved_search_matches m cross join lateral unnest(m.ad_ids, m.first_seens) as u(ad_id, first_seen)
-             where m.saved_search_id = ${id}::uuid
-               and m.newest >= coalesce((select newest from bound), '-infinity')
+              from ${rowsOf(id)} m cross join lateral unnest(m.ad_ids, m.first_seens) as u(ad_id, first_seen)
+             where m.newest >= coalesce((select newest from bound), '-infinity')
                and m.oldest <= ${cursor}::timestamptz
                and ${Option.match(after, {
                  onNone: () => sql`true`,
@@ -220,28 +252,24 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
 
       /**
        * The matching pass of one import batch (H1): the batch's new ads against every saved
-       * search in one statement. The batch's ads are read once, with what the filters look at;
-       * candidates come from the anchors (an ad's lexemes joined to its library's anchors: a
-       * conjunction's rarest lexeme, each lexeme of an or) and from the searches without
-       * anchors (joined by advertiser, domain, or the key of their format, niche and status
-       * filters in their library); each is then held to every filter,
-       * the same conditions the search's `where` sets (AdSearchRepo). The matches are written as
-       * one row per saved search (migration 0098), not one per match; the batch's ads are new
-       * to the library (the import stored them first), so no match is found twice. Answered per
-       * saved search, with its account. In the same statement, `pending` records one pending row
-       * per saved search with new matches for import `importId` (its count and newest ads;
-       * `ImportEvents.pendingFrom`), which the import's end turns into its events.
+       * search's query (migration 0102: searches asking the same thing share one) in one
+       * statement. The batch's ads are read once, with what the filters look at; candidates come
+       * from the anchors (an ad's lexemes joined to its library's anchors: a conjunction's rarest
+       * lexeme, each lexeme of an or) and from the queries without anchors (joined by
+       * advertiser, domain, or the key of their format, niche and status filters in their
+       * library); each is then held to every filter, the same conditions the search's `where`
+       * sets (AdSearchRepo). The matches are written as one row per query and batch, under the
+       * pass's number (a saved search sees the passes numbered after it was saved), not one per match; the batch's ads
+       * are new to the library (the import stored them first), so no match is found twice. In
+       * the same statement one pending row per query with new matches is kept for import
+       * `importId` (its count and newest ads), which the import's end tells each saved search
+       * of the query (`tell`). Answers how many queries matched and how many matches that makes
+       * for their saved searches.
        */
-      matchBatch: (
-        adIds: ReadonlyArray<string>,
-        at: Date,
-        importId: string,
-        pending: (source: Fragment) => Fragment
-      ): Effect.Effect<ReadonlyArray<BatchMatches>> => {
+      matchBatch: (adIds: ReadonlyArray<string>, at: Date, importId: string): Effect.Effect<BatchMatches> => {
         /** What a candidate pair (search `s`, ad `a` of the batch) must hold: the search's `where`. */
         const holds = sql`(
-            s.created_at <= ${at}::timestamptz
-            and (s.tsq is null or a.search_vector @@ s.tsq)
+            (s.tsq is null or a.search_vector @@ s.tsq)
             and (s.advertiser_id is null or (a.advertiser_external_id = s.advertiser_id and a.advertiser_platform = s.library))
             and (s.domain is null or a.landing_domain = s.domain)
             and (s.status is null or a.status = s.status)
@@ -261,8 +289,11 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             and (s.min_comments is null or a.comments >= s.min_comments) and (s.max_comments is null or a.comments <= s.max_comments)
             and (s.min_shares is null or a.shares >= s.min_shares) and (s.max_shares is null or a.shares <= s.max_shares)
             and (s.min_views is null or a.views >= s.min_views) and (s.max_views is null or a.views <= s.max_views))`
-        return adIds.length === 0 ? Effect.succeed([]) : sql`
-          with batch as materialized (
+        return adIds.length === 0 ? Effect.succeed({ queries: 0, found: 0, matches: 0 }) : sql`
+          with pass as materialized (
+            -- This pass's number: the searches saved from now on see the passes after it.
+            select nextval('saved_search_passes') as n
+          ), batch as materialized (
             select a.id, a.external_id, a.library, a.search_vector, a.landing_domain, a.status, a.format, a.countries, a.languages,
                    a.publisher_platforms, a.niche, a.cta_type, a.first_seen, a.last_seen, a.days_running,
                    a.likes, a.comments, a.shares, a.views, adv.external_id as advertiser_external_id, adv.platform as advertiser_platform
@@ -274,8 +305,8 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             select b.id, b.library, l.lexeme from batch b cross join lateral unnest(tsvector_to_array(b.search_vector)) as l(lexeme)
           ), anchored as (
             -- The batch's lexemes against the anchors in one join (a probe per ad read every anchor of its library).
-            select sa.saved_search_id as sid, x.id as aid, sa.alone
-              from lexemes x join saved_search_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme collate "C"
+            select sa.query_id as sid, x.id as aid, sa.alone
+              from lexemes x join saved_search_query_anchors sa on sa.library = x.library and sa.lexeme = x.lexeme collate "C"
           ), candidates as (
             -- A search's only anchor meets an ad once; an or's anchors may meet it more than once.
             select sid, aid from anchored where alone
@@ -289,7 +320,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             -- choices, a niche is a word; \`batch_keys\`), so only the pairs these filters allow
             -- are held to the rest, not every ad of the library.
             select s.*, f.v as key_format, n.v as key_niche, coalesce(s.status, '') as key_status
-              from saved_searches s
+              from saved_search_queries s
               cross join lateral (select distinct v from unnest(coalesce(s.formats, '{""}')) v) f
               cross join lateral (select distinct v from unnest(coalesce(s.niches, '{""}')) v) n
              where not s.anchored and s.advertiser_id is null and s.domain is null
@@ -302,18 +333,18 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           ), found as (
             -- Each branch holds its pairs to every filter itself, so only the pairs that match
             -- travel on.
-            select s.id as saved_search_id, a.id as ad_id, a.first_seen, a.external_id
-              from candidates c join saved_searches s on s.id = c.sid join batch a on a.id = c.aid
+            select s.id as query_id, a.id as ad_id, a.first_seen, a.external_id
+              from candidates c join saved_search_queries s on s.id = c.sid join batch a on a.id = c.aid
              where ${holds}
             union all
             -- Without anchors: by the advertiser when the search names one, else by the landing
             -- domain,
             select s.id, a.id, a.first_seen, a.external_id from batch a
-              join saved_searches s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
+              join saved_search_queries s on s.library = a.library and s.advertiser_id = a.advertiser_external_id
              where not s.anchored and ${holds}
             union all
             select s.id, a.id, a.first_seen, a.external_id from batch a
-              join saved_searches s on s.library = a.library and s.domain = a.landing_domain
+              join saved_search_queries s on s.library = a.library and s.domain = a.landing_domain
              where not s.anchored and s.advertiser_id is null and ${holds}
             union all
             -- else by the key of its format, niche and status filters (by_filters).
@@ -323,35 +354,75 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               join batch a on a.id = bk.id
              where ${holds}
           ), grouped as materialized (
-            -- Per search, in the order /matches pages them: the batch's one match row of the search.
-            select f.saved_search_id, count(*)::int as count,
+            -- Per query, in the order /matches pages them: the batch's one match row of the query.
+            select f.query_id, count(*)::int as count,
                    array_agg(f.first_seen order by f.first_seen desc, f.ad_id desc) as first_seens,
                    array_agg(f.ad_id order by f.first_seen desc, f.ad_id desc) as ad_rows,
                    (array_agg(f.external_id order by f.first_seen desc, f.ad_id desc))[1:${maxAdIdsPerEvent}] as ad_ids
               from found f
-             group by f.saved_search_id
+             group by f.query_id
           ), stored as (
-            insert into saved_search_matches (saved_search_id, newest, oldest, first_seens, ad_ids)
-            select g.saved_search_id, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g
-          ), counted as (
-            select g.saved_search_id, g.count, g.first_seens[1:${maxAdIdsPerEvent}] as first_seens,
-                   g.ad_rows[1:${maxAdIdsPerEvent}] as ad_rows, g.ad_ids
-              from grouped g
+            insert into saved_search_query_matches (query_id, pass, newest, oldest, first_seens, ad_ids)
+            select g.query_id, p.n, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g, pass p
           ), pending as (
-            ${pending(sql`
-              select s.account_id, ${matchesNew}::text as type, c.saved_search_id::text as subject,
-                     jsonb_build_object('saved_search_id', c.saved_search_id, 'library', ${JSON.stringify(publicNameOf)}::jsonb ->> s.library,
-                                        'import_id', ${importId}::uuid) as data,
-                     c.count, c.first_seens as sort_keys, c.ad_rows, c.ad_ids
-                from counted c join saved_searches s on s.id = c.saved_search_id`)}
+            insert into import_pending_query_matches (import_id, query_id, pass, count, sort_keys, ad_rows, ad_ids, written_at)
+            select ${importId}::uuid, g.query_id, p.n, g.count, g.first_seens[1:${maxAdIdsPerEvent}], g.ad_rows[1:${maxAdIdsPerEvent}], g.ad_ids, ${at}
+              from grouped g, pass p
           )
-          select c.saved_search_id, s.account_id, s.library, c.count
-            from counted c join saved_searches s on s.id = c.saved_search_id
-           order by s.account_id, c.saved_search_id`.pipe(
+          select count(*)::int as queries, coalesce(sum(g.count), 0)::int as found, coalesce(sum(g.count * s.searches), 0)::int as matches
+            from grouped g join saved_search_queries s on s.id = g.query_id`.pipe(
           Effect.orDie,
-          Effect.flatMap(decodeRows(BatchMatches))
+          Effect.flatMap(decodeRows(BatchMatches)),
+          Effect.map((rows) => rows[0] ?? { queries: 0, found: 0, matches: 0 })
         )
       },
+
+      /**
+       * The saved searches' events of import `importId` (and of imports that wrote nothing since
+       * `staleBefore`: they died before their end), a `PendingEventsRepo` teller: its queries'
+       * pending rows taken in one statement and told to each saved search of the query, one
+       * `saved_search.matches_new` event per import and search, recorded by `record`. A search
+       * is told what the passes that started after it was saved found, count summed and the newest
+       * 100 ads named; a search saved after every batch, or deleted, is told nothing. The
+       * searches of a query that saw the same batches share one sum and one sort.
+       */
+      tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
+        countOf(sql`
+          with taken as (
+            delete from import_pending_query_matches p
+             where p.import_id = ${importId}::uuid
+                or p.import_id in (select import_id from import_pending_query_matches group by import_id having max(written_at) < ${staleBefore})
+            returning p.import_id, p.query_id, p.pass, p.count, p.sort_keys, p.ad_rows, p.ad_ids
+          ), spans as materialized (
+            select import_id, query_id, min(pass) as first_pass from taken group by import_id, query_id
+          ), starts as materialized (
+            -- Each search of a query that found something: the first of the import's passes it
+            -- sees (one that started after it was saved; a search saved before the import sees them all).
+            select s.id, s.account_id, s.library, p.import_id, p.query_id,
+                   case when s.after_pass < p.first_pass then p.first_pass
+                        else (select min(t.pass) from taken t where t.import_id = p.import_id and t.query_id = p.query_id and t.pass > s.after_pass)
+                   end as start
+              from spans p join saved_searches s on s.query_id = p.query_id
+          ), groups as materialized (
+            select row_number() over () as g, d.* from (select distinct import_id, query_id, start from starts where start is not null) d
+          ), seen as materialized (
+            select g.g, t.count, t.sort_keys, t.ad_rows, t.ad_ids
+              from groups g join taken t on t.import_id = g.import_id and t.query_id = g.query_id and t.pass >= g.start
+          ), counts as (
+            select g, sum(count)::int as count from seen group by g
+          ), newest as (
+            select x.g, (array_agg(n.ad_id order by n.sort_key desc, n.ad_row desc))[1:${maxAdIdsPerEvent}] as ad_ids
+              from seen x cross join lateral unnest(x.sort_keys, x.ad_rows, x.ad_ids) as n(sort_key, ad_row, ad_id)
+             group by x.g
+          ), told as materialized (
+            select st.import_id, st.account_id, st.id,
+                   jsonb_build_object('saved_search_id', st.id, 'library', ${JSON.stringify(publicNameOf)}::jsonb ->> st.library,
+                                      'import_id', st.import_id, 'count', c.count, 'ad_ids', to_jsonb(n.ad_ids)) as data
+              from starts st join groups g using (import_id, query_id, start) join counts c on c.g = g.g join newest n on n.g = g.g
+          ), recorded as (
+            ${record(sql`select t.account_id, ${matchesNew}::text as type, t.data from told t order by t.import_id, t.account_id, t.id`)}
+          )
+          select count(*)::int as n from told`).pipe(Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>

@@ -50,6 +50,7 @@ import m0097 from "./0097_import_pending_events.js"
 import m0098 from "./0098_saved_search_match_groups.js"
 import m0099 from "./0099_saved_search_probes.js"
 import m0100 from "./0100_saved_search_digest_queue.js"
+import m0102 from "./0102_saved_search_queries.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -101,7 +102,8 @@ export const migrations = {
   "0097_import_pending_events": m0097,
   "0098_saved_search_match_groups": m0098,
   "0099_saved_search_probes": m0099,
-  "0100_saved_search_digest_queue": m0100
+  "0100_saved_search_digest_queue": m0100,
+  "0102_saved_search_queries": m0102
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
