@@ -144,6 +144,19 @@ runBench(() =>
       timings.events = events
       console.log(`  imported ${report.accepted} ads in ${seconds.toFixed(1)} s (${(report.accepted / seconds).toFixed(0)} ads/s), ${timings.batches} batch transactions`)
       console.log(`  matching pass: ${(timings.matching / 1000).toFixed(2)} s over the batches, ${(timings.told / 1000).toFixed(2)} s telling at the import's end, ${timings.matches} matches of the saved searches, ${timings.found} of their ${queries} distinct queries (${stored} stored), ${timings.events} events`)
+      // What a user would see, digested (ids are random and ad rows numbered in the lanes' order, so by name and external id):
+      // every search's matches as /matches holds them, and every event's count.
+      const [digest] = yield* sql<{ matches: string; counts: string }>`
+        select (select md5(string_agg(x.name || ':' || x.ids, ';' order by x.name)) from (
+                  select s.name, string_agg(a.external_id, ',' order by u.first_seen desc, a.external_id) as ids
+                    from saved_searches s
+                    join saved_search_query_matches m on m.query_id = s.query_id and m.pass > s.after_pass
+                    cross join lateral unnest(m.ad_ids, m.first_seens) u(ad_id, first_seen) join ads a on a.id = u.ad_id
+                   group by s.name) x) as matches,
+               (select md5(string_agg(s.name || ':' || (e.data ->> 'count'), ';' order by s.name))
+                  from outbox_events e join saved_searches s on s.id = (e.data ->> 'saved_search_id')::uuid
+                 where e.type = 'saved_search.matches_new') as counts`
+      console.log(`  digests: matches ${digest!.matches}, events' counts ${digest!.counts}`)
       console.log(`  brand diffs: ${(timings.brands / 1000).toFixed(2)} s over the batches`)
       const matching = timings.matching + timings.told
       console.log(`  saved-search matching: ${(matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((matching + timings.brands) / own).toFixed(3)}`)

@@ -417,6 +417,40 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         }
       }))
 
+    it.effect("searches that ask the same thing share one query: each sees the imports after it was saved, is told its own, and keeps the matches when the other is deleted", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [a, b] = [yield* account({ plan: "pro" }), yield* account({ plan: "pro" })]
+        const queriesOf = (word: string) =>
+          sql<{ searches: number }>`select searches from saved_search_queries where tsq = websearch_to_tsquery('english', ${word})`
+        const early = (yield* create(a.api_key, { name: "Early", library: "social", filters: { q: "Wombats" } })).json.saved_search
+        yield* ingestAll("ads", importOf("wb-1", 30, [["wombat", 3, 0]]))
+        // Saved between the two imports, the same query in other words ("Wombats" and "wombat" compile alike).
+        const late = (yield* create(b.api_key, { name: "Late", library: "social", filters: { q: "wombat" } })).json.saved_search
+        expect((yield* queriesOf("wombat")).map((q) => q.searches)).toEqual([2])
+        yield* ingestAll("ads", importOf("wb-2", 30, [["wombat", 5, 0]]))
+
+        const earlyMatches = yield* allIds(a.api_key, `${prefix}/${early.id}/matches`, {})
+        const lateMatches = yield* allIds(b.api_key, `${prefix}/${late.id}/matches`, {})
+        expect([earlyMatches.length, lateMatches.length]).toEqual([16, 6])
+        expect(lateMatches.every((id) => id.startsWith("ss-wb-2-"))).toBe(true)
+        expect(earlyMatches.filter((id) => id.startsWith("ss-wb-2-"))).toEqual(lateMatches)
+        // Each account is told its own: a's two imports, b's second only.
+        const told = (id: AccountId) => Effect.map(eventsOf(id), (events) => events.map((e) => [e.data.saved_search_id, e.data.count]))
+        expect(yield* told(a.id)).toEqual([[early.id, 10], [early.id, 6]])
+        expect(yield* told(b.id)).toEqual([[late.id, 6]])
+
+        // One delete leaves the other's matches; the last takes the query and its rows.
+        expect((yield* send(a.api_key, "DELETE", `${prefix}/${early.id}`)).status).toBe(200)
+        expect(yield* allIds(b.api_key, `${prefix}/${late.id}/matches`, {})).toEqual(lateMatches)
+        expect((yield* queriesOf("wombat")).map((q) => q.searches)).toEqual([1])
+        expect((yield* send(b.api_key, "DELETE", `${prefix}/${late.id}`)).status).toBe(200)
+        expect(yield* queriesOf("wombat")).toEqual([])
+        const left = yield* sql<{ n: number }>`
+          select (select count(*) from saved_search_query_matches m where not exists (select from saved_search_queries q where q.id = m.query_id))::int as n`
+        expect(left[0]!.n).toBe(0)
+      }))
+
     it.scoped("an import that died before its end (its process killed) is told by the first import an hour after its last batch", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account({ plan: "pro" })
@@ -514,6 +548,77 @@ describe("migration 0099: a conjunction's anchors become its one probe", () => {
           [and, "lantern", true],
           [or, "shoe", false]
         ])
+      }))
+  })
+})
+
+describe("migration 0102: saved searches that ask the same thing share one query", () => {
+  layer(TestDatabase)((it) => {
+    it.effect("one query per distinct library and typed filters, with the first search's anchors; the trigger counts searches and drops a query with its last", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [s1, s2, s3, s4] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+        const result = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`create schema m0102_test`
+          yield* sql`set local search_path to m0102_test`
+          // The tables as 0100 left them (the columns the migration reads).
+          yield* sql`
+            create table saved_searches (id uuid primary key, account_id uuid not null, name text not null, library text not null,
+              filters jsonb not null, created_at timestamptz not null, seq bigint generated always as identity, anchored boolean not null,
+              tsq tsquery, advertiser_id text, domain text, status text, formats text[], countries text[], languages text[],
+              platforms text[], niches text[], ctas text[], first_seen_from timestamptz, first_seen_before timestamptz,
+              last_seen_from timestamptz, last_seen_before timestamptz, min_days_running integer, max_days_running integer,
+              min_likes bigint, max_likes bigint, min_comments bigint, max_comments bigint, min_shares bigint, max_shares bigint,
+              min_views bigint, max_views bigint)`
+          yield* sql`create index saved_searches_unanchored on saved_searches (library, advertiser_id, domain) where not anchored`
+          yield* sql`create table saved_search_anchors (library text not null, lexeme text not null, saved_search_id uuid not null, alone boolean not null)`
+          const account = randomUUID()
+          yield* sql`
+            insert into saved_searches (id, account_id, name, library, filters, created_at, anchored, tsq, countries, first_seen_from) values
+              (${s1}::uuid, ${account}::uuid, 'one', 'social', '{}', '2026-09-01', true, 'lantern', null, '2026-08-01T00:00:00Z'),
+              (${s2}::uuid, ${account}::uuid, 'two', 'social', '{}', '2026-09-02', true, 'lantern', null, '2026-08-01T02:00:00+02:00'),
+              (${s3}::uuid, ${account}::uuid, 'three', 'social', '{}', '2026-09-03', true, 'lantern', '{US}', '2026-08-01T00:00:00Z'),
+              (${s4}::uuid, ${account}::uuid, 'four', 'pinboard', '{}', '2026-09-04', true, 'lantern', null, '2026-08-01T00:00:00Z')`
+          yield* sql`
+            insert into saved_search_anchors (library, lexeme, saved_search_id, alone) values
+              ('social', 'lantern', ${s1}::uuid, true), ('social', 'lantern', ${s2}::uuid, true),
+              ('social', 'lantern', ${s3}::uuid, true), ('pinboard', 'lantern', ${s4}::uuid, true)`
+          yield* migrations["0102_saved_search_queries"]
+          const searches = yield* sql<{ id: string; query: string; after_pass: string }>`
+            select id::text, query_id::text as query, after_pass::text from saved_searches order by created_at`
+          const queries = yield* sql<{ id: string; library: string; searches: number; countries: ReadonlyArray<string> | null }>`
+            select id::text, library, searches, countries from saved_search_queries order by id`
+          const anchors = yield* sql<{ query: string; lexeme: string }>`select query_id::text as query, lexeme from saved_search_query_anchors order by query_id`
+          const columns = yield* sql<{ name: string }>`
+            select column_name as name from information_schema.columns where table_schema = 'm0102_test' and table_name = 'saved_searches' order by ordinal_position`
+          yield* sql`delete from saved_searches where id = ${s1}::uuid`
+          const afterOne = yield* sql<{ id: string; searches: number }>`select id::text, searches from saved_search_queries order by id`
+          yield* sql`delete from saved_searches where id = ${s2}::uuid`
+          const afterTwo = yield* sql<{ id: string }>`select id::text from saved_search_queries order by id`
+          const anchorsLeft = yield* sql<{ n: number }>`select count(*)::int as n from saved_search_query_anchors`
+          yield* sql`drop schema m0102_test cascade`
+          return { searches, queries, anchors, columns, afterOne, afterTwo, anchorsLeft }
+        }))
+        // (Queries are numbered in the order of their keys: each is known here by its searches.)
+        const [q1, , q2, q3] = result.searches.map((r) => r.query)
+        // s1 and s2 name the same instant in two time zones: one query.
+        expect(result.searches.map((r) => [r.query, r.after_pass])).toEqual([[q1, "0"], [q1, "0"], [q2, "0"], [q3, "0"]])
+        expect(new Set([q1, q2, q3]).size).toBe(3)
+        const byId = <R extends { readonly id: string }>(rows: ReadonlyArray<R>) => new Map(rows.map((r) => [r.id, r]))
+        const queries = byId(result.queries)
+        expect([q1, q2, q3].map((q) => queries.get(q!)).map((q) => [q?.library, q?.searches, q?.countries])).toEqual([
+          ["social", 2, null],
+          ["social", 1, ["US"]],
+          ["pinboard", 1, null]
+        ])
+        expect(result.queries).toHaveLength(3)
+        expect([...result.anchors].sort((a, b) => Number(a.query) - Number(b.query))).toEqual(
+          [q1, q2, q3].sort((a, b) => Number(a) - Number(b)).map((query) => ({ query, lexeme: "lantern" })))
+        expect(result.columns.map((c) => c.name)).toEqual(["id", "account_id", "name", "library", "filters", "created_at", "seq", "query_id", "after_pass"])
+        const afterOne = byId(result.afterOne)
+        expect([q1, q2, q3].map((q) => afterOne.get(q!)?.searches)).toEqual([1, 1, 1])
+        expect(result.afterTwo.map((q) => q.id).sort()).toEqual([q2, q3].sort())
+        expect(result.anchorsLeft[0]!.n).toBe(2)
       }))
   })
 })

@@ -30,7 +30,7 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
     const repo = yield* PendingEventsRepo
     const outbox = yield* OutboxRepo
 
-    /** Records the events of import `id` (and of imports that died before their end) in one statement. */
+    /** Records the events of import `id` (and of imports that died before their end) in one transaction: its pending rows', then the `also` tellers'. */
     const tell = (id: string, at: Date, also: ReadonlyArray<Teller>) =>
       repo.tell(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => outbox.insertFrom(found, at), also)
 

@@ -141,7 +141,10 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
           return { data: rows.map(viewOf), total, page: window.page, page_size: window.pageSize }
         }),
 
-      /** Deletes the search, and what its new matches left pending (no event is told for it). */
+      /**
+       * Deletes the search, and what its new matches left pending before migration 0102 (no event
+       * is told for it; since 0102 the import's end tells only the searches still kept).
+       */
       remove: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
         Effect.flatMap(searchId(id), (sid) =>
           // One transaction: the search and what it left pending go together, or neither.

@@ -387,7 +387,9 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * searches of a query that saw the same batches share one sum and one sort.
        */
       tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
-        countOf(sql`
+        // (Its CTEs' sizes are guesses to the planner, which nested-looped the pending rows over
+        // the groups: hash joins only, in the import end's transaction.)
+        Effect.zipRight(sql`select set_config('enable_nestloop', 'off', true)`, countOf(sql`
           with taken as (
             delete from import_pending_query_matches p
              where p.import_id = ${importId}::uuid
@@ -422,7 +424,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           ), recorded as (
             ${record(sql`select t.account_id, ${matchesNew}::text as type, t.data from told t order by t.import_id, t.account_id, t.id`)}
           )
-          select count(*)::int as n from told`).pipe(Effect.orDie),
+          select count(*)::int as n from told`)).pipe(Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
