@@ -157,6 +157,11 @@ runBench(() =>
                   from outbox_events e join saved_searches s on s.id = (e.data ->> 'saved_search_id')::uuid
                  where e.type = 'saved_search.matches_new') as counts`
       console.log(`  digests: matches ${digest!.matches}, events' counts ${digest!.counts}`)
+      // Storage is a figure too: the saved searches' tables (their indexes and TOAST included), per match the searches hold.
+      const [{ bytes }] = yield* sql<{ bytes: string }>`
+        select coalesce(sum(pg_total_relation_size(c.oid)), 0)::text as bytes from pg_class c
+         where c.relkind = 'r' and c.relnamespace = current_schema()::regnamespace and c.relname like 'saved\\_search%'`
+      console.log(`  saved-search tables: ${(Number(bytes) / 1e6).toFixed(1)} MB, ${(Number(bytes) / Math.max(1, timings.matches)).toFixed(1)} bytes a match of the saved searches`)
       console.log(`  brand diffs: ${(timings.brands / 1000).toFixed(2)} s over the batches`)
       const matching = timings.matching + timings.told
       console.log(`  saved-search matching: ${(matching / own).toFixed(3)} of the import's own time (goal <= 0.25); with the brand diffs ${((matching + timings.brands) / own).toFixed(3)}`)
