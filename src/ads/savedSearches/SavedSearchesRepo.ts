@@ -388,8 +388,10 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        */
       tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
         // (Its CTEs' sizes are guesses to the planner, which nested-looped the pending rows over
-        // the groups: hash joins only, in the import end's transaction.)
-        Effect.zipRight(sql`select set_config('enable_nestloop', 'off', true)`, countOf(sql`
+        // the groups: hash joins only for this statement, the setting put back after it, since a
+        // batch outside an import is told in its own transaction, whose later statements need it.)
+        Effect.flatMap(sql<{ was: string }>`select current_setting('enable_nestloop') as was, set_config('enable_nestloop', 'off', true)`, ([setting]) =>
+          Effect.zipLeft(countOf(sql`
           with taken as (
             delete from import_pending_query_matches p
              where p.import_id = ${importId}::uuid
@@ -424,7 +426,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           ), recorded as (
             ${record(sql`select t.account_id, ${matchesNew}::text as type, t.data from told t order by t.import_id, t.account_id, t.id`)}
           )
-          select count(*)::int as n from told`)).pipe(Effect.orDie),
+          select count(*)::int as n from told`), sql`select set_config('enable_nestloop', ${setting!.was}, true)`)).pipe(Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
