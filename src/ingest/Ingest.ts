@@ -117,9 +117,9 @@ export const boundedLines = (max: number) => <E, R>(bytes: Stream.Stream<Uint8Ar
 /**
  * One line to a value, or why it cannot be a record: the same boundary rules as a request
  * body (UTF-8, the JSON depth limit, storable text, kernel/), so a bad line is a refused line
- * with its number, never a failed import.
+ * with its number, never a failed import. Exported for `bench:data`'s import profile.
  */
-const parseLine = (text: Line, line: number): Parsed => {
+export const parseLine = (text: Line, line: number): Parsed => {
   if (text === oversized) return { line, value: Either.left(`line is longer than ${maxLineLength} bytes`) }
   if (text === notUtf8) return { line, value: Either.left("line is not valid UTF-8") }
   return { line, value: Either.flatMap(parseJson(text), (value) => checkRecordShape(value, mayHoldUnstorable(text))) }

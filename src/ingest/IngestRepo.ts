@@ -228,7 +228,7 @@ export const tables = {
 const suggestionSources = new Set(["shop_categories", "shop_shops", "shop_creators", "shop_products"])
 
 /** The ad's full-text document: headline and advertiser name weigh most, then description, then body. */
-function adSearchVector(headline: string, advertiser: string, description: string, body: string) {
+export function adSearchVector(headline: string, advertiser: string, description: string, body: string) {
   return `setweight(to_tsvector('english', coalesce(${headline}, '') || ' ' || coalesce(${advertiser}, '')), 'A')
        || setweight(to_tsvector('english', coalesce(${description}, '')), 'B')
        || setweight(to_tsvector('english', coalesce(${body}, '')), 'C')`
