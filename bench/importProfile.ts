@@ -135,17 +135,18 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
     const pgCpu = yield* Effect.promise(() => pgCpuMeter(url))
 
     // Baseline: generating the records and their NDJSON bytes, which the import's process also does.
-    const [ads, generate] = yield* metered(undefined, Effect.sync(() => {
+    const [bytes, generate] = yield* metered(undefined, Effect.sync(() => {
       let n = 0
-      for (const lines of ndjsonLines(records())) n += encoder.encode(lines.join("\n") + "\n").length > 0 ? lines.length : 0
+      for (const bytes of ndjson(records())) n += bytes.length
       return n
     }))
     const generateUs = generate.nodeUs
     const [report, load] = yield* metered(pgCpu, ingest.lines("ads", Stream.fromIteratorSucceed(ndjson(records()), 1)))
+    const ads = report.accepted + report.rejected
     const loadRate = ads / load.seconds
     console.log(
       `${"ads".padEnd(16)} ${String(ads).padStart(9)} records  load ${loadRate.toFixed(0).padStart(7)}/s as NDJSON` +
-        `  (generate and serialise alone ${(ads / (generateUs / 1e6)).toFixed(0)}/s)  ${load.seconds.toFixed(1)} s  rejected ${report.rejected}`
+        `  (generate and serialise alone ${(ads / (generateUs / 1e6)).toFixed(0)}/s, ${(bytes / ads).toFixed(0)} bytes a line)  ${load.seconds.toFixed(1)} s  rejected ${report.rejected}`
     )
     const importNode = perAd(load.nodeUs - generateUs, ads)
     const importPg = perAd(load.pgUs, ads)
@@ -190,7 +191,7 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
       console.log(`ads import, CPU µs an ad (one core; "alone": measured again by itself on the same ${ads} ads):`)
       console.log(
         `  Node       ${fixed(importNode)}  parse and line checks ${parseUs.toFixed(1)} alone, schema validation ${validateUs.toFixed(1)} alone, ` +
-          `the rest ${(importNode - parseUs - validateUs).toFixed(1)} (batches, rows, driver, stream, GC)`
+          `the rest ${(importNode - parseUs - validateUs).toFixed(1)} (lines, batches, hash, rows, driver, stream, GC)`
       )
       console.log(
         `  PostgreSQL ${fixed(importPg)}  the write plan ${planPg.toFixed(0)} alone: the full-text vector ${vectorUs.toFixed(1)} alone, ` +

@@ -95,7 +95,7 @@ const cases: ReadonlyArray<{ readonly script: string; readonly env: Record<strin
     script: "bench/data.ts",
     env: {},
     prints: [
-      /^ads +\d+ records +load +\d+\/s as NDJSON +\(generate and serialise alone \d+\/s\) +[\d.]+ s +rejected 0$/m,
+      /^ads +\d+ records +load +\d+\/s as NDJSON +\(generate and serialise alone \d+\/s, \d+ bytes a line\) +[\d.]+ s +rejected 0$/m,
       /database alone \d+\/s \(writes of pre-validated batches\): load is [\d.]+ of it/,
       /^ {2}Node +\d+ +parse and line checks [\d.]+ alone, schema validation [\d.]+ alone, the rest -?[\d.]+ \(/m,
       /^ {2}PostgreSQL +\d+ +the write plan \d+ alone: the full-text vector -?[\d.]+ alone, the \d+ secondary indexes -?\d+ \(the plan without them\), the rest -?\d+; the import's other work -?\d+$/m,
