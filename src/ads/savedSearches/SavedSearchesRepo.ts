@@ -3,6 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
 import { type EventType, maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
+import { forOneStatement } from "../../platform/db/Database.js"
 import { countOf, decodeRows } from "../../platform/db/Rows.js"
 import { decodeAdRows, toView, viewColumns } from "../library/AdSearchRepo.js"
 import type { AdView } from "../library/Api.js"
@@ -388,10 +389,9 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        */
       tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
         // (Its CTEs' sizes are guesses to the planner, which nested-looped the pending rows over
-        // the groups: hash joins only for this statement, the setting put back after it, since a
-        // batch outside an import is told in its own transaction, whose later statements need it.)
-        Effect.flatMap(sql<{ was: string }>`select current_setting('enable_nestloop') as was, set_config('enable_nestloop', 'off', true)`, ([setting]) =>
-          Effect.zipLeft(countOf(sql`
+        // the groups: hash joins only for this statement, since a batch outside an import is told
+        // in its own transaction, whose later statements need nested loops.)
+        forOneStatement(sql, "enable_nestloop", "off")(countOf(sql`
           with taken as (
             delete from import_pending_query_matches p
              where p.import_id = ${importId}::uuid
@@ -426,7 +426,7 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
           ), recorded as (
             ${record(sql`select t.account_id, ${matchesNew}::text as type, t.data from told t order by t.import_id, t.account_id, t.id`)}
           )
-          select count(*)::int as n from told`), sql`select set_config('enable_nestloop', ${setting!.was}, true)`)).pipe(Effect.orDie),
+          select count(*)::int as n from told`)).pipe(Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>

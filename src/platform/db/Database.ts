@@ -32,6 +32,21 @@ export const statementTimeout = Config.duration("DATABASE_STATEMENT_TIMEOUT").pi
  */
 export const unboundedStatements = (sql: SqlClient.SqlClient) => sql`set local statement_timeout = 0`.pipe(Effect.asVoid)
 
+/** Planner settings a statement may change for itself (`forOneStatement`): a closed set. */
+export type PlannerSetting = "enable_nestloop" | "enable_mergejoin" | "work_mem"
+
+/**
+ * Runs `statement` with planner `setting` at `value`, then puts back what the caller's
+ * transaction had: the statements after it plan as before (a planner's misjudged join mended
+ * for one statement, not for the work that shares its transaction).
+ */
+export const forOneStatement = (sql: SqlClient.SqlClient, setting: PlannerSetting, value: string) =>
+<A, E, R>(statement: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(
+    sql<{ was: string }>`select current_setting(${setting}) as was, set_config(${setting}, ${value}, true)`,
+    ([row]) => Effect.zipLeft(statement, sql`select set_config(${setting}, ${row!.was}, true)`)
+  )
+
 export { sqlStateOf } from "./SqlState.js"
 
 /**
