@@ -114,6 +114,10 @@ export const boundedLines = (max: number) => <E, R>(bytes: Stream.Stream<Uint8Ar
     )
   })
 
+/** How an import validates a record: the first error only, fields it does not know ignored. Exported for `bench:data`'s import profile. */
+export const recordDecoder = <A, I>(schema: Schema.Schema<A, I>) =>
+  Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+
 /**
  * One line to a value, or why it cannot be a record: the same boundary rules as a request
  * body (UTF-8, the JSON depth limit, storable text, kernel/), so a bad line is a refused line
@@ -168,7 +172,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       // (`any`: the entity's record type depends on `name`; each entity's schema and writer agree on it.)
       const entity: Entity<any> = entities[name]
       const lanes = entity.lanes ?? defaultLanes
-      const decode = Schema.decodeUnknownEither(entity.schema, { errors: "first", onExcessProperty: "ignore" })
+      const decode = recordDecoder(entity.schema)
 
       const check = ({ line, value }: Parsed): Checked => {
         const record = Either.flatMap(value, (raw) => Either.mapLeft(decode(raw), describeParseError))
