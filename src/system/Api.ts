@@ -1,17 +1,17 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope } from "../kernel/Envelope.js"
+import { ApiError, envelope } from "../kernel/Envelope.js"
 import { contractPart } from "../kernel/Contract.js"
 import { inProduct } from "../kernel/Products.js"
 import { AdminAuth, operatorOnly } from "../access/accounts/Api.js"
 import { McpTool, noTool } from "../kernel/McpTool.js"
 
 /** 503 until the database answers and any start-up load (the first demo data) is complete. */
-export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+export class NotReady extends ApiError<NotReady>()("NotReady", {
   error: Schema.String,
   progress: Schema.optional(Schema.Int).annotations({ description: "Percent done of the start-up load" })
-}) {}
-export const NotReadyBody = envelope(NotReady, 503)
+}, { status: 503 }) {}
+export const NotReadyBody = envelope(NotReady)
 
 /** A read replica's state: its name by position (its URL holds a password), whether it serves reads, its lag, why it is out. */
 export const ReplicaStatus = Schema.Struct({

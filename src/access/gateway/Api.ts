@@ -1,6 +1,6 @@
 import { HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
-import { envelope, fixed } from "../../kernel/Envelope.js"
+import { ApiError, envelope, fixed } from "../../kernel/Envelope.js"
 import { InternalServerErrorBody } from "../../kernel/Errors.js"
 import type { AccountId, KeyId } from "../../kernel/Ids.js"
 import { Choice } from "../../kernel/Params.js"
@@ -28,48 +28,49 @@ export const CreditBalance = Schema.Struct({
 export type CreditBalance = typeof CreditBalance.Type
 
 /** spec: Errors, 401 row. */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+export class Unauthorized extends ApiError<Unauthorized>()("Unauthorized", {
   error: fixed("Unauthorized")
-}) {}
-export const UnauthorizedBody = envelope(Unauthorized, 401)
+}, { status: 401 }) {}
+export const UnauthorizedBody = envelope(Unauthorized)
 
 /** spec: Errors, 403 plan row; INTERPRETATIONS G12. */
-export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", {
+export class PlanRequired extends ApiError<PlanRequired>()("PlanRequired", {
   error: Schema.String
-}) {
+}, { status: 403 }) {
   static readonly forService = (serviceName: string) =>
     new PlanRequired({ error: `${serviceName} Basic plan or higher required` })
 }
-export const PlanRequiredBody = envelope(PlanRequired, 403)
+export const PlanRequiredBody = envelope(PlanRequired)
 
 /** spec: Errors, "Two kinds of 429", 1. No `credits`: that is how clients tell the two apart. */
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+export class RateLimited extends ApiError<RateLimited>()("RateLimited", {
   error: Schema.TemplateLiteral("Rate limit exceeded. Max ", Schema.Number, " requests per minute.")
-}) {
+}, { status: 429 }) {
   static readonly perMinute = (limit: number) =>
     new RateLimited({ error: `Rate limit exceeded. Max ${limit} requests per minute.` })
 }
-export const RateLimitedBody = envelope(RateLimited, 429)
+export const RateLimitedBody = envelope(RateLimited)
 
 /** spec: Errors, "Two kinds of 429", 2. */
-export class CreditsExhausted extends Schema.TaggedError<CreditsExhausted>()("CreditsExhausted", {
+export class CreditsExhausted extends ApiError<CreditsExhausted>()("CreditsExhausted", {
   error: fixed("No API credits remaining. Buy an add-on pack or wait until next monthly reset."),
   credits: CreditBalance,
   purchase: Schema.Struct({ url: Schema.String })
-}) {}
-export const CreditsExhaustedBody = envelope(CreditsExhausted, 429)
+}, { status: 429 }) {}
+export const CreditsExhaustedBody = envelope(CreditsExhausted)
 
 /**
  * Fair use (issue 28, docs/SPEC-NOTES.md "Security model"): more of one account's calls in flight
  * at once than `MAX_CALLS_IN_FLIGHT`, after waiting `IN_FLIGHT_WAIT` for one to end. Its own
- * message: neither the rate limit's nor the credits' (spec: Errors, "Two kinds of 429").
+ * message: neither the rate limit's nor the credits' (spec: Errors, "Two kinds of 429"). The call
+ * never ran: its credit is given back.
  */
-export class TooManyInFlight extends Schema.TaggedError<TooManyInFlight>()("TooManyInFlight", {
+export class TooManyInFlight extends ApiError<TooManyInFlight>()("TooManyInFlight", {
   error: Schema.TemplateLiteral("Too many requests in flight. Max ", Schema.Number, " at a time.")
-}) {
+}, { status: 429, keepsCredit: false }) {
   static readonly atMost = (max: number) => new TooManyInFlight({ error: `Too many requests in flight. Max ${max} at a time.` })
 }
-export const TooManyInFlightBody = envelope(TooManyInFlight, 429)
+export const TooManyInFlightBody = envelope(TooManyInFlight)
 
 /** The sliding rate window after a call (spec: INTERPRETATIONS G5). */
 export interface RateWindow {

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DailySearchView, ScriptGenerationsView } from "../accounts/Api.js"
-import { envelope } from "../../kernel/Envelope.js"
+import { ApiError, envelope } from "../../kernel/Envelope.js"
 import { Caller, CreditBalance, PlanName, PlanRequiredBody, RateLimitedBody, TooManyInFlightBody, UnauthorizedBody } from "../gateway/Api.js"
 import { Day } from "../../kernel/Fields.js"
 import { param } from "../../kernel/QueryParams.js"
@@ -21,10 +21,10 @@ export const sessionCookieName = "adintel_session"
 export const secureSessionCookieName = `__Host-${sessionCookieName}`
 
 /** A state-changing session request whose Origin is not this service's (S1: CSRF). */
-export class CrossSiteRequest extends Schema.TaggedError<CrossSiteRequest>()("CrossSiteRequest", {
+export class CrossSiteRequest extends ApiError<CrossSiteRequest>()("CrossSiteRequest", {
   error: Schema.String
-}) {}
-export const CrossSiteRequestBody = envelope(CrossSiteRequest, 403)
+}, { status: 403 }) {}
+export const CrossSiteRequestBody = envelope(CrossSiteRequest)
 
 /**
  * The browser session as authentication: provides `Caller` (meters as they stand, no charge)

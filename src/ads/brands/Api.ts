@@ -4,7 +4,7 @@ import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { envelope } from "../../kernel/Envelope.js"
+import { ApiError, envelope } from "../../kernel/Envelope.js"
 import { ExternalId } from "../../kernel/Fields.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
@@ -44,10 +44,10 @@ export const TrackedBrand = Schema.Struct({
 export type TrackedBrand = typeof TrackedBrand.Type
 
 /** W1: the per-plan limit on tracked brands. */
-export class BrandLimitReached extends Schema.TaggedError<BrandLimitReached>()("BrandLimitReached", {
+export class BrandLimitReached extends ApiError<BrandLimitReached>()("BrandLimitReached", {
   error: Schema.String
-}) {}
-export const BrandLimitReachedBody = envelope(BrandLimitReached, 403)
+}, { status: 403 }) {}
+export const BrandLimitReachedBody = envelope(BrandLimitReached)
 
 export const BrandsQuery = strictStruct({
   page: Schema.optional(param.int(1, maxPageWindow, "Page number, from 1").query),

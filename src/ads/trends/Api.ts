@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { envelope, fixed } from "../../kernel/Envelope.js"
+import { ApiError, envelope, fixed } from "../../kernel/Envelope.js"
 import { CountryCode } from "../../kernel/Fields.js"
 import { Choice } from "../../kernel/Params.js"
 import { param, strictStruct } from "../../kernel/QueryParams.js"
@@ -118,10 +118,10 @@ export const History = Schema.Struct({
  * The rankings are not built yet (a first start, or a database migrated to count every ad
  * again): a ranking does not wait for the build (issue 28). A 5xx: the credit is given back.
  */
-export class TrendsCounting extends Schema.TaggedError<TrendsCounting>()("TrendsCounting", {
+export class TrendsCounting extends ApiError<TrendsCounting>()("TrendsCounting", {
   error: fixed("Trends are being counted; try again in a minute.")
-}) {}
-export const TrendsCountingBody = envelope(TrendsCounting, 503)
+}, { status: 503 }) {}
+export const TrendsCountingBody = envelope(TrendsCounting)
 
 const risingNote =
   "Counts are of ads first seen in the window whose copy (headline, body, description) uses the phrase: one to three words, neither starting nor ending with a stop word of the ad's language, a number or a percentage. Only terms of at least `min_count` new ads that rose (count > previous_count) are listed; a phrase within a longer listed one used by at least 90 % as many ads is folded into it."

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { legacy } from "../../access/session/Legacy.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { envelope } from "../../kernel/Envelope.js"
+import { ApiError, envelope } from "../../kernel/Envelope.js"
 import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { ExternalId } from "../../kernel/Fields.js"
 import { alias } from "../../kernel/Mirror.js"
@@ -330,10 +330,10 @@ export class WorkspaceApi extends metered(
 // The public share view
 
 /** Too many views from one client address this minute (the public page has no key to meter). */
-export class ShareViewsLimited extends Schema.TaggedError<ShareViewsLimited>()("ShareViewsLimited", {
+export class ShareViewsLimited extends ApiError<ShareViewsLimited>()("ShareViewsLimited", {
   error: Schema.String
-}) {}
-export const ShareViewsLimitedBody = envelope(ShareViewsLimited, 429)
+}, { status: 429 }) {}
+export const ShareViewsLimitedBody = envelope(ShareViewsLimited)
 
 export const SharedAd = Schema.extend(
   AdView,

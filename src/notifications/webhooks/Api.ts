@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { EventType, eventTypes } from "../../access/events/OutboxEvent.js"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { envelope } from "../../kernel/Envelope.js"
+import { ApiError, envelope } from "../../kernel/Envelope.js"
 import { NotFoundBody } from "../../kernel/Errors.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { Choice, IdPath, PathId } from "../../kernel/Params.js"
@@ -90,10 +90,10 @@ export const Queued = Schema.Struct({ success: Schema.Literal(true), delivery_id
 export const Removed = Schema.Struct({ success: Schema.Literal(true) })
 
 /** H2: the per-plan cap on endpoints. */
-export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
+export class WebhookLimitReached extends ApiError<WebhookLimitReached>()("WebhookLimitReached", {
   error: Schema.String
-}) {}
-export const WebhookLimitReachedBody = envelope(WebhookLimitReached, 403)
+}, { status: 403 }) {}
+export const WebhookLimitReachedBody = envelope(WebhookLimitReached)
 
 const DeliveryPath = Schema.Struct({ id: PathId, delivery_id: PathId })
 

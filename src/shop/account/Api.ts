@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope, fixed } from "../../kernel/Envelope.js"
+import { ApiError, envelope, fixed } from "../../kernel/Envelope.js"
 import { CountryCode } from "../../kernel/Fields.js"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
@@ -12,21 +12,21 @@ import { McpTool, noTool, tool } from "../../kernel/McpTool.js"
 export const shopPrefix = "/api/v1/clipapp-shop"
 
 /** spec: Errors, 403 daily search quota row; INTERPRETATIONS G7. No `success` field. */
-export class DailyQuota extends Schema.TaggedError<DailyQuota>()("DailyQuota", {
+export class DailyQuota extends ApiError<DailyQuota>()("DailyQuota", {
   error: fixed("insufficient_credits"),
   message: fixed("You have used up your daily search quota. Upgrade to Premium for unlimited searches."),
   upgrade: fixed("premium")
-}) {}
-export const DailyQuotaBody = envelope(DailyQuota, 403, { bare: true })
+}, { status: 403, bare: true }) {}
+export const DailyQuotaBody = envelope(DailyQuota)
 
 /** spec: INTERPRETATIONS G9. */
-export class UnknownShopEndpoint extends Schema.TaggedError<UnknownShopEndpoint>()("UnknownShopEndpoint", {
+export class UnknownShopEndpoint extends ApiError<UnknownShopEndpoint>()("UnknownShopEndpoint", {
   error: Schema.String
-}) {
+}, { status: 404 }) {
   static readonly of = (method: string, path: string) =>
     new UnknownShopEndpoint({ error: `Unknown shop endpoint: ${method} ${path}` })
 }
-export const UnknownShopEndpointBody = envelope(UnknownShopEndpoint, 404)
+export const UnknownShopEndpointBody = envelope(UnknownShopEndpoint)
 
 /** G7: `credits_remaining` is the daily searches left, null when unlimited. */
 export const ShopCreditsResponse = Schema.Struct({

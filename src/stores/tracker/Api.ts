@@ -3,7 +3,7 @@ import { NotFoundBody } from "../../kernel/Errors.js"
 import { Schema } from "effect"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
-import { envelope } from "../../kernel/Envelope.js"
+import { ApiError, envelope } from "../../kernel/Envelope.js"
 import { Domain, ExternalId } from "../../kernel/Fields.js"
 import { alias } from "../../kernel/Mirror.js"
 import { defaultPageSize, maxPageSize } from "../../kernel/Paging.js"
@@ -25,10 +25,10 @@ export const maxTrackedDays = 90
 export const maxNewProducts = 10
 
 /** A per-plan limit (configuration `STORE_TRACKER_LIMITS`). */
-export class StoreTrackingLimit extends Schema.TaggedError<StoreTrackingLimit>()("StoreTrackingLimit", {
+export class StoreTrackingLimit extends ApiError<StoreTrackingLimit>()("StoreTrackingLimit", {
   error: Schema.String
-}) {}
-export const StoreTrackingLimitBody = envelope(StoreTrackingLimit, 403)
+}, { status: 403 }) {}
+export const StoreTrackingLimitBody = envelope(StoreTrackingLimit)
 
 /** spec: INTERPRETATIONS L3. */
 export const TrackerStatus = Schema.Struct({
