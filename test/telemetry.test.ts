@@ -63,8 +63,11 @@ describe("traces over OTLP/HTTP (issue 30; INTERPRETATIONS R2)", () => {
         expect(request.resource.find((a) => a.key === "service.name")?.value.stringValue).toBe("adintel-under-test")
 
         const trace = spans.filter((s) => s.traceId === request.traceId)
+        // The call's credit (CallCharge.take) under the request, its admission under it.
+        const credit = trace.find((s) => s.name === "CallCharge.take")
+        expect(credit?.parentSpanId).toBe(request.spanId)
         const admit = trace.find((s) => s.name === "Gateway.admit")
-        expect(admit?.parentSpanId).toBe(request.spanId)
+        expect(admit?.parentSpanId).toBe(credit?.spanId)
         const service = trace.find((s) => s.name === "Trends.history")
         expect(service).toBeDefined()
         expect(descendsFrom(spans, service!, request)).toBe(true)

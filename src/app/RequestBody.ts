@@ -49,7 +49,9 @@ const readAtMost = (source: IncomingMessage, limit: number, tooLarge: () => Body
     }
     const onError = (error: Error) => {
       stop()
-      resume(Effect.fail(error))
+      // The client went away while sending its body: the call ends as the platform ends a call
+      // whose client went away, interrupted (its credit is given back, G4), not as bad input.
+      resume(source.readableAborted ? Effect.interruptWith(HttpServerError.clientAbortFiberId) : Effect.fail(error))
     }
     source.on("data", onData)
     source.once("end", onEnd)

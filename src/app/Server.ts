@@ -32,6 +32,7 @@ import { describeIssue, describeParseError } from "../kernel/Issues.js"
 import { formOf, twoFormRoutes } from "../kernel/Forms.js"
 import { Gateway } from "../access/gateway/Gateway.js"
 import { MeteredLive, pathOf } from "../access/gateway/Http.js"
+import { CallCharge, type CallEnd, endingWith } from "../access/gateway/CallCharge.js"
 import { InFlight } from "../access/gateway/InFlight.js"
 import { BodyRejected, boundedRequest, malformedJson } from "./RequestBody.js"
 import { SessionAuthLive } from "../access/session/Http.js"
@@ -86,7 +87,9 @@ export const bodyLimitOf = (path: string, config: Pick<AppSettings, "maxBodyByte
  *   than read the rest;
  * - bad input is G11's `{ success: false, error }` naming the field, not HttpApi's decode body;
  * - an unknown path is a JSON 404 (HttpApi answers an empty body by default);
- * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent.
+ * - anything that escaped every handler is the 500 envelope; its cause is logged, never sent;
+ * - the route's exit, so mapped, is its answer: it ends the call (`CallEnd`), which settles a
+ *   metered call's credit (access/gateway/CallCharge.ts).
  */
 export const ConventionsLive = HttpApiBuilder.middleware(Effect.gen(function*() {
   const config = yield* AppConfig
@@ -113,7 +116,8 @@ export const ConventionsLive = HttpApiBuilder.middleware(Effect.gen(function*() 
     // errors of the routes, which the API's error schema encodes afterwards.
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
       const request = boundedRequest(original, bodyLimitOf(pathOf(original.url), config))
-      return (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided>).pipe(
+      // The route's exit, mapped as below, is the answer: a metered call's credit is settled by it.
+      return endingWith((app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.Provided | CallEnd>).pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.catchAllCause((cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -139,7 +143,7 @@ export const ConventionsLive = HttpApiBuilder.middleware(Effect.gen(function*() 
           }
           return Effect.zipRight(Effect.logError("Unhandled failure", cause), Effect.fail(new InternalServerError()))
         })
-      )
+      ))
     }) as typeof app
 }))
 
@@ -193,6 +197,7 @@ export const accessLog = HttpMiddleware.make((app) =>
 export const ServicesLive = Layer.mergeAll(
   Gateway.Default,
   InFlight.Default,
+  CallCharge.Default,
   Accounts.Default,
   RemoteMedia.Default,
   RouteHandlers.Default,

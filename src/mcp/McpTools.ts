@@ -1,8 +1,8 @@
 import { HttpApiSchema, HttpServerRequest } from "@effect/platform"
-import { Cause, Clock, Context, Effect, Either, Exit, Option, ParseResult, Schema } from "effect"
-import { Caller, Metered, type RateWindow, type Unauthorized } from "../access/gateway/Api.js"
-import { Gateway } from "../access/gateway/Gateway.js"
-import { InFlight } from "../access/gateway/InFlight.js"
+import { Cause, Context, Effect, Either, Exit, Option, ParseResult, Ref, Schema } from "effect"
+import { Caller, Metered, type RateWindow, Unauthorized } from "../access/gateway/Api.js"
+import { CallCharge } from "../access/gateway/CallCharge.js"
+import { answeringDefects } from "../access/gateway/Http.js"
 import { type RouteHandler, RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
@@ -12,7 +12,6 @@ import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSc
 import { isJsonObject } from "../kernel/Guards.js"
 import { type ToolDeclaration, toolsOf } from "./Tools.js"
 import type { AnyContract } from "../kernel/Contract.js"
-import { traced } from "../platform/telemetry/Tracing.js"
 
 /**
  * The contract whose routes are the tools: the server gives the whole `AdIntelApi` (app/Server.ts).
@@ -192,14 +191,13 @@ const answered = (answer: JsonObject): ToolResult =>
 
 /**
  * The MCP tools: their descriptors for `tools/list`, and `tools/call` as one metered call of the
- * route (G1-G6, M1): admitted by the gateway with the tool's name as the ledger's route, the
- * route's handler run on the decoded arguments, the answer recorded, a 500 refunded.
+ * route (G1-G6, M1): admitted with the tool's name as the ledger's route, the route's handler
+ * run on the decoded arguments, the call's credit settled as on every path (`CallCharge`).
  */
 export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
   effect: Effect.gen(function*() {
     const routes = yield* RouteHandlers
-    const gateway = yield* Gateway
-    const inFlight = yield* InFlight
+    const charge = yield* CallCharge
     const { rateLimitPerMinute } = yield* AppConfig
     const tools = toolsOf(yield* McpContract)
 
@@ -212,7 +210,10 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
       }))
     ))
 
-    /** The route's handler on the arguments, as its own HTTP route runs it; a failure is its status and body. */
+    /**
+     * The route's handler on the arguments, as its own HTTP route runs it: its answer as JSON, or
+     * its typed failure (a defect answered as the 500 envelope's, as on its route).
+     */
     const run = (tool: Prepared, args: JsonObject) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -221,61 +222,46 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
         const encoded = yield* Schema.encodeUnknown(contextFree(tool.route.endpoint.successSchema))(answer)
         // A tool's route answers a JSON object (its output schema says so: test/mcp.test.ts).
         return isJsonObject(encoded) ? encoded : yield* Effect.dieMessage(`MCP tool ${tool.name}: the route answered no JSON object`)
-      }).pipe(
-        Effect.catchAllDefect((defect) =>
-          Effect.zipRight(Effect.logError("MCP tool died", Cause.die(defect)), Effect.fail(new InternalServerError()))),
-        Effect.exit,
-        Effect.map(Exit.match({
-          onSuccess: (answer) => ({ status: 200, result: answered(answer) }),
-          onFailure: (cause) => {
-            const { body, status } = encodeFailure(tool, Option.getOrUndefined(Cause.failureOption(cause)))
-            return { status, result: refusal(body) }
-          }
-        }))
-      )
+      }).pipe(answeringDefects)
 
-    return traced("McpTools", {
-      list: Effect.map(resolved, (prepared) => [...prepared.values()].map((tool) => tool.descriptor)),
+    return {
+      list: Effect.withSpan(
+        Effect.map(resolved, (prepared) => [...prepared.values()].map((tool) => tool.descriptor)),
+        "McpTools.list",
+        { captureStackTrace: false }
+      ),
 
       /** Whether a tool of this name exists (an unknown one is a protocol error, not a call). */
-      has: (name: string) => Effect.map(resolved, (prepared) => prepared.has(name)),
+      has: Effect.fn("McpTools.has", { captureStackTrace: false })((name: string) => Effect.map(resolved, (prepared) => prepared.has(name))),
 
       /**
-       * One `tools/call`, billed to the account of the key `keyHash` names. The gateway's
-       * refusals (plan, rate, credits) are results; an unknown or revoked key fails: the
+       * One `tools/call`, billed to the account of the key `keyHash` names: one metered call,
+       * its credit held for the call and settled by how the route's handler ended (a client
+       * gone before the answer gets it back, G4, as on the REST path). The gateway's refusals
+       * (plan, rate, credits, calls in flight) are results; an unknown or revoked key fails: the
        * transport answers 401 (M2).
        */
-      call: (name: string, args: JsonObject, keyHash: Uint8Array) =>
-        Effect.gen(function*() {
-          const tool = (yield* resolved).get(name)
-          if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)
-          const startedAt = yield* Clock.currentTimeMillis
-          const admitted = yield* Effect.either(gateway.admitDigest(keyHash, { method: "MCP", route: name }))
-          if (Either.isLeft(admitted)) {
-            const { error, rate } = admitted.left
-            if (error._tag === "Unauthorized") return yield* Effect.fail<Unauthorized>(error)
-            return { result: refusal(encodeFailure(tool, error).body), rate } satisfies ToolOutcome
-          }
-          const admission = admitted.right
-          const outcome = yield* Effect.scoped(Effect.gen(function*() {
-            // Fair use (issue 28): the account's calls in flight, as on the REST path; refused, the
-            // call never ran and its credit is given back.
-            const slot = yield* Effect.either(inFlight.take(admission.accountId))
-            if (Either.isLeft(slot)) {
-              yield* gateway.refund(admission.chargeId)
-              return { status: 429, result: refusal(encodeFailure(tool, slot.left).body) }
-            }
-            return yield* run(tool, args).pipe(
-              Effect.provideService(Caller, admission),
-              // A client gone before the answer gets its credit back (G4), as on the REST path.
-              Effect.onInterrupt(() => gateway.refund(admission.chargeId))
-            )
-          }))
-          yield* gateway.complete(admission.chargeId, outcome.status, startedAt)
-          return { result: outcome.result, rate: Option.some(admission.rate) } satisfies ToolOutcome
-        })
-    }, { effects: ["list"] })
+      call: Effect.fn("McpTools.call", { captureStackTrace: false })(function*(name: string, args: JsonObject, keyHash: Uint8Array) {
+        const tool = (yield* resolved).get(name)
+        if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)
+        const rate = yield* Ref.make(Option.none<RateWindow>())
+        const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+          const admission = yield* charge.take(keyHash, { method: "MCP", route: name }).pipe(
+            Effect.tapError((refused) => Ref.set(rate, refused.rate)),
+            Effect.mapError((refused) => refused.error)
+          )
+          yield* Ref.set(rate, Option.some(admission.rate))
+          return yield* run(tool, args).pipe(Effect.provideService(Caller, admission))
+        })))
+        if (Exit.isSuccess(exit)) return { result: answered(exit.value), rate: yield* Ref.get(rate) } satisfies ToolOutcome
+        const failure = Cause.failureOption(exit.cause)
+        // Interrupted (the client went away) or died: nothing to answer.
+        if (Option.isNone(failure)) return yield* Effect.failCause(Cause.stripFailures(exit.cause))
+        if (failure.value instanceof Unauthorized) return yield* Effect.fail(failure.value)
+        return { result: refusal(encodeFailure(tool, failure.value).body), rate: yield* Ref.get(rate) } satisfies ToolOutcome
+      })
+    }
   }),
-  dependencies: [RouteHandlers.Default, Gateway.Default, InFlight.Default]
+  dependencies: [RouteHandlers.Default, CallCharge.Default]
 }) {}
 

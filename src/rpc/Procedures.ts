@@ -1,6 +1,8 @@
-import { Rpc, RpcGroup } from "@effect/rpc"
-import { Schema } from "effect"
+import { Rpc, RpcGroup, RpcMiddleware } from "@effect/rpc"
+import { Context, Schema } from "effect"
 import { CreditsApi } from "../access/credits/Api.js"
+import { Caller, CreditsExhausted, PlanRequired, RateLimited, TooManyInFlight, Unauthorized } from "../access/gateway/Api.js"
+import { InternalServerError } from "../kernel/Errors.js"
 import { OutboxEvent } from "../access/events/OutboxEvent.js"
 import { BrandInsightsApi } from "../ads/brandInsights/Api.js"
 import { LandersApi } from "../ads/landers/Api.js"
@@ -13,6 +15,24 @@ import { GatewayFailure, procedure } from "./Procedure.js"
  * every match (`ExportSearch`) and the account's events (`Events`). Contract only: the typed
  * client (`adintel/rpc`) imports this file, the server serves it (RpcLive.ts).
  */
+
+/**
+ * Every procedure is one metered call (G1-G6): the key (`X-API-Key` or `Authorization: Bearer`),
+ * the plan, a slot of the rate window, a credit and a slot of the account's calls in flight,
+ * taken by this middleware for the call's length and settled by how it ended (G4; the server's
+ * `CallCharge`, as REST's `Metered` and MCP's tool calls take it). It provides the `Caller`.
+ */
+export class MeteredRpc extends RpcMiddleware.Tag<MeteredRpc>()("adintel/MeteredRpc", {
+  provides: Caller,
+  failure: Schema.Union(Unauthorized, PlanRequired, RateLimited, CreditsExhausted, TooManyInFlight, InternalServerError),
+  wrap: true
+}) {}
+
+/**
+ * A stream that waits more than it reads (`Events`): it holds no slot of the calls in flight,
+ * and its credit is kept once it is open, whatever it yields later.
+ */
+export class OpenEnded extends Context.Tag("adintel/rpc/OpenEnded")<OpenEnded, boolean>() {}
 
 /** The libraries an export names, as saved searches name them (H1). */
 export const ExportLibrary = Schema.Literal("social", "pinboard", "short-video", "search")
@@ -50,9 +70,10 @@ export const Events = Rpc.make("Events", {
   success: StreamedEvent,
   error: GatewayFailure,
   stream: true
-})
+}).annotate(OpenEnded, true)
 
-export const AdIntelRpcs = RpcGroup.make(
+/** The procedures that project a route of the contract, one line each (Procedure.ts). */
+export const projectedProcedures = [
   procedure("SearchSocialAds", AdLibraryApi, "social"),
   procedure("SearchPinboardAds", AdsApi, "pinboard"),
   procedure("SearchShortVideoAds", AdsApi, "clipapp"),
@@ -66,8 +87,8 @@ export const AdIntelRpcs = RpcGroup.make(
   procedure("BrandNewThisWeek", BrandInsightsApi, "newThisWeek"),
   procedure("BrandVideoLengths", BrandInsightsApi, "videoLengths"),
   procedure("ExploreLanders", LandersApi, "explore"),
-  procedure("Credits", CreditsApi, "balance"),
-  ExportSearch,
-  Events
-)
+  procedure("Credits", CreditsApi, "balance")
+] as const
+
+export const AdIntelRpcs = RpcGroup.make(...projectedProcedures, ExportSearch, Events).middleware(MeteredRpc)
 export type AdIntelRpcs = RpcGroup.Rpcs<typeof AdIntelRpcs>

@@ -1,9 +1,9 @@
 import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, PubSub, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { admissionBatchSize, admissionWait, creditsCharged, creditsRefunded, rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
-import { noteRequest, traced } from "../../platform/telemetry/Tracing.js"
+import { noteRequest } from "../../platform/telemetry/Tracing.js"
 import type { Admission, RateWindow } from "./Api.js"
-import { CreditsExhausted, PlanRequired, RateLimited, Unauthorized } from "./Api.js"
+import { CreditsExhausted, PlanRequired, RateLimited, type TooManyInFlight, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
 import { type AdmitRequest, type AdmitRow, type Completion, GatewayRepo, type OpenCharge } from "./GatewayRepo.js"
 import { creditBalance, scriptResetsAt, startOfNextUtcDay } from "./Meters.js"
@@ -14,17 +14,29 @@ import { now } from "../../kernel/UtcDay.js"
 /** spec: Limits, Rate: "60 requests per minute"; the count is configuration, the window is not. */
 export const rateWindowSeconds = 60
 
-/** A call the gateway turned away, with the rate window to report when it got that far (G5). */
 /** A session call the rate window refused: the 429, and the window for its headers. */
 export class WindowFull extends Data.TaggedError("WindowFull")<{
   readonly error: RateLimited
   readonly rate: RateWindow
 }> {}
 
+/**
+ * A call turned away before it ran, with the rate window to report when it got that far (G5):
+ * by the gateway's admission, or (`CallCharge`) for the account's calls in flight.
+ */
 export class Refusal extends Data.TaggedError("Refusal")<{
-  readonly error: Unauthorized | PlanRequired | RateLimited | CreditsExhausted
+  readonly error: Unauthorized | PlanRequired | RateLimited | CreditsExhausted | TooManyInFlight
   readonly rate: Option.Option<RateWindow>
-}> {}
+}> {
+  /** spec G5; issue 28: when to try again, in seconds, if the refusal says. */
+  get retryAfter(): Option.Option<number> {
+    return this.error._tag === "RateLimited"
+      ? Option.map(this.rate, (rate) => rate.resetSeconds)
+      : this.error._tag === "TooManyInFlight"
+      ? Option.some(1)
+      : Option.none()
+  }
+}
 
 export interface CallInfo {
   readonly method: string
@@ -204,14 +216,16 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
     )
 
     /**
-     * Records the answer. A 5xx is written at once and refunded if nothing refunded it yet
-     * (G4), so the client that receives it sees its credit back.
+     * Records how a call ended, and gives its credit back when `keep` is false (G4; decided by
+     * `CallCharge.keepsCredit`). A kept credit's completion is written with others in a batch;
+     * one given back is written at once with its refund, so the client that receives the
+     * answer sees its credit back.
      */
-    const complete = (chargeId: string, status: number, startedAt: number) =>
+    const settle = (chargeId: string, ending: { readonly status: number; readonly startedAt: number; readonly keep: boolean }) =>
       Effect.gen(function*() {
         const at = yield* now
-        const completion = { chargeId, at, status, latencyMs: msUntil(new Date(startedAt), at) }
-        if (status < 500) return yield* Queue.offer(completions, completion)
+        const completion = { chargeId, at, status: ending.status, latencyMs: msUntil(new Date(ending.startedAt), at) }
+        if (ending.keep) return yield* Queue.offer(completions, completion)
         yield* repo.complete([completion])
         yield* refund(chargeId)
       })
@@ -305,31 +319,34 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         }
       })
 
-    return traced("Gateway", {
-      admit,
-      admitDigest,
-      chargePage,
-      rateSlot,
+    const span = { captureStackTrace: false }
+    return {
+      admit: Effect.fn("Gateway.admit", span)(admit),
+      admitDigest: Effect.fn("Gateway.admitDigest", span)(admitDigest),
+      chargePage: Effect.fn("Gateway.chargePage", span)(chargePage),
+      rateSlot: Effect.fn("Gateway.rateSlot", span)(rateSlot),
       /** The account a live key belongs to, charging nothing: for what costs no credit (MCP's free messages, M1). */
-      accountOfKey: repo.accountOfKey,
-      refund,
-      complete,
+      accountOfKey: Effect.fn("Gateway.accountOfKey", span)(repo.accountOfKey),
+      refund: Effect.fn("Gateway.refund", span)(refund),
+      settle: Effect.fn("Gateway.settle", span)(settle),
       /** Waits until every completion queued so far is written (the ledger then shows those answers). */
       flush: Effect.flatMap(Deferred.make<void>(), (done) =>
-        Effect.zipRight(Queue.offer(completions, new Flush(done)), Deferred.await(done))),
+        Effect.zipRight(Queue.offer(completions, new Flush(done)), Deferred.await(done))).pipe(Effect.withSpan("Gateway.flush", span)),
       /** The ids of the charges refunded from now on, while the scope lasts. */
       refunds: PubSub.subscribe(refunds),
-      sweep,
+      sweep: Effect.withSpan(sweep, "Gateway.sweep", span),
       /**
        * The sweeper loop, for a layer to fork: on a fixed grid from the start (a sweep that ends
        * past a tick is followed by the next at once). Time comes from the Clock, so TestClock drives it.
+       * Each sweep is a span; the loop, which never ends, is none.
        */
       sweeper: sweep.pipe(
+        Effect.withSpan("Gateway.sweep", span),
         Effect.catchAllCause((cause) => Effect.logError("Ledger sweep failed", cause)),
         Effect.repeat(Schedule.fixed(config.ledgerSweepEvery)),
         Effect.asVoid
       )
-    }, { effects: ["flush", "sweep"] })
+    }
   }),
   dependencies: [GatewayRepo.Default, Replica.Default]
 }) {}

@@ -6,15 +6,14 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Chunk, Clock, Effect, Exit, Layer, Option, Predicate } from "effect"
+import { Cause, Chunk, Effect, Layer, Option, Predicate } from "effect"
 import type { Scope } from "effect/Scope"
 import { InternalServerError } from "../../kernel/Errors.js"
 import { type DecodedInput, storableInput } from "../../kernel/Issues.js"
 import { isMirrorOf } from "../../kernel/Mirror.js"
-import { Caller, Metered, type RateWindow } from "./Api.js"
+import { Metered, type RateWindow } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
-import { Gateway } from "./Gateway.js"
-import { InFlight } from "./InFlight.js"
+import { CallCharge, CallEnd } from "./CallCharge.js"
 import { RouteHandlers } from "./RouteHandlers.js"
 import { accountHash, noteRequest } from "../../platform/telemetry/Tracing.js"
 
@@ -39,32 +38,37 @@ export const withRateHeaders = (response: HttpServerResponse.HttpServerResponse,
     ...(retry ? { "retry-after": String(rate.resetSeconds) } : {})
   })
 
-/**
- * The `Metered` middleware: one gateway round trip, then `Caller` for the handler. After the
- * answer is built it adds the rate-limit headers and hands the completion to the ledger.
- */
 /** A refusal for calls in flight: try again in a second (one of them will likely have ended). */
 export const retryLater = HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", "1")))
 
+/**
+ * The `Metered` middleware: the call's credit (`CallCharge.take`: one gateway round trip, then a
+ * slot of the account's calls in flight), then `Caller` for the handler. The credit is settled
+ * by the route's exit (`CallEnd`, told by the service's conventions, app/Server.ts); the slot is
+ * held until the answer is written. Every answer carries the rate window; a refusal carries it
+ * once admission got that far (401/403 carry none: they must not leak quota to probes, G5),
+ * with `Retry-After` when the refusal says when to try again.
+ */
 export const MeteredLive = Layer.effect(
   Metered,
   Effect.gen(function*() {
-    const gateway = yield* Gateway
-    const inFlight = yield* InFlight
+    const charge = yield* CallCharge
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const query = yield* HttpServerRequest.ParsedSearchParams
-      const startedAt = yield* Clock.currentTimeMillis
+      const end = yield* Effect.serviceOption(CallEnd)
+      if (Option.isNone(end)) return yield* Effect.dieMessage("A metered route is served inside the service's conventions (app/Server.ts), which tell it its end")
       const key = ApiKey.fromRequest({ headers: request.headers, query })
-      const admission = yield* gateway.admit(key, { method: request.method, route: pathOf(request.url) }).pipe(
-        Effect.catchTag("Refusal", ({ error, rate }) =>
-          Option.match(rate, {
-            // 401/403 carry no quota headers: they must not leak quota to probes (G5).
-            onNone: () => Effect.fail(error),
+      const admission = yield* charge.take(key, { method: request.method, route: pathOf(request.url) }, { settledBy: end.value }).pipe(
+        Effect.catchTag("Refusal", (refusal) =>
+          Option.match(refusal.rate, {
+            onNone: () => Effect.fail(refusal.error),
             onSome: (rate) =>
               HttpApp.appendPreResponseHandler((_, response) =>
-                Effect.succeed(withRateHeaders(response, rate, error._tag === "RateLimited"))
-              ).pipe(Effect.zipRight(Effect.fail(error)))
+                Effect.succeed(withRateHeaders(response, rate, false).pipe(
+                  (rated) => Option.match(refusal.retryAfter, { onNone: () => rated, onSome: (seconds) => HttpServerResponse.setHeader(rated, "retry-after", String(seconds)) })
+                ))
+              ).pipe(Effect.zipRight(Effect.fail(refusal.error)))
           })
         )
       )
@@ -73,52 +77,24 @@ export const MeteredLive = Layer.effect(
         facts.charged = 1
         facts.remaining = admission.credits.total_remaining
       })
-      yield* HttpApp.appendPreResponseHandler((_, response) =>
-        gateway.complete(admission.chargeId, response.status, startedAt).pipe(
-          Effect.as(withRateHeaders(response, admission.rate, false))
-        ))
-      // Fair use (issue 28): past the account's calls in flight, the call waits, then is refused
-      // and its credit given back (it never ran).
-      yield* inFlight.take(admission.accountId).pipe(
-        Effect.tapError(() => Effect.zipRight(gateway.refund(admission.chargeId), retryLater))
-      )
+      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRateHeaders(response, admission.rate, false)))
       return admission
     })
   })
 )
 
-/** A call keeps its credit when it ended with a deliberate answer: a success or a typed failure. */
-const keepsCredit = (exit: Exit.Exit<unknown, unknown>) =>
-  Exit.isSuccess(exit) ||
-  (!Cause.isInterrupted(exit.cause) && Option.exists(Cause.failureOption(exit.cause), (e) => !(e instanceof InternalServerError)))
-
 /**
- * The release half of the charge (G4), taken by the middleware before the handler and released
- * on the handler's own exit, whatever HTTP middleware surrounds it: kept on every deliberate
- * answer (typed failures included), refunded when the handler dies (answered with the 500
- * envelope), fails with an internal error, or is interrupted (the client went away).
+ * A handler that dies answers the 500 envelope (spec: Errors, 500 row) and logs why, for every
+ * caller of the route's handler (its REST route, an MCP tool, an RPC procedure); the metered
+ * call's credit is then given back by `CallCharge`, as for any 5xx.
  */
-export const settle = (gateway: Pick<Gateway, "refund">) =>
-<A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
-  Effect.flatMap(Effect.serviceOption(Caller), (caller) =>
-    Option.match(caller, {
-      onNone: () => handler,
-      // Session callers (legacy paths, S4) were charged nothing: nothing to refund.
-      onSome: ({ chargeId }) =>
-        chargeId === null ? handler : handler.pipe(
-          Effect.catchAllDefect((defect) =>
-            Effect.zipRight(
-              Effect.logError("Handler died; its credit is refunded", Cause.die(defect)),
-              Effect.fail(new InternalServerError())
-            )
-          ),
-          Effect.onExit((exit) => keepsCredit(exit) ? Effect.void : gateway.refund(chargeId))
-        )
-    }))
+export const answeringDefects = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
+  Effect.catchAllDefect(handler, (defect) =>
+    Effect.zipRight(Effect.logError("Handler died; answered with the 500 envelope", Cause.die(defect)), Effect.fail(new InternalServerError())))
 
 /**
  * The handlers of a group, whichever endpoints (`any`: HttpApiBuilder types a handler per
- * endpoint; `settleAll` adds each back alike, through the public `handle`/`handleRaw`).
+ * endpoint; `wrapAll` adds each back alike, through the public `handle`/`handleRaw`).
  */
 type AnyHandlers = HttpApiBuilder.Handlers<any, any, any, any>
 
@@ -131,14 +107,14 @@ const isHandlers = (built: unknown): built is AnyHandlers => Predicate.hasProper
 /**
  * `built`'s handlers added to `fresh` (the empty handlers of the group being served: the
  * family's own or one of its mirrors) with the platform's `handle`/`handleRaw`, each behind
- * the text rule on its decoded input (kernel/Issues.ts), then `settle`.
+ * the text rule on its decoded input (kernel/Issues.ts), answering a defect with the 500 envelope.
  */
-const settleAll = (fresh: AnyHandlers, built: AnyHandlers, gateway: Gateway): Handled =>
+const wrapAll = (fresh: AnyHandlers, built: AnyHandlers): Handled =>
   // (`as`: each endpoint `built` handled is handled again, by name; the family's own
   // `HttpApiBuilder.Handlers` types checked at compile time that `built` handles them all.)
   Chunk.reduce(built.handlers, fresh, (handlers, item) => {
     const options = { uninterruptible: item.uninterruptible }
-    const handler = (request: DecodedInput) => settle(gateway)(Effect.zipRight(storableInput(request), item.handler(request)))
+    const handler = (request: DecodedInput) => answeringDefects(Effect.zipRight(storableInput(request), item.handler(request)))
     return item.withFullRequest
       ? handlers.handleRaw(item.endpoint.name, handler, options)
       : handlers.handle(item.endpoint.name, handler, options)
@@ -152,8 +128,8 @@ type MirrorsOf<Groups extends HttpApiGroup.HttpApiGroup.Any, Name extends string
 
 /**
  * `HttpApiBuilder.group` for every group of the service: each handler runs behind the text rule
- * (its decoded input is storable, else 400 naming the field) and is wrapped by `settle`, so no
- * route can forget its refund (unmetered routes have no charge to settle). Use it exactly like
+ * (its decoded input is storable, else 400 naming the field), and a handler that dies answers
+ * the 500 envelope (whose metered call `CallCharge` then refunds). Use it exactly like
  * `HttpApiBuilder.group`. The same handlers
  * also serve the group's mirrors (legacy session paths, un-versioned aliases) that the API
  * holds: a family mounted elsewhere needs no handler code.
@@ -179,7 +155,6 @@ export function serveGroup<
     | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, Name | MirrorsOf<Groups, Name>>,
     Scope
   >
-  | Gateway
 >
 /**
  * (The signature above states the layer's types, as `HttpApiBuilder.group` would for the group
@@ -194,15 +169,14 @@ export function serveGroup(
   const served = (name: string) =>
     HttpApiBuilder.group(api, name, (fresh) =>
       Effect.gen(function*() {
-        const gateway = yield* Gateway
         const answer = build(fresh)
         const built: unknown = Effect.isEffect(answer) ? yield* answer : answer
         if (!isHandlers(built)) return yield* Effect.dieMessage(`serveGroup: the build of ${name} did not answer its handlers`)
-        const settled = settleAll(fresh, built, gateway)
+        const wrapped = wrapAll(fresh, built)
         // Other callers of the same handlers (MCP tools) find them here, when the server has the registry.
         const registry = yield* Effect.serviceOption(RouteHandlers)
-        if (Option.isSome(registry)) registry.value.register(api, settled, yield* Effect.context<never>())
-        return settled
+        if (Option.isSome(registry)) registry.value.register(api, wrapped, yield* Effect.context<never>())
+        return wrapped
       }))
   const mirrors = Object.keys(api.groups).filter((name) => isMirrorOf(name, groupName))
   return Layer.mergeAll(served(groupName), ...mirrors.map(served))

@@ -1,7 +1,6 @@
 import { Effect, Exit, type Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
 import { TooManyInFlight } from "./Api.js"
 import type { AccountId } from "../../kernel/Ids.js"
 
@@ -30,19 +29,20 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
         if (--entry.users === 0) accounts.delete(accountId)
       })
 
-    // Spans as every service's (`InFlight.take`, ...): `take` is on the path of every metered call,
-    // as the gateway's methods are, and its span shows how long a call waited for a slot.
-    return traced("InFlight", {
+    // `take` is on the path of every metered call, as the gateway's methods are: its span shows
+    // how long a call waited for a slot.
+    const span = { captureStackTrace: false }
+    return {
       max: maxCallsInFlight,
       /** How many accounts have calls in flight or waiting: the map holds no other. */
-      accounts: Effect.sync(() => accounts.size),
+      accounts: Effect.withSpan(Effect.sync(() => accounts.size), "InFlight.accounts", span),
       /** An account's calls in flight or waiting for a slot. */
-      users: (accountId: AccountId) => Effect.sync(() => accounts.get(accountId)?.users ?? 0),
+      users: Effect.fn("InFlight.users", span)((accountId: AccountId) => Effect.sync(() => accounts.get(accountId)?.users ?? 0)),
       /**
        * One of the account's slots, held until the scope (the request's) closes; refused with
        * `TooManyInFlight` once `IN_FLIGHT_WAIT` passes without one.
        */
-      take: (accountId: AccountId): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
+      take: Effect.fn("InFlight.take", span)((accountId: AccountId): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
         // The wait is interruptible (its timeout interrupts it; so does a client that goes away);
         // a slot taken is released with the scope, whatever happens after.
         Effect.uninterruptibleMask((restore) =>
@@ -58,7 +58,7 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
             }
             yield* Effect.addFinalizer(() => Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
           })
-        )
-    }, { effects: ["accounts"] })
+        ))
+    }
   })
 }) {}

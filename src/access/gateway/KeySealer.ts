@@ -3,7 +3,6 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Config, Effect, Option, Redacted } from "effect"
 import { dataDir } from "../../platform/db/Database.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * Keeps clear API keys encrypted at rest (AES-256-GCM) so the key page can show a key again
@@ -16,7 +15,7 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
     const key = Buffer.from(
       hkdfSync("sha256", Buffer.from(Redacted.value(secret), "utf8"), "adintel", "api-key-sealing", 32)
     )
-    return traced("KeySealer", {
+    return {
       /** iv (12 bytes) | tag (16 bytes) | ciphertext */
       seal: (clear: string): Buffer => {
         const iv = randomBytes(12)
@@ -24,14 +23,14 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
         const body = Buffer.concat([cipher.update(clear, "utf8"), cipher.final()])
         return Buffer.concat([iv, cipher.getAuthTag(), body])
       },
-      open: (sealed: Uint8Array): Effect.Effect<string> =>
+      open: Effect.fn("KeySealer.open", { captureStackTrace: false })((sealed: Uint8Array): Effect.Effect<string> =>
         Effect.sync(() => {
           const bytes = Buffer.from(sealed)
           const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12))
           decipher.setAuthTag(bytes.subarray(12, 28))
           return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8")
-        })
-    })
+        }))
+    }
   })
 }) {}
 
