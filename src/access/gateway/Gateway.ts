@@ -225,7 +225,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
       Effect.gen(function*() {
         const at = yield* now
         const completion = { chargeId, at, status: ending.status, latencyMs: msUntil(new Date(ending.startedAt), at) }
-        if (ending.keep) return yield* Queue.offer(completions, completion)
+        if (ending.keep) return yield* Effect.asVoid(Queue.offer(completions, completion))
         yield* repo.complete([completion])
         yield* refund(chargeId)
       })
