@@ -10,7 +10,7 @@ import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import { BrandDiffs } from "../ads/brands/BrandDiffs.js"
 import { ImportEvents } from "../access/events/ImportEvents.js"
 import type { EntityName } from "./Records.js"
-import { traced } from "../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../platform/telemetry/Tracing.js"
 
 /** What an import answers (spec of the admin ingest route). */
 export interface IngestReport {
@@ -255,7 +255,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       return entity.duringImport === undefined ? whole : derived(entity.duringImport(whole))
     }
 
-    return traced("Ingest", {
+    return {
       /**
        * Waits until what imports derive after they return (the ads' trend counts) holds every
        * record stored so far, on any replica: tests and the admin CLI wait on this, not on time.
@@ -263,7 +263,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
       settled: trendCounts.flush,
 
       /** NDJSON bytes, one record per line; blank lines are skipped (but counted for numbering). */
-      lines: <E, R>(name: EntityName, bytes: Stream.Stream<Uint8Array, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
+      lines: Effect.fn("Ingest.lines", serviceSpan)(<E, R>(name: EntityName, bytes: Stream.Stream<Uint8Array, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
         run(
           name,
           bytes.pipe(
@@ -273,16 +273,16 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
             Stream.map(([text, index]) => parseLine(text, index + 1))
           ),
           onProgress
-        ),
+        )),
 
       /** Records already parsed (the demo generator): the same validation and writes. */
-      records: <E, R>(name: EntityName, records: Stream.Stream<unknown, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
+      records: Effect.fn("Ingest.records", serviceSpan)(<E, R>(name: EntityName, records: Stream.Stream<unknown, E, R>, onProgress?: (p: IngestProgress) => Effect.Effect<void>) =>
         run(
           name,
           records.pipe(Stream.zipWithIndex, Stream.map(([value, index]) => ({ line: index + 1, value: Either.right(value) }))),
           onProgress
-        )
-    })
+        ))
+    }
   }),
   dependencies: [IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { type SeededTranscript, StoredTranscriptsRepo } from "./StoredTranscriptsRepo.js"
-import { traced } from "../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../platform/telemetry/Tracing.js"
 
 export type { SeededTranscript } from "./StoredTranscriptsRepo.js"
 
@@ -12,16 +12,16 @@ export type { SeededTranscript } from "./StoredTranscriptsRepo.js"
 export class StoredTranscripts extends Effect.Service<StoredTranscripts>()("adintel/StoredTranscripts", {
   effect: Effect.gen(function*() {
     const repo = yield* StoredTranscriptsRepo
-    return traced("StoredTranscripts", {
+    return {
       /** The stored transcript text of each ad that has one, by ad id (`ad_id` of the transcript routes). */
-      ofAds: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
+      ofAds: Effect.fn("StoredTranscripts.ofAds", serviceSpan)((ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
         ids.length === 0
           ? Effect.succeed(new Map())
-          : Effect.map(repo.ofAds(ids), (rows) => new Map(rows.map((r) => [r.ad_id, r.transcript]))),
+          : Effect.map(repo.ofAds(ids), (rows) => new Map(rows.map((r) => [r.ad_id, r.transcript])))),
 
-      seed: (records: ReadonlyArray<SeededTranscript>, now: Date) =>
-        records.length === 0 ? Effect.void : repo.seed(records, "demo", now)
-    })
+      seed: Effect.fn("StoredTranscripts.seed", serviceSpan)((records: ReadonlyArray<SeededTranscript>, now: Date) =>
+        records.length === 0 ? Effect.void : repo.seed(records, "demo", now))
+    }
   }),
   dependencies: [StoredTranscriptsRepo.Default]
 }) {}

@@ -14,7 +14,7 @@ import type { ProductionLevel, ScriptBrief, Transcript } from "./engines/Pipelin
 import { ScriptWriter } from "./engines/script/ScriptWriter.js"
 import { Transcriber } from "./engines/speech/Transcriber.js"
 import { TranscriptsRepo } from "./TranscriptsRepo.js"
-import { traced } from "../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../platform/telemetry/Tracing.js"
 import { now } from "../kernel/UtcDay.js"
 
 /** A generation request, the record named by its id whatever the route calls it. */
@@ -136,7 +136,7 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
         })
       )
 
-    return traced("Transcripts", {
+    return {
       /** What `/ready` and the start-up log name. */
       engines: { audio: extractor.engine, transcription: transcriber.engine, scripts: writer.engine },
 
@@ -144,12 +144,12 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
       waiting: waiting.changes,
 
       /** spec: "Reads an existing transcript only; does not consume the script-generation quota." */
-      read: (subject: Subject, id: string): Effect.Effect<TranscriptRecord> =>
+      read: Effect.fn("Transcripts.read", serviceSpan)((subject: Subject, id: string): Effect.Effect<TranscriptRecord> =>
         Effect.map(repo.findStored(subject, id), (found) =>
           Option.match(found, {
             onNone: (): TranscriptRecord => ({ success: true, transcript: null, segments: [], script_analysis: null, similar_scripts: [] }),
             onSome: (row): TranscriptRecord => ({ success: true, ...row })
-          })),
+          }))),
 
       /**
        * spec: rule 3: (a) not logged in, (b) a stored transcript (free), (c) plan, (d) quota; then
@@ -157,62 +157,60 @@ export class Transcripts extends Effect.Service<Transcripts>()("adintel/Transcri
        * first's result as cached), and the generation is taken with the transcript's save, in
        * one transaction: a failure anywhere takes nothing and stores nothing.
        */
-      generate: (caller: CallerInfo, presence: Presence, subject: Subject, request: GenerateRequest) =>
-        Effect.gen(function*() {
-          if (presence === "not-signed-in") return yield* Effect.fail(ScriptRefusal.notLoggedIn())
-          const cached = yield* cachedAnswer(repo.findStored, subject, request.id)
-          if (Option.isSome(cached)) return cached.value
-          yield* mayGenerate(caller)
-          return yield* inTurn(forRecord(subject, request.id, Effect.gen(function*() {
-            // The first of two concurrent generations may have just finished.
-            const meanwhile = yield* cachedAnswer(repo.find, subject, request.id)
-            if (Option.isSome(meanwhile)) return meanwhile.value
-            const stored = yield* repo.storedMediaUrl(subject, request.id)
-            const transcript = yield* transcribe({ stored, video_cdn_url: request.video_cdn_url, video_url: request.video_url })
-            const at = yield* now
-            const remaining = yield* repo.takeScriptGeneration(caller.accountId, at)
-            if (Option.isNone(remaining)) return yield* Effect.fail(ScriptRefusal.quotaExhausted())
-            yield* repo.saveTranscript(subject, request.id, transcript, { url: transcript.url, engine: transcriber.engine }, at)
-            return {
-              success: true,
-              transcript: transcript.text,
-              segments: transcript.segments,
-              source: "generated",
-              script_generations_remaining: remaining.value
-            } satisfies TranscriptGenerated
-          })).pipe(Effect.tap((answer) => answer.source === "generated" ? repo.generated : Effect.void)))
-        }),
+      generate: Effect.fn("Transcripts.generate", serviceSpan)(function*(caller: CallerInfo, presence: Presence, subject: Subject, request: GenerateRequest) {
+        if (presence === "not-signed-in") return yield* Effect.fail(ScriptRefusal.notLoggedIn())
+        const cached = yield* cachedAnswer(repo.findStored, subject, request.id)
+        if (Option.isSome(cached)) return cached.value
+        yield* mayGenerate(caller)
+        return yield* inTurn(forRecord(subject, request.id, Effect.gen(function*() {
+          // The first of two concurrent generations may have just finished.
+          const meanwhile = yield* cachedAnswer(repo.find, subject, request.id)
+          if (Option.isSome(meanwhile)) return meanwhile.value
+          const stored = yield* repo.storedMediaUrl(subject, request.id)
+          const transcript = yield* transcribe({ stored, video_cdn_url: request.video_cdn_url, video_url: request.video_url })
+          const at = yield* now
+          const remaining = yield* repo.takeScriptGeneration(caller.accountId, at)
+          if (Option.isNone(remaining)) return yield* Effect.fail(ScriptRefusal.quotaExhausted())
+          yield* repo.saveTranscript(subject, request.id, transcript, { url: transcript.url, engine: transcriber.engine }, at)
+          return {
+            success: true,
+            transcript: transcript.text,
+            segments: transcript.segments,
+            source: "generated",
+            script_generations_remaining: remaining.value
+          } satisfies TranscriptGenerated
+        })).pipe(Effect.tap((answer) => answer.source === "generated" ? repo.generated : Effect.void)))
+      }),
 
       /**
        * A similar script (spec: "POST .../video/script/similar"): the same gates but the cache,
        * then the writer; the generation is taken with the script's save, so a failed writer
        * takes none.
        */
-      similarScript: (caller: CallerInfo, presence: Presence, subject: Subject, request: ScriptRequest) =>
-        Effect.gen(function*() {
-          if (presence === "not-signed-in") return yield* Effect.fail(ScriptRefusal.notLoggedIn())
-          yield* mayGenerate(caller)
-          const { id, ...brief } = request
-          const written = yield* writer.write({ ...brief, production_level: brief.production_level ?? "Medium" }).pipe(
-            Effect.catchTag("ScriptFailed", ({ reason }) =>
-              Effect.zipRight(Effect.logWarning(`Script generation failed: ${reason}`), Effect.fail(ScriptRefusal.scriptFailed())))
-          )
-          const similar = yield* repo.similar(subject, id, brief.transcript, maxSimilarScripts)
-          return yield* forRecord(subject, id, Effect.gen(function*() {
-            const at = yield* now
-            const remaining = yield* repo.takeScriptGeneration(caller.accountId, at)
-            if (Option.isNone(remaining)) return yield* Effect.fail(ScriptRefusal.quotaExhausted())
-            yield* repo.saveScript(subject, id, written, similar, at)
-            return {
-              success: true,
-              script: written.script,
-              script_analysis: written.script_analysis,
-              similar_scripts: similar,
-              script_generations_remaining: remaining.value
-            } satisfies ScriptGenerated
-          })).pipe(Effect.tap(repo.generated))
-        })
-    })
+      similarScript: Effect.fn("Transcripts.similarScript", serviceSpan)(function*(caller: CallerInfo, presence: Presence, subject: Subject, request: ScriptRequest) {
+        if (presence === "not-signed-in") return yield* Effect.fail(ScriptRefusal.notLoggedIn())
+        yield* mayGenerate(caller)
+        const { id, ...brief } = request
+        const written = yield* writer.write({ ...brief, production_level: brief.production_level ?? "Medium" }).pipe(
+          Effect.catchTag("ScriptFailed", ({ reason }) =>
+            Effect.zipRight(Effect.logWarning(`Script generation failed: ${reason}`), Effect.fail(ScriptRefusal.scriptFailed())))
+        )
+        const similar = yield* repo.similar(subject, id, brief.transcript, maxSimilarScripts)
+        return yield* forRecord(subject, id, Effect.gen(function*() {
+          const at = yield* now
+          const remaining = yield* repo.takeScriptGeneration(caller.accountId, at)
+          if (Option.isNone(remaining)) return yield* Effect.fail(ScriptRefusal.quotaExhausted())
+          yield* repo.saveScript(subject, id, written, similar, at)
+          return {
+            success: true,
+            script: written.script,
+            script_analysis: written.script_analysis,
+            similar_scripts: similar,
+            script_generations_remaining: remaining.value
+          } satisfies ScriptGenerated
+        })).pipe(Effect.tap(repo.generated))
+      })
+    }
   }),
   dependencies: [TranscriptsRepo.Default]
 }) {}

@@ -9,7 +9,7 @@ import { creditBalance, scriptResetsAt, searchesLeft, startOfNextUtcDay } from "
 import type { AccountView, CreateAccount, CreatedAccount, UpdateAccount } from "./Api.js"
 import { type AccountRow, AccountsRepo } from "./AccountsRepo.js"
 import * as Password from "./Password.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 const accountNotFound = new NotFound({ error: "Account not found" })
@@ -57,81 +57,75 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
 
     const mustExist = (found: boolean) => (found ? Effect.void : Effect.fail(accountNotFound))
 
-    return traced("Accounts", {
-      idOf,
+    return {
+      idOf: Effect.fn("Accounts.idOf", serviceSpan)(idOf),
 
-      view,
+      view: Effect.fn("Accounts.view", serviceSpan)(view),
 
-      create: (input: CreateAccount) =>
-        Effect.gen(function*() {
-          const key = ApiKey.generate()
-          const id = yield* repo.insert({
-            email: input.email,
-            passwordHash: input.password === undefined ? null : yield* Password.hash(input.password),
-            plan: input.plan,
-            keyHash: ApiKey.digest(key),
-            keySealed: sealer.seal(key),
-            now: yield* now
-          })
-          if (Option.isNone(id)) {
-            return yield* Effect.fail(new Conflict({ error: "An account with this email already exists" }))
-          }
-          return { id: id.value, email: input.email, plan: input.plan, api_key: key } satisfies CreatedAccount
-        }),
+      create: Effect.fn("Accounts.create", serviceSpan)(function*(input: CreateAccount) {
+        const key = ApiKey.generate()
+        const id = yield* repo.insert({
+          email: input.email,
+          passwordHash: input.password === undefined ? null : yield* Password.hash(input.password),
+          plan: input.plan,
+          keyHash: ApiKey.digest(key),
+          keySealed: sealer.seal(key),
+          now: yield* now
+        })
+        if (Option.isNone(id)) {
+          return yield* Effect.fail(new Conflict({ error: "An account with this email already exists" }))
+        }
+        return { id: id.value, email: input.email, plan: input.plan, api_key: key } satisfies CreatedAccount
+      }),
 
-      update: (id: AccountId, patch: UpdateAccount) =>
-        Effect.gen(function*() {
-          yield* view(id)
-          yield* Effect.flatMap(repo.update(id, patch, yield* now), mustExist)
-          return yield* view(id)
-        }),
+      update: Effect.fn("Accounts.update", serviceSpan)(function*(id: AccountId, patch: UpdateAccount) {
+        yield* view(id)
+        yield* Effect.flatMap(repo.update(id, patch, yield* now), mustExist)
+        return yield* view(id)
+      }),
 
-      addAddonCredits: (id: AccountId, amount: number) =>
-        Effect.gen(function*() {
-          yield* view(id)
-          yield* Effect.flatMap(repo.addAddon(id, amount), mustExist)
-          return (yield* view(id)).credits
-        }),
+      addAddonCredits: Effect.fn("Accounts.addAddonCredits", serviceSpan)(function*(id: AccountId, amount: number) {
+        yield* view(id)
+        yield* Effect.flatMap(repo.addAddon(id, amount), mustExist)
+        return (yield* view(id)).credits
+      }),
 
       /**
        * A new key; the previous one is refused from the moment this returns, by every replica.
        * The account's event (when, and from where) is recorded in the same transaction, so its
        * owner hears of every regeneration and of none that did not happen (issue 19).
        */
-      regenerateKey: (id: AccountId, origin: KeyOrigin = { via: "operator", address: null }) =>
-        Effect.gen(function*() {
-          yield* view(id)
-          const key = ApiKey.generate()
-          const at = yield* now
-          yield* sql.withTransaction(
-            Effect.flatMap(repo.replaceKey(id, ApiKey.digest(key), sealer.seal(key), at), (found) =>
-              found ? Effect.as(events.keyRegenerated(id, origin, at), true) : Effect.succeed(false))
-          ).pipe(Effect.orDie, Effect.flatMap(mustExist))
-          return key
-        }),
+      regenerateKey: Effect.fn("Accounts.regenerateKey", serviceSpan)(function*(id: AccountId, origin: KeyOrigin = { via: "operator", address: null }) {
+        yield* view(id)
+        const key = ApiKey.generate()
+        const at = yield* now
+        yield* sql.withTransaction(
+          Effect.flatMap(repo.replaceKey(id, ApiKey.digest(key), sealer.seal(key), at), (found) =>
+            found ? Effect.as(events.keyRegenerated(id, origin, at), true) : Effect.succeed(false))
+        ).pipe(Effect.orDie, Effect.flatMap(mustExist))
+        return key
+      }),
 
       /** Sets the password of the browser session; signed-in browsers must sign in again. */
-      setPassword: (id: AccountId, password: string) =>
-        Effect.gen(function*() {
-          yield* view(id)
-          yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
-        }),
+      setPassword: Effect.fn("Accounts.setPassword", serviceSpan)(function*(id: AccountId, password: string) {
+        yield* view(id)
+        yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
+      }),
 
       /** The live key in clear, for its owner's key page. */
-      revealKey: (id: AccountId) =>
-        Effect.gen(function*() {
-          yield* view(id)
-          const sealed = yield* repo.liveKey(id)
-          if (Option.isNone(sealed)) return yield* Effect.fail(accountNotFound)
-          return yield* sealer.open(sealed.value)
-        }),
+      revealKey: Effect.fn("Accounts.revealKey", serviceSpan)(function*(id: AccountId) {
+        yield* view(id)
+        const sealed = yield* repo.liveKey(id)
+        if (Option.isNone(sealed)) return yield* Effect.fail(accountNotFound)
+        return yield* sealer.open(sealed.value)
+      }),
 
       /** An account id from an id or an e-mail address (the CLI accepts either). */
-      resolve: (ref: string): Effect.Effect<AccountId, NotFound> =>
+      resolve: Effect.fn("Accounts.resolve", serviceSpan)((ref: string): Effect.Effect<AccountId, NotFound> =>
         ref.includes("@")
           ? Effect.flatMap(repo.findIdByEmail(ref), Option.match({ onNone: () => Effect.fail(accountNotFound), onSome: Effect.succeed }))
-          : Effect.flatMap(idOf(ref), (id) => Effect.as(view(id), id))
-    })
+          : Effect.flatMap(idOf(ref), (id) => Effect.as(view(id), id)))
+    }
   }),
   dependencies: [AccountsRepo.Default, KeySealer.Default, AccountEvents.Default]
 }) {}

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { AccountId } from "../../kernel/Ids.js"
 import { type AccountEvent, AccountEventsRepo, type CreditUsage, type EventPosition, type KeyOrigin } from "./AccountEventsRepo.js"
 import { type CommitPosition, type CommittedEvent, type NewEvent, OutboxRepo, type StoredEvent } from "./OutboxRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 export type { AccountEvent, CommitPosition, CommittedEvent, CreditUsage, EventPosition, KeyOrigin, NewEvent, StoredEvent }
 
@@ -19,34 +19,34 @@ export class AccountEvents extends Effect.Service<AccountEvents>()("adintel/Acco
   effect: Effect.gen(function*() {
     const repo = yield* AccountEventsRepo
     const outbox = yield* OutboxRepo
-    return traced("AccountEvents", {
+    return {
       /**
        * Records a key regeneration, and its `api_key.regenerated` event (call it inside the
        * transaction that replaces the key: both are kept or neither).
        */
-      keyRegenerated: (accountId: AccountId, origin: KeyOrigin, at: Date) =>
+      keyRegenerated: Effect.fn("AccountEvents.keyRegenerated", serviceSpan)((accountId: AccountId, origin: KeyOrigin, at: Date) =>
         Effect.zipRight(
           repo.keyRegenerated(accountId, origin, at),
           outbox.emit([{ accountId, type: "api_key.regenerated", data: { via: origin.via } }], at)
-        ),
+        )),
       /** Events that occurred at or after `from`, oldest first, paged by position. */
-      since: repo.since,
+      since: Effect.fn("AccountEvents.since", serviceSpan)(repo.since),
       /** Accounts at or above `percent` % of their monthly credits in the current period, paged by account id. */
-      creditUsage: repo.creditUsage,
+      creditUsage: Effect.fn("AccountEvents.creditUsage", serviceSpan)(repo.creditUsage),
       /** Records outbox events in one statement, in the caller's transaction when there is one. */
-      emit: outbox.emit,
+      emit: Effect.fn("AccountEvents.emit", serviceSpan)(outbox.emit),
       /** The same, as a part (`with e as (...)`) of the caller's statement that selects them. */
       emitFrom: outbox.insertFrom,
       /** The account's outbox events after stream position `seq`, oldest first. */
-      eventsAfter: outbox.after,
+      eventsAfter: Effect.fn("AccountEvents.eventsAfter", serviceSpan)(outbox.after),
       /** The account's last outbox stream position (0 before its first event). */
-      latestEvent: outbox.latest,
+      latestEvent: Effect.fn("AccountEvents.latestEvent", serviceSpan)(outbox.latest),
       /** Every account's outbox events of one type since an instant, after a commit position, in commit order (products turn them into items). */
-      eventsOfType: outbox.ofType,
+      eventsOfType: Effect.fn("AccountEvents.eventsOfType", serviceSpan)(outbox.ofType),
       /** Forgets outbox events created before an instant, a bounded batch at a time. */
-      pruneEvents: outbox.prune
+      pruneEvents: Effect.fn("AccountEvents.pruneEvents", serviceSpan)(outbox.prune)
       // `emitFrom` answers SQL to embed, not an effect to run: a span around it would bind it as a value.
-    }, { untraced: ["emitFrom"] })
+    }
   }),
   dependencies: [AccountEventsRepo.Default, OutboxRepo.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { Context, Duration, Effect, Option } from "effect"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { OutboxRepo } from "./OutboxRepo.js"
 import { PendingEventsRepo, type Teller } from "./PendingEventsRepo.js"
 import { now } from "../../kernel/UtcDay.js"
@@ -34,7 +34,7 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
     const tell = (id: string, at: Date, also: ReadonlyArray<Teller>) =>
       repo.tell(id, new Date(at.getTime() - Duration.toMillis(staleImportAfter)), (found) => outbox.insertFrom(found, at), also)
 
-    return traced("ImportEvents", {
+    return {
       /** The insert of pending rows for import `importId` (`PendingEventsRepo.insertFrom`), to embed in a batch's statement. */
       pendingFrom: repo.insertFrom,
 
@@ -73,9 +73,9 @@ export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/Import
         }),
 
       /** Forgets what is pending about one subject (it was deleted). */
-      forget: repo.forget
+      forget: Effect.fn("ImportEvents.forget", serviceSpan)(repo.forget)
       // (`pendingFrom` answers SQL to embed; `inBatch` and `duringImport` wrap work that has its own spans.)
-    }, { untraced: ["pendingFrom", "inBatch", "duringImport"] })
+    }
   }),
   dependencies: [PendingEventsRepo.Default, OutboxRepo.Default]
 }) {}

@@ -4,7 +4,7 @@ import { isStorable } from "../../kernel/Text.js"
 import { oauthSettings } from "./Config.js"
 import { type ClientRow, type IssuedTokens, OAuthRepo } from "./OAuthRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { isJsonObject, isTextList } from "../../kernel/Guards.js"
 import { now } from "../../kernel/UtcDay.js"
 
@@ -257,169 +257,164 @@ export class OAuth extends Effect.Service<OAuth>()("adintel/OAuth", {
         return { client: found.value, redirectUri: requested }
       })
 
-    return traced("OAuth", {
+    return {
       /** RFC 7591: a public client; its redirect URIs https, or http on loopback. */
-      register: (body: unknown, address: string) =>
-        Effect.gen(function*() {
-          const metadata = (problem: string) => fail("invalid_client_metadata", problem)
-          if (!isJsonObject(body)) return yield* metadata("The body must be a JSON object")
-          const fields = body
-          const uris = fields["redirect_uris"]
-          if (!isTextList(uris) || uris.length === 0 || uris.length > maxRedirectUris) {
-            return yield* fail("invalid_redirect_uri", `redirect_uris must list 1 to ${maxRedirectUris} URIs`)
-          }
-          for (const uri of uris) {
-            const problem = redirectUriProblem(uri)
-            if (Option.isSome(problem)) return yield* fail("invalid_redirect_uri", `redirect_uris: ${problem.value}`)
-          }
-          const name = fields["client_name"] ?? "Unnamed MCP client"
-          if (typeof name !== "string" || name.trim() === "" || name.length > maxClientName || !isStorable(name)) {
-            return yield* metadata(`client_name must be a text of 1 to ${maxClientName} characters`)
-          }
-          const method = fields["token_endpoint_auth_method"]
-          if (method !== undefined && method !== "none") {
-            return yield* metadata("token_endpoint_auth_method: only none is supported (public clients with PKCE)")
-          }
-          const grants = fields["grant_types"]
-          if (grants !== undefined && (!Array.isArray(grants) || !grants.includes("authorization_code") ||
-            !grants.every((g) => g === "authorization_code" || g === "refresh_token"))) {
-            return yield* metadata("grant_types: authorization_code (and refresh_token) only")
-          }
-          const responses = fields["response_types"]
-          if (responses !== undefined && (!Array.isArray(responses) || !responses.every((r) => r === "code"))) {
-            return yield* metadata("response_types: code only")
-          }
-          const at = yield* now
-          const dayAgo = new Date(at.getTime() - Duration.toMillis(day))
-          if ((yield* repo.registeredFrom(address, dayAgo)) >= settings.registrationsPerAddress) {
-            return yield* fail("temporarily_unavailable", "Too many clients registered from this address in the last day; try again later")
-          }
-          const pending = yield* repo.prunePendingClients(dayAgo)
-          if (pending >= settings.maxPendingClients) {
-            return yield* fail("temporarily_unavailable", "Too many clients registered in the last day; try again later")
-          }
-          const id = `${tokenPrefixes.client}${randomBytes(16).toString("hex")}`
-          yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris, now: at, from: address })
-          return {
-            client_id: id,
-            client_id_issued_at: Math.floor(at.getTime() / 1000),
-            client_name: name.trim(),
-            redirect_uris: uris,
-            grant_types: ["authorization_code", "refresh_token"],
-            response_types: ["code"],
-            token_endpoint_auth_method: "none"
-          } satisfies RegisteredClient
-        }),
+      register: Effect.fn("OAuth.register", serviceSpan)(function*(body: unknown, address: string) {
+        const metadata = (problem: string) => fail("invalid_client_metadata", problem)
+        if (!isJsonObject(body)) return yield* metadata("The body must be a JSON object")
+        const fields = body
+        const uris = fields["redirect_uris"]
+        if (!isTextList(uris) || uris.length === 0 || uris.length > maxRedirectUris) {
+          return yield* fail("invalid_redirect_uri", `redirect_uris must list 1 to ${maxRedirectUris} URIs`)
+        }
+        for (const uri of uris) {
+          const problem = redirectUriProblem(uri)
+          if (Option.isSome(problem)) return yield* fail("invalid_redirect_uri", `redirect_uris: ${problem.value}`)
+        }
+        const name = fields["client_name"] ?? "Unnamed MCP client"
+        if (typeof name !== "string" || name.trim() === "" || name.length > maxClientName || !isStorable(name)) {
+          return yield* metadata(`client_name must be a text of 1 to ${maxClientName} characters`)
+        }
+        const method = fields["token_endpoint_auth_method"]
+        if (method !== undefined && method !== "none") {
+          return yield* metadata("token_endpoint_auth_method: only none is supported (public clients with PKCE)")
+        }
+        const grants = fields["grant_types"]
+        if (grants !== undefined && (!Array.isArray(grants) || !grants.includes("authorization_code") ||
+          !grants.every((g) => g === "authorization_code" || g === "refresh_token"))) {
+          return yield* metadata("grant_types: authorization_code (and refresh_token) only")
+        }
+        const responses = fields["response_types"]
+        if (responses !== undefined && (!Array.isArray(responses) || !responses.every((r) => r === "code"))) {
+          return yield* metadata("response_types: code only")
+        }
+        const at = yield* now
+        const dayAgo = new Date(at.getTime() - Duration.toMillis(day))
+        if ((yield* repo.registeredFrom(address, dayAgo)) >= settings.registrationsPerAddress) {
+          return yield* fail("temporarily_unavailable", "Too many clients registered from this address in the last day; try again later")
+        }
+        const pending = yield* repo.prunePendingClients(dayAgo)
+        if (pending >= settings.maxPendingClients) {
+          return yield* fail("temporarily_unavailable", "Too many clients registered in the last day; try again later")
+        }
+        const id = `${tokenPrefixes.client}${randomBytes(16).toString("hex")}`
+        yield* repo.insertClient({ id, name: name.trim(), redirectUris: uris, now: at, from: address })
+        return {
+          client_id: id,
+          client_id_issued_at: Math.floor(at.getTime() / 1000),
+          client_name: name.trim(),
+          redirect_uris: uris,
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none"
+        } satisfies RegisteredClient
+      }),
 
       /**
        * An authorization request (RFC 6749 4.1.1, RFC 7636, RFC 8707) for `resource`, the
        * server's own MCP endpoint. The client and redirect URI are checked first: a request that
        * fails there is never redirected; any other problem is redirected with its error.
        */
-      authorization: (params: Params, resource: string) =>
-        Effect.gen(function*() {
-          const { client, redirectUri } = yield* trustedRedirect(params)
-          const stateParam = single(params, "state")
-          const state = "ok" in stateParam && stateParam.ok !== undefined && stateParam.ok.length <= maxState ? Option.some(stateParam.ok) : Option.none()
-          const refuse = (error: string, description: string) =>
-            Effect.fail(new RedirectedError({ location: withParams(redirectUri, { error, error_description: description, state: Option.getOrUndefined(state) }) }))
-          for (const name of ["response_type", "code_challenge", "code_challenge_method", "state", "resource", "scope"]) {
-            const value = single(params, name)
-            if ("problem" in value) return yield* refuse("invalid_request", value.problem)
-          }
-          if ("ok" in stateParam && stateParam.ok !== undefined && stateParam.ok.length > maxState) {
-            return yield* refuse("invalid_request", `state must be at most ${maxState} characters`)
-          }
-          const value = (name: string) => {
-            const found = single(params, name)
-            return "ok" in found ? found.ok : undefined
-          }
-          if (value("response_type") !== "code") return yield* refuse("unsupported_response_type", "response_type must be code")
-          const challenge = value("code_challenge")
-          if (challenge === undefined) return yield* refuse("invalid_request", "code_challenge is required (PKCE, S256)")
-          if (value("code_challenge_method") !== "S256") return yield* refuse("invalid_request", "code_challenge_method must be S256")
-          if (!challengePattern.test(challenge)) return yield* refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
-          const requested = value("resource")
-          if (requested !== undefined && requested !== resource) return yield* refuse("invalid_target", `resource must be ${resource}`)
-          const scope = value("scope")
-          if (scope !== undefined && (scope.length > maxScope || !isStorable(scope))) {
-            return yield* refuse("invalid_scope", `scope must be at most ${maxScope} characters`)
-          }
-          return {
-            client,
-            redirectUri,
-            codeChallenge: challenge,
-            state,
-            resource,
-            scope: Option.fromNullable(scope)
-          } satisfies AuthorizationRequest
-        }),
+      authorization: Effect.fn("OAuth.authorization", serviceSpan)(function*(params: Params, resource: string) {
+        const { client, redirectUri } = yield* trustedRedirect(params)
+        const stateParam = single(params, "state")
+        const state = "ok" in stateParam && stateParam.ok !== undefined && stateParam.ok.length <= maxState ? Option.some(stateParam.ok) : Option.none()
+        const refuse = (error: string, description: string) =>
+          Effect.fail(new RedirectedError({ location: withParams(redirectUri, { error, error_description: description, state: Option.getOrUndefined(state) }) }))
+        for (const name of ["response_type", "code_challenge", "code_challenge_method", "state", "resource", "scope"]) {
+          const value = single(params, name)
+          if ("problem" in value) return yield* refuse("invalid_request", value.problem)
+        }
+        if ("ok" in stateParam && stateParam.ok !== undefined && stateParam.ok.length > maxState) {
+          return yield* refuse("invalid_request", `state must be at most ${maxState} characters`)
+        }
+        const value = (name: string) => {
+          const found = single(params, name)
+          return "ok" in found ? found.ok : undefined
+        }
+        if (value("response_type") !== "code") return yield* refuse("unsupported_response_type", "response_type must be code")
+        const challenge = value("code_challenge")
+        if (challenge === undefined) return yield* refuse("invalid_request", "code_challenge is required (PKCE, S256)")
+        if (value("code_challenge_method") !== "S256") return yield* refuse("invalid_request", "code_challenge_method must be S256")
+        if (!challengePattern.test(challenge)) return yield* refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
+        const requested = value("resource")
+        if (requested !== undefined && requested !== resource) return yield* refuse("invalid_target", `resource must be ${resource}`)
+        const scope = value("scope")
+        if (scope !== undefined && (scope.length > maxScope || !isStorable(scope))) {
+          return yield* refuse("invalid_scope", `scope must be at most ${maxScope} characters`)
+        }
+        return {
+          client,
+          redirectUri,
+          codeChallenge: challenge,
+          state,
+          resource,
+          scope: Option.fromNullable(scope)
+        } satisfies AuthorizationRequest
+      }),
 
       /** What the consent page names: the signed-in account (none if it was deleted meanwhile). */
-      account: repo.findAccount,
+      account: Effect.fn("OAuth.account", serviceSpan)(repo.findAccount),
 
       /**
        * The user allowed: a single-use code (for the account's live key) sent to the redirect URI
        * with `state`. An account without API access is sent `access_denied`.
        */
-      approve: (request: AuthorizationRequest, accountId: AccountId) =>
-        Effect.gen(function*() {
-          const at = yield* now
-          const state = Option.getOrUndefined(request.state)
-          const account = yield* repo.findAccount(accountId)
-          const denied = withParams(request.redirectUri, { error: "access_denied", error_description: "The account has no API access (Basic plan or higher)", state })
-          if (Option.isNone(account) || !account.value.api_access) return denied
-          const code = secret(tokenPrefixes.code)
-          const inserted = yield* repo.insertCode({
-            codeHash: digest(code),
-            clientId: request.client.id,
-            accountId,
-            redirectUri: request.redirectUri,
-            codeChallenge: request.codeChallenge,
-            resource: request.resource,
-            scope: Option.getOrNull(request.scope),
-            now: at,
-            expiresAt: after(at, settings.codeTtl),
-            forgetBefore: new Date(at.getTime() - Duration.toMillis(day))
-          })
-          return inserted ? withParams(request.redirectUri, { code, state }) : denied
-        }),
+      approve: Effect.fn("OAuth.approve", serviceSpan)(function*(request: AuthorizationRequest, accountId: AccountId) {
+        const at = yield* now
+        const state = Option.getOrUndefined(request.state)
+        const account = yield* repo.findAccount(accountId)
+        const denied = withParams(request.redirectUri, { error: "access_denied", error_description: "The account has no API access (Basic plan or higher)", state })
+        if (Option.isNone(account) || !account.value.api_access) return denied
+        const code = secret(tokenPrefixes.code)
+        const inserted = yield* repo.insertCode({
+          codeHash: digest(code),
+          clientId: request.client.id,
+          accountId,
+          redirectUri: request.redirectUri,
+          codeChallenge: request.codeChallenge,
+          resource: request.resource,
+          scope: Option.getOrNull(request.scope),
+          now: at,
+          expiresAt: after(at, settings.codeTtl),
+          forgetBefore: new Date(at.getTime() - Duration.toMillis(day))
+        })
+        return inserted ? withParams(request.redirectUri, { code, state }) : denied
+      }),
 
       /** M4: denying redirects with `error=access_denied`. */
       deny: (request: AuthorizationRequest) =>
         withParams(request.redirectUri, { error: "access_denied", error_description: "The user denied access", state: Option.getOrUndefined(request.state) }),
 
       /** RFC 6749 3.2: the token endpoint (authorization code with PKCE, refresh token rotation). */
-      token: (params: Params) =>
-        Effect.gen(function*() {
-          const grantType = yield* required(params, "grant_type")
-          const at = yield* now
-          if (grantType === "authorization_code") return yield* exchangeCode(params, at)
-          if (grantType === "refresh_token") return yield* refresh(params, at)
-          return yield* fail("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
-        }),
+      token: Effect.fn("OAuth.token", serviceSpan)(function*(params: Params) {
+        const grantType = yield* required(params, "grant_type")
+        const at = yield* now
+        if (grantType === "authorization_code") return yield* exchangeCode(params, at)
+        if (grantType === "refresh_token") return yield* refresh(params, at)
+        return yield* fail("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+      }),
 
       /** RFC 7009: the grant of the token ends; an unknown token is fine (200) all the same. */
-      revoke: (params: Params) =>
-        Effect.gen(function*() {
-          const token = yield* required(params, "token")
-          const clientId = yield* param(params, "client_id")
-          if (token.length <= maxToken) yield* repo.revoke(digest(token), clientId ?? null)
-        }),
+      revoke: Effect.fn("OAuth.revoke", serviceSpan)(function*(params: Params) {
+        const token = yield* required(params, "token")
+        const clientId = yield* param(params, "client_id")
+        if (token.length <= maxToken) yield* repo.revoke(digest(token), clientId ?? null)
+      }),
 
       /** M2: the key digest an access token stands for, if it is live and for `resource`. */
-      accessToken: (token: string, resource: string) =>
+      accessToken: Effect.fn("OAuth.accessToken", serviceSpan)((token: string, resource: string) =>
         token.length > maxToken || !token.startsWith(tokenPrefixes.access)
           ? Effect.succeedNone
           : Effect.flatMap(now, (at) =>
-            Effect.map(repo.accessToken(digest(token), at), Option.flatMap((row) => (row.resource === resource ? Option.some(row.key_hash) : Option.none())))),
+            Effect.map(repo.accessToken(digest(token), at), Option.flatMap((row) => (row.resource === resource ? Option.some(row.key_hash) : Option.none()))))),
 
       /** The account's connected clients (live grants), newest first. */
-      connections: (accountId: AccountId) => Effect.flatMap(now, (at) => repo.connections(accountId, at)),
+      connections: Effect.fn("OAuth.connections", serviceSpan)((accountId: AccountId) => Effect.flatMap(now, (at) => repo.connections(accountId, at))),
 
       /** Ends one of the account's grants: its tokens stop working at once. */
-      disconnect: repo.disconnect
-    })
+      disconnect: Effect.fn("OAuth.disconnect", serviceSpan)(repo.disconnect)
+    }
   }),
   dependencies: [OAuthRepo.Default]
 }) {}

@@ -5,7 +5,7 @@ import { secureSessionCookieName, sessionCookieName } from "./Api.js"
 import { Sessions } from "./Sessions.js"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { isLoopbackHttp, type Reach } from "../../platform/Forwarded.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /**
  * The session cookie (issue 28): `__Host-adintel_session`, Secure, so no other site or subdomain
@@ -36,13 +36,13 @@ export class SignedIn extends Effect.Service<SignedIn>()("adintel/SignedIn", {
   effect: Effect.gen(function*() {
     const sessions = yield* Sessions
     const reach = yield* AppConfig
-    return traced("SignedIn", {
-      caller: (caller: CallerInfo): Effect.Effect<boolean, never, HttpServerRequest.HttpServerRequest> =>
+    return {
+      caller: Effect.fn("SignedIn.caller", serviceSpan)((caller: CallerInfo): Effect.Effect<boolean, never, HttpServerRequest.HttpServerRequest> =>
         caller.chargeId === null
           ? Effect.succeed(true)
           : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-            Effect.map(sessionOf(sessions, request, reach), Option.exists((session) => session.accountId === caller.accountId)))
-    })
+            Effect.map(sessionOf(sessions, request, reach), Option.exists((session) => session.accountId === caller.accountId))))
+    }
   }),
   dependencies: [Sessions.Default]
 }) {}

@@ -8,7 +8,7 @@ import { libraries } from "../library/Filters.js"
 import { type BrandRef, brandsPrefix, defaultPeriodDays, maxPeriodDays, type TabAnswer, type TabList, type TabQuery } from "./Api.js"
 import { BrandInsightsRepo, type SqlTab, type TabScope } from "./BrandInsightsRepo.js"
 import { adsShown, brandTabs, type TabData, type TabName, tabNames } from "./Tabs.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const brandNotFound = new NotFound({ error: "Brand not found" })
 
@@ -78,39 +78,38 @@ export class BrandInsights extends Effect.Service<BrandInsights>()("adintel/Bran
         return { date_from: dateFrom, date_to: dateTo }
       })
 
-    return traced("BrandInsights", {
+    return {
       /** `GET /api/v1/brands/tabs`: every declared tab. */
       list: {
         success: true,
         data: tabNames.map((name) => ({ name, path: `${brandsPrefix}/${name}`, description: brandTabs[name].description }))
       } satisfies TabList,
 
-      tab: <T extends TabName>(tab: T, query: TabQuery): Effect.Effect<TabAnswer<T>, InvalidRequest | NotFound> =>
-        Effect.gen(function*() {
-          const period = yield* periodOf(query)
-          const brand = yield* Effect.flatMap(
-            Effect.flatMap(idOf(BrandId, brandNotFound)(query.id), repo.brand),
-            Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
-          )
-          const advertisers = yield* repo.advertisers(brand, query.library ?? libraries)
-          const at = (days: number) => new Date(startOf(addDays(period.date_to, -days)))
-          const scope: TabScope = {
-            advertisers,
-            start: new Date(startOf(period.date_from)),
-            end: new Date(startOf(addDays(period.date_to, 1))),
-            dateFrom: period.date_from,
-            dateTo: period.date_to,
-            ...calendar(period.date_from, period.date_to),
-            since: { d1: at(0), d7: at(6), d14: at(13), d30: at(29) },
-            countries: query.country
-          }
-          const data = yield* answers[tab](scope)
-          // The answer's plain `BrandRef` (a branded id in it makes the object too unlike `TabAnswer<T>` for the `as` below).
-          const named: typeof BrandRef.Type = { id: brand.id, name: brand.name }
-          // (`as`: TypeScript does not resolve the distributive `TabAnswer<T>` for a type parameter; this is tab `T`'s.)
-          return { success: true, brand: named, period, data } as TabAnswer<T>
-        })
-    })
+      tab: Effect.fn("BrandInsights.tab", serviceSpan)(function*<T extends TabName>(tab: T, query: TabQuery): Effect.fn.Return<TabAnswer<T>, InvalidRequest | NotFound> {
+        const period = yield* periodOf(query)
+        const brand = yield* Effect.flatMap(
+          Effect.flatMap(idOf(BrandId, brandNotFound)(query.id), repo.brand),
+          Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
+        )
+        const advertisers = yield* repo.advertisers(brand, query.library ?? libraries)
+        const at = (days: number) => new Date(startOf(addDays(period.date_to, -days)))
+        const scope: TabScope = {
+          advertisers,
+          start: new Date(startOf(period.date_from)),
+          end: new Date(startOf(addDays(period.date_to, 1))),
+          dateFrom: period.date_from,
+          dateTo: period.date_to,
+          ...calendar(period.date_from, period.date_to),
+          since: { d1: at(0), d7: at(6), d14: at(13), d30: at(29) },
+          countries: query.country
+        }
+        const data = yield* answers[tab](scope)
+        // The answer's plain `BrandRef` (a branded id in it makes the object too unlike `TabAnswer<T>` for the `as` below).
+        const named: typeof BrandRef.Type = { id: brand.id, name: brand.name }
+        // (`as`: TypeScript does not resolve the distributive `TabAnswer<T>` for a type parameter; this is tab `T`'s.)
+        return { success: true, brand: named, period, data } as TabAnswer<T>
+      })
+    }
   }),
   dependencies: [BrandInsightsRepo.Default, StoredTranscripts.Default]
 }) {}

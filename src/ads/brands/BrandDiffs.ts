@@ -1,7 +1,7 @@
 import { Duration, Effect } from "effect"
 import type { Fragment } from "@effect/sql/Statement"
 import { ImportEvents } from "../../access/events/ImportEvents.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { type BrandDiff, BrandsRepo } from "./BrandsRepo.js"
 
 /**
@@ -30,20 +30,20 @@ export class BrandDiffs extends Effect.Service<BrandDiffs>()("adintel/BrandDiffs
   effect: Effect.gen(function*() {
     const repo = yield* BrandsRepo
     const imports = yield* ImportEvents
-    return traced("BrandDiffs", {
+    return {
       /**
        * Call it in the batch's transaction: the diffs are kept pending with the ads, or neither.
        * Answers the batch's own diffs (a batch outside an import is told at once).
        */
-      batch: (ads: WrittenAds, at: Date): Effect.Effect<{ added: ReadonlyArray<BrandDiff>; stopped: ReadonlyArray<BrandDiff> }> =>
+      batch: Effect.fn("BrandDiffs.batch", serviceSpan)((ads: WrittenAds, at: Date): Effect.Effect<{ added: ReadonlyArray<BrandDiff>; stopped: ReadonlyArray<BrandDiff> }> =>
         imports.inBatch((importId) =>
           Effect.gen(function*() {
             const pending = (source: Fragment) => imports.pendingFrom(importId, source, at)
             const added = yield* repo.newAds(ads.inserted, pending)
             const stopped = yield* repo.stoppedAds(ads.written, ads.inactivated, Duration.toMillis(stoppedBehind), pending)
             return { added, stopped }
-          }), at)
-    })
+          }), at))
+    }
   }),
   dependencies: [BrandsRepo.Default, ImportEvents.Default]
 }) {}

@@ -9,7 +9,7 @@ import { BrandLimitReached, type BrandsQuery, type TrackedBrand } from "./Api.js
 import { trackingLimits } from "./BrandsConfig.js"
 import { type BrandNews, BrandsRepo, type Tracker, type TrackedRow } from "./BrandsRepo.js"
 import { type AccountId, BrandId, idOf } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 export type { BrandNews, NewAd, Tracker } from "./BrandsRepo.js"
@@ -60,62 +60,59 @@ export class BrandTracker extends Effect.Service<BrandTracker>()("adintel/BrandT
         Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
       )
 
-    return traced("BrandTracker", {
+    return {
       /** One page of the account's tracked brands, newest follow first, and how many it tracks. */
-      list: (account: AccountId, query: BrandsQuery) =>
-        Effect.gen(function*() {
-          const window = windowOf(query)
-          const { rows, total } = yield* repo.page(account, yield* now, window)
-          return { data: rows.map(viewOf), total }
-        }),
+      list: Effect.fn("BrandTracker.list", serviceSpan)(function*(account: AccountId, query: BrandsQuery) {
+        const window = windowOf(query)
+        const { rows, total } = yield* repo.page(account, yield* now, window)
+        return { data: rows.map(viewOf), total }
+      }),
 
       /** Idempotent: a brand already tracked is answered as it is, whatever the limit. */
-      follow: (follower: Follower, id: string): Effect.Effect<TrackedBrand, NotFound | BrandLimitReached> =>
-        Effect.gen(function*() {
-          const brand = yield* brandOf(id)
-          const at = yield* now
-          const limit = limits[follower.plan]
-          const followed = yield* repo.follow(follower.accountId, brand.row, at, limit)
-          if (followed.outcome === "full") {
-            return yield* Effect.fail(
-              new BrandLimitReached({ error: `Brand tracking limit reached: ${limit} brands on the ${planTitle(follower.plan)} plan` })
-            )
-          }
-          return viewOf(followed.brand)
-        }),
+      follow: Effect.fn("BrandTracker.follow", serviceSpan)(function*(follower: Follower, id: string): Effect.fn.Return<TrackedBrand, NotFound | BrandLimitReached> {
+        const brand = yield* brandOf(id)
+        const at = yield* now
+        const limit = limits[follower.plan]
+        const followed = yield* repo.follow(follower.accountId, brand.row, at, limit)
+        if (followed.outcome === "full") {
+          return yield* Effect.fail(
+            new BrandLimitReached({ error: `Brand tracking limit reached: ${limit} brands on the ${planTitle(follower.plan)} plan` })
+          )
+        }
+        return viewOf(followed.brand)
+      }),
 
       /** W1: also when the brand is not tracked, or unknown. */
-      unfollow: (account: AccountId, id: string): Effect.Effect<void> =>
-        Option.match(Schema.decodeUnknownOption(BrandId)(id), { onNone: () => Effect.void, onSome: (brand) => repo.unfollow(account, brand) }),
+      unfollow: Effect.fn("BrandTracker.unfollow", serviceSpan)((account: AccountId, id: string): Effect.Effect<void> =>
+        Option.match(Schema.decodeUnknownOption(BrandId)(id), { onNone: () => Effect.void, onSome: (brand) => repo.unfollow(account, brand) })),
 
       /** A brand's ads through the ad search engine (P1): its filters, sorts and scroll tokens. */
-      ads: (params: AdvertiserAdsParams): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
-        Effect.gen(function*() {
-          const { id, ...rest } = params
-          if (params.scroll_token === undefined) {
-            if (id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "id is missing" }))
-            yield* brandOf(id)
-          }
-          return yield* search.search("social", id === undefined ? rest : { ...rest, advertiser_id: id }, brandAdsScope)
-        }),
+      ads: Effect.fn("BrandTracker.ads", serviceSpan)(function*(params: AdvertiserAdsParams): Effect.fn.Return<Page<AdView>, InvalidRequest | NotFound> {
+        const { id, ...rest } = params
+        if (params.scroll_token === undefined) {
+          if (id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "id is missing" }))
+          yield* brandOf(id)
+        }
+        return yield* search.search("social", id === undefined ? rest : { ...rest, advertiser_id: id }, brandAdsScope)
+      }),
 
       /** Accounts that track brands, by account id after `after` (the digest walks them in pages). */
-      trackers: (after: AccountId | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> => repo.trackers(after, limit),
+      trackers: Effect.fn("BrandTracker.trackers", serviceSpan)((after: AccountId | null, limit: number): Effect.Effect<ReadonlyArray<Tracker>> => repo.trackers(after, limit)),
 
       /**
        * The account's tracked brands with ads first seen in (`since`, `until`] and after the
        * brand was followed (`since` null: since the follow): how many, and the newest `first`.
        */
-      news: (account: AccountId, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
-        repo.news(account, since, until, first, "follow"),
+      news: Effect.fn("BrandTracker.news", serviceSpan)((account: AccountId, since: Date | null, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+        repo.news(account, since, until, first, "follow")),
 
       /** The same over the window alone, whenever the brands were followed (what they launched lately). */
-      lately: (account: AccountId, since: Date, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
-        repo.news(account, since, until, first, "window"),
+      lately: Effect.fn("BrandTracker.lately", serviceSpan)((account: AccountId, since: Date, until: Date, first: number): Effect.Effect<ReadonlyArray<BrandNews>> =>
+        repo.news(account, since, until, first, "window")),
 
       /** The ids of the social-library brands with the most ads (demo data). */
-      busiest: (limit: number) => repo.busiest(limit)
-    })
+      busiest: Effect.fn("BrandTracker.busiest", serviceSpan)((limit: number) => repo.busiest(limit))
+    }
   }),
   dependencies: [BrandsRepo.Default, AdSearch.Default]
 }) {}

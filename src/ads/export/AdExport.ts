@@ -1,6 +1,6 @@
 import { Config, Effect, Option, Stream } from "effect"
 import type { InvalidRequest } from "../../kernel/Errors.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { AdSearch, type Page } from "../library/AdSearch.js"
 import type { AdView } from "../library/Api.js"
 import type { Library, SearchParams } from "../library/Filters.js"
@@ -35,18 +35,18 @@ export class AdExport extends Effect.Service<AdExport>()("adintel/AdExport", {
         return rows.length === 0 ? Option.none() : Option.some([rows, { next: more ? Option.some(page.scroll_token!) : Option.none(), sent }] as const)
       })
 
-    return traced("AdExport", {
+    return {
       /**
        * The pages of a search's matches, at most `EXPORT_MAX_ROWS` ads. The first page is read
        * now, so a search the library refuses fails here, before anything is streamed.
        */
-      pages: (library: Library, params: Omit<SearchParams, "limit" | "scroll_token">) =>
+      pages: Effect.fn("AdExport.pages", serviceSpan)((library: Library, params: Omit<SearchParams, "limit" | "scroll_token">) =>
         Effect.map(
           ads.search(library, { ...params, limit: exportPageSize }),
           (first): Stream.Stream<ReadonlyArray<AdView>, InvalidRequest> =>
             Stream.unfoldEffect<Cursor, ReadonlyArray<AdView>, InvalidRequest, never>({ next: Option.some(first), sent: 0 }, (cursor) => step(library, cursor))
-        )
-    })
+        ))
+    }
   }),
   dependencies: [AdSearch.Default]
 }) {}

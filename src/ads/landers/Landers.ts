@@ -4,7 +4,7 @@ import { boundedWindowOf, type Page, pageOf, windowOf } from "../../kernel/Pagin
 import { type ExploreBody, type FavoriteLander, type FavoritesQuery, type Lander, maxLanderFavorites, type ToggleBody } from "./Api.js"
 import { LandersRepo } from "./LandersRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const notFound = new NotFound({ error: "Lander not found" })
 const full = new InvalidRequest({ error: `Lander favorites are limited to ${maxLanderFavorites} per account` })
@@ -31,33 +31,31 @@ export class Landers extends Effect.Service<Landers>()("adintel/Landers", {
   effect: Effect.gen(function*() {
     const repo = yield* LandersRepo
 
-    return traced("Landers", {
-      explore: (body: ExploreBody): Effect.Effect<Page<Lander>, InvalidRequest> =>
-        Effect.gen(function*() {
-          const sort = body.sort ?? (body.q === undefined ? "newest" : "relevance")
-          if (sort === "relevance" && body.q === undefined) return yield* Effect.fail(new InvalidRequest({ error: "sort: relevance needs q" }))
-          const wrong = backwards(body)
-          if (wrong !== undefined) return yield* Effect.fail(new InvalidRequest({ error: wrong }))
-          const window = yield* boundedWindowOf(body, "narrow the search with its filters")
-          const { landers, total } = yield* repo.explore(body, sort, window)
-          return pageOf(window, landers, total)
-        }),
+    return {
+      explore: Effect.fn("Landers.explore", serviceSpan)(function*(body: ExploreBody): Effect.fn.Return<Page<Lander>, InvalidRequest> {
+        const sort = body.sort ?? (body.q === undefined ? "newest" : "relevance")
+        if (sort === "relevance" && body.q === undefined) return yield* Effect.fail(new InvalidRequest({ error: "sort: relevance needs q" }))
+        const wrong = backwards(body)
+        if (wrong !== undefined) return yield* Effect.fail(new InvalidRequest({ error: wrong }))
+        const window = yield* boundedWindowOf(body, "narrow the search with its filters")
+        const { landers, total } = yield* repo.explore(body, sort, window)
+        return pageOf(window, landers, total)
+      }),
 
-      favorites: (account: AccountId, query: FavoritesQuery): Effect.Effect<Page<FavoriteLander>> => {
+      favorites: Effect.fn("Landers.favorites", serviceSpan)((account: AccountId, query: FavoritesQuery): Effect.Effect<Page<FavoriteLander>> => {
         const window = windowOf(query)
         return Effect.map(repo.favorites(account, window), ({ landers, total }) => pageOf(window, landers, total))
-      },
+      }),
 
       /** The state after the toggle; an unknown lander is a 404, one over the cap a 400. */
-      toggle: (account: AccountId, { id }: ToggleBody): Effect.Effect<boolean, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          const lander = yield* Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const outcome = yield* repo.toggle(account, lander, now, maxLanderFavorites)
-          if (outcome === "full") return yield* Effect.fail(full)
-          return outcome === "added"
-        })
-    })
+      toggle: Effect.fn("Landers.toggle", serviceSpan)(function*(account: AccountId, { id }: ToggleBody): Effect.fn.Return<boolean, NotFound | InvalidRequest> {
+        const lander = yield* Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const outcome = yield* repo.toggle(account, lander, now, maxLanderFavorites)
+        if (outcome === "full") return yield* Effect.fail(full)
+        return outcome === "added"
+      })
+    }
   }),
   dependencies: [LandersRepo.Default]
 }) {}

@@ -17,7 +17,7 @@ import {
 } from "./Filters.js"
 import { ScrollToken, type ScrollState } from "./ScrollToken.js"
 import { SimilarityRepo } from "./SimilarityRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** A search as a token carries it, short of where the next page starts. */
 type SearchState = Omit<ScrollState, "after" | "filters"> & { readonly filters: AdFilters }
@@ -141,60 +141,58 @@ export class AdSearch extends Effect.Service<AdSearch>()("adintel/AdSearch", {
             ? Effect.fail(adNotFound)
             : Effect.succeed({ text: Option.fromNullable(source.text), image: source.hashes, exclude: Option.some(source.rowId) }))
 
-    return traced("AdSearch", {
+    return {
       /**
        * A library route's search: a first page from filters, or the next one from a token.
        * `scope` names the route in its tokens (default: the library), so a route that fixes a
        * filter itself (the brand tracker's advertiser) takes no token of a wider search.
        */
-      search: (library: Library, params: SearchParams, scope: string = library): Effect.Effect<Page<AdView>, InvalidRequest> =>
-        Effect.gen(function*() {
-          const { after, state } = yield* stateOf(scope, params, (filters) =>
-            Effect.map(sortOf(params, filters), (sort) => ({ search: scope, filters, sort, limit: params.limit ?? defaultLimit })))
-          const rows = yield* repo.search({
-            libraries: [library],
-            filters: state.filters,
-            sort: state.sort as Sort,
-            after,
-            take: state.limit + 1
-          })
-          return paginate(rows, state)
-        }),
+      search: Effect.fn("AdSearch.search", serviceSpan)(function*(library: Library, params: SearchParams, scope: string = library): Effect.fn.Return<Page<AdView>, InvalidRequest> {
+        const { after, state } = yield* stateOf(scope, params, (filters) =>
+          Effect.map(sortOf(params, filters), (sort) => ({ search: scope, filters, sort, limit: params.limit ?? defaultLimit })))
+        const rows = yield* repo.search({
+          libraries: [library],
+          filters: state.filters,
+          sort: state.sort as Sort,
+          after,
+          take: state.limit + 1
+        })
+        return paginate(rows, state)
+      }),
 
       /** One ad of a library; an unknown id is a 404 (the metered call keeps its credit, G4). */
-      ad: (library: Library, id: string) =>
+      ad: Effect.fn("AdSearch.ad", serviceSpan)((library: Library, id: string) =>
         Effect.flatMap(Effect.flatMap(adId(id), (ad) => repo.find(library, ad)), Option.match({
           onNone: () => Effect.fail(adNotFound),
           onSome: Effect.succeed
-        })),
+        }))),
 
       /** Similar ads (magic-ai): like an ad, a copy or an image, within the filters. */
-      similar: (request: MagicAiRequest) =>
-        Effect.gen(function*() {
-          // With a token, what to compare with comes from the token: ad_id, text or image_url may be sent again.
-          const { ad_id: _id, image_url: _url, text: _text, ...params } = request
-          const { after, state } = yield* stateOf(magicAi, params, (filters) =>
-            Effect.gen(function*() {
-              if (request.sort !== undefined && request.sort !== "relevance") {
-                return yield* Effect.fail(new InvalidRequest({ error: "sort: similar ads are ordered by similarity (relevance)" }))
-              }
-              const probe = yield* probeOf(request, filters.library ?? allLibraries)
-              return { search: magicAi, filters, sort: "relevance", limit: params.limit ?? defaultLimit, extra: probe }
-            }))
-          const probe = yield* Schema.decodeUnknown(Probe)(state.extra).pipe(
-            Effect.mapError(() => new InvalidRequest({ error: "scroll_token: invalid or altered token; start again without it" }))
-          )
-          const { exclude, ...query } = yield* queryOf(probe)
-          const rows = yield* similarity.similar(query, {
-            libraries: state.filters.library ?? allLibraries,
-            filters: state.filters,
-            after,
-            take: state.limit + 1,
-            exclude
-          })
-          return paginate(rows, state)
+      similar: Effect.fn("AdSearch.similar", serviceSpan)(function*(request: MagicAiRequest) {
+        // With a token, what to compare with comes from the token: ad_id, text or image_url may be sent again.
+        const { ad_id: _id, image_url: _url, text: _text, ...params } = request
+        const { after, state } = yield* stateOf(magicAi, params, (filters) =>
+          Effect.gen(function*() {
+            if (request.sort !== undefined && request.sort !== "relevance") {
+              return yield* Effect.fail(new InvalidRequest({ error: "sort: similar ads are ordered by similarity (relevance)" }))
+            }
+            const probe = yield* probeOf(request, filters.library ?? allLibraries)
+            return { search: magicAi, filters, sort: "relevance", limit: params.limit ?? defaultLimit, extra: probe }
+          }))
+        const probe = yield* Schema.decodeUnknown(Probe)(state.extra).pipe(
+          Effect.mapError(() => new InvalidRequest({ error: "scroll_token: invalid or altered token; start again without it" }))
+        )
+        const { exclude, ...query } = yield* queryOf(probe)
+        const rows = yield* similarity.similar(query, {
+          libraries: state.filters.library ?? allLibraries,
+          filters: state.filters,
+          after,
+          take: state.limit + 1,
+          exclude
         })
-    })
+        return paginate(rows, state)
+      })
+    }
   }),
   // AdSimilarity, RemoteMedia and ImageFeatures are chosen by the composition root (and by tests).
   dependencies: [AdSearchRepo.Default, SimilarityRepo.Default, ScrollToken.Default, AdSimilarity.layerConfig, RemoteMedia.Default, ImageFeatures.Default]

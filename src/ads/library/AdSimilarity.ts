@@ -5,7 +5,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { CreativeHashes, SimilarPlan, SimilarRow, TextProbe } from "./SimilarityRepo.js"
 import { SimilarityRepo } from "./SimilarityRepo.js"
 import { openAiCompatible } from "../../platform/OpenAiCompatible.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** What to find ads like: a copy, a creative's hashes, or both (an ad's own). */
 export interface SimilarityQuery {
@@ -29,11 +29,11 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
   static readonly postgres = Layer.effect(
     AdSimilarity,
     Effect.map(SimilarityRepo, (repo) =>
-      AdSimilarity.of(traced("AdSimilarity", {
+      AdSimilarity.of({
         engine: "postgres (full text + pg_trgm, perceptual hashes)",
-        similar: (query: SimilarityQuery, plan: SimilarPlan) =>
-          Effect.flatMap(textProbe(repo, query.text), (text) => repo.similar({ text, image: query.image }, plan))
-      })))
+        similar: Effect.fn("AdSimilarity.similar", serviceSpan)((query: SimilarityQuery, plan: SimilarPlan) =>
+          Effect.flatMap(textProbe(repo, query.text), (text) => repo.similar({ text, image: query.image }, plan)))
+      }))
   ).pipe(Layer.provide(SimilarityRepo.Default))
 
   /**
@@ -62,15 +62,14 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
             const vectors = new Map([...[...stored].map(([id, e]) => [id, e.embedding] as const), ...saved.map((e) => [e.id, e.embedding] as const)])
             return candidates.map((c) => ({ id: c.id, score: Math.max(0, cosine(query!, vectors.get(c.id)!)) }))
           })
-        return AdSimilarity.of(traced("AdSimilarity", {
+        return AdSimilarity.of({
           engine: `embeddings (${model}), perceptual hashes`,
-          similar: (query: SimilarityQuery, plan: SimilarPlan) =>
-            Effect.gen(function*() {
-              const text = yield* textProbe(repo, query.text)
-              const given = Option.isSome(text) && Option.isSome(query.text) ? yield* scored(query.text.value, text.value, plan) : []
-              return yield* repo.similar({ text: Option.none(), image: query.image, given }, plan)
-            })
-        }))
+          similar: Effect.fn("AdSimilarity.similar", serviceSpan)(function*(query: SimilarityQuery, plan: SimilarPlan) {
+            const text = yield* textProbe(repo, query.text)
+            const given = Option.isSome(text) && Option.isSome(query.text) ? yield* scored(query.text.value, text.value, plan) : []
+            return yield* repo.similar({ text: Option.none(), image: query.image, given }, plan)
+          })
+        })
       })
     ).pipe(Layer.provide(SimilarityRepo.Default))
 

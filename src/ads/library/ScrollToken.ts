@@ -2,7 +2,7 @@ import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
 import { keySecret } from "../../access/gateway/KeySealer.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /**
  * INTERPRETATIONS P1: an opaque, signed, keyset scroll token. The payload (which search, its
@@ -32,13 +32,13 @@ export class ScrollToken extends Effect.Service<ScrollToken>()("adintel/ScrollTo
   effect: Effect.map(keySecret, (secret) => {
     const key = Buffer.from(hkdfSync("sha256", Buffer.from(Redacted.value(secret), "utf8"), "adintel", "scroll-token-signing", 32))
     const mac = (payload: string) => createHmac("sha256", key).update(payload).digest().subarray(0, 18)
-    return traced("ScrollToken", {
+    return {
       sign: (state: ScrollState): string => {
         const payload = Buffer.from(JSON.stringify(state), "utf8").toString("base64url")
         return `${payload}.${mac(payload).toString("base64url")}`
       },
       /** The state a token carries, if it was signed here and is meant for `search`. */
-      open: (token: string, search: string): Effect.Effect<ScrollState, InvalidRequest> => {
+      open: Effect.fn("ScrollToken.open", serviceSpan)((token: string, search: string): Effect.Effect<ScrollState, InvalidRequest> => {
         const [payload, signature, ...rest] = token.split(".")
         if (payload === undefined || signature === undefined || rest.length > 0) return Effect.fail(invalidToken)
         const given = Buffer.from(signature, "base64url")
@@ -50,7 +50,7 @@ export class ScrollToken extends Effect.Service<ScrollToken>()("adintel/ScrollTo
           return Effect.fail(new InvalidRequest({ error: `scroll_token: this token continues another search (${state.right.search})` }))
         }
         return Effect.succeed(state.right)
-      }
-    })
+      })
+    }
   })
 }) {}

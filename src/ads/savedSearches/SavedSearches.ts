@@ -8,7 +8,7 @@ import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, SavedSearchId } from "../../kernel/Ids.js"
 import { describeParseError } from "../../kernel/Issues.js"
 import { windowOf } from "../../kernel/Paging.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import type { Page } from "../library/AdSearch.js"
 import type { AdView } from "../library/Api.js"
 import { type AdFilters, defaultLimit, filtersOf, type Library, libraryByPublicName, publicNameOf, SearchQuery } from "../library/Filters.js"
@@ -111,87 +111,84 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
         Effect.map(filtersOf)
       )
 
-    return traced("SavedSearches", {
+    return {
       /** Saves a search for the account, within its plan's cap. */
-      create: (caller: Pick<CallerInfo, "accountId" | "plan">, request: NewSavedSearch): Effect.Effect<SavedSearch, InvalidRequest> =>
-        Effect.gen(function*() {
-          const library = libraryByPublicName[request.library]
-          const filters = yield* decodeFilters(library, request.filters)
-          const anchors = filters.q === undefined ? null : anchorsOf(yield* repo.compile(filters.q))
-          const cap = savedSearchLimits[caller.plan]
-          const stored = yield* repo.create({
-            id: SavedSearchId.make(randomUUID()),
-            accountId: caller.accountId,
-            name: request.name,
-            library,
-            filters: filters as Readonly<Record<string, unknown>>,
-            columns: columnsOf(filters),
-            anchors
-          }, cap, yield* now)
-          return yield* Option.match(stored, {
-            onNone: () => Effect.fail(new InvalidRequest({ error: `Saved searches are limited to ${cap} on the ${planTitle(caller.plan)} plan` })),
-            onSome: (row) => Effect.succeed(viewOf(row))
-          })
-        }),
+      create: Effect.fn("SavedSearches.create", serviceSpan)(function*(caller: Pick<CallerInfo, "accountId" | "plan">, request: NewSavedSearch): Effect.fn.Return<SavedSearch, InvalidRequest> {
+        const library = libraryByPublicName[request.library]
+        const filters = yield* decodeFilters(library, request.filters)
+        const anchors = filters.q === undefined ? null : anchorsOf(yield* repo.compile(filters.q))
+        const cap = savedSearchLimits[caller.plan]
+        const stored = yield* repo.create({
+          id: SavedSearchId.make(randomUUID()),
+          accountId: caller.accountId,
+          name: request.name,
+          library,
+          filters: filters as Readonly<Record<string, unknown>>,
+          columns: columnsOf(filters),
+          anchors
+        }, cap, yield* now)
+        return yield* Option.match(stored, {
+          onNone: () => Effect.fail(new InvalidRequest({ error: `Saved searches are limited to ${cap} on the ${planTitle(caller.plan)} plan` })),
+          onSome: (row) => Effect.succeed(viewOf(row))
+        })
+      }),
 
-      list: (account: AccountId, query: SavedSearchesQuery) =>
-        Effect.gen(function*() {
-          const window = windowOf(query)
-          const { rows, total } = yield* repo.page(account, window.limit, window.offset)
-          return { data: rows.map(viewOf), total, page: window.page, page_size: window.pageSize }
-        }),
+      list: Effect.fn("SavedSearches.list", serviceSpan)(function*(account: AccountId, query: SavedSearchesQuery) {
+        const window = windowOf(query)
+        const { rows, total } = yield* repo.page(account, window.limit, window.offset)
+        return { data: rows.map(viewOf), total, page: window.page, page_size: window.pageSize }
+      }),
 
       /**
        * Deletes the search, and what its new matches left pending before migration 0102 (no event
        * is told for it; since 0102 the import's end tells only the searches still kept).
        */
-      remove: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
+      remove: Effect.fn("SavedSearches.remove", serviceSpan)((account: AccountId, id: string): Effect.Effect<void, NotFound> =>
         Effect.flatMap(searchId(id), (sid) =>
           // One transaction: the search and what it left pending go together, or neither.
           sql.withTransaction(Effect.flatMap(repo.remove(account, sid), (gone) =>
             gone ? imports.forget(matchesNew, sid) : Effect.fail(savedSearchNotFound))).pipe(
             Effect.catchTag("SqlError", Effect.die)
-          )),
+          ))),
 
       /** P1 over the search's matches: a token continues only this saved search. */
-      matches: (account: AccountId, id: string, query: MatchesQuery): Effect.Effect<Page<AdView>, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          const search = yield* owned(account, id)
-          const scope = `saved-search:${search.id}`
-          const state = query.scroll_token === undefined
-            ? { limit: query.limit ?? defaultLimit, after: Option.none<MatchAfter>() }
-            : yield* Effect.map(tokens.open(query.scroll_token, scope), (s) => ({
-              limit: s.limit,
-              after: Option.some<MatchAfter>([s.after[0] ?? "", s.after[1]])
-            }))
-          const rows = yield* repo.matches(search.id, state.after, state.limit + 1)
-          const data = rows.slice(0, state.limit)
-          const last = data[data.length - 1]
-          const has_more = rows.length > state.limit && last !== undefined
-          return {
-            data: data.map((r) => r.ad),
-            scroll_token: has_more ? tokens.sign({ search: scope, filters: {}, sort: "newest", limit: state.limit, after: [last.after[0], last.after[1]] }) : null,
-            has_more
-          }
-        }),
+      matches: Effect.fn("SavedSearches.matches", serviceSpan)(function*(account: AccountId, id: string, query: MatchesQuery): Effect.fn.Return<Page<AdView>, NotFound | InvalidRequest> {
+        const search = yield* owned(account, id)
+        const scope = `saved-search:${search.id}`
+        const state = query.scroll_token === undefined
+          ? { limit: query.limit ?? defaultLimit, after: Option.none<MatchAfter>() }
+          : yield* Effect.map(tokens.open(query.scroll_token, scope), (s) => ({
+            limit: s.limit,
+            after: Option.some<MatchAfter>([s.after[0] ?? "", s.after[1]])
+          }))
+        const rows = yield* repo.matches(search.id, state.after, state.limit + 1)
+        const data = rows.slice(0, state.limit)
+        const last = data[data.length - 1]
+        const has_more = rows.length > state.limit && last !== undefined
+        return {
+          data: data.map((r) => r.ad),
+          scroll_token: has_more ? tokens.sign({ search: scope, filters: {}, sort: "newest", limit: state.limit, after: [last.after[0], last.after[1]] }) : null,
+          has_more
+        }
+      }),
 
       /**
        * One import batch's pass (call it in the batch's transaction): the new matches of every
        * saved search among `adIds` (the ads the batch stored for the first time), kept pending
        * for the batch's import (`ImportEvents.inBatch`), whose end tells them.
        */
-      matchBatch: (adIds: ReadonlyArray<string>, at: Date): Effect.Effect<BatchMatches> =>
-        imports.inBatch((importId) => repo.matchBatch(adIds, at, importId), at, [repo.tell]),
+      matchBatch: Effect.fn("SavedSearches.matchBatch", serviceSpan)((adIds: ReadonlyArray<string>, at: Date): Effect.Effect<BatchMatches> =>
+        imports.inBatch((importId) => repo.matchBatch(adIds, at, importId), at, [repo.tell])),
 
       /** What tells the saved searches' pending matches at an import's end (`ImportEvents.duringImport`'s `also`). */
-      teller: repo.tell,
+      teller: Effect.fn("SavedSearches.teller", serviceSpan)(repo.tell),
 
       /** An import finished looking at `at` (the searches' `last_checked_at`). */
-      checked: repo.checked,
+      checked: Effect.fn("SavedSearches.checked", serviceSpan)(repo.checked),
 
       /** The names of searches by id (the inbox quotes them). */
-      namesOf: repo.namesOf
-    })
+      namesOf: Effect.fn("SavedSearches.namesOf", serviceSpan)(repo.namesOf)
+    }
   }),
   dependencies: [SavedSearchesRepo.Default, ScrollToken.Default, ImportEvents.Default]
 }) {}

@@ -16,7 +16,7 @@ import {
 } from "./Api.js"
 import { type Overview, type StoreAdFilters, StoreAdsRepo } from "./StoreAdsRepo.js"
 import type { Page } from "../../kernel/Params.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 
 const storeNotFound = new NotFound({ error: "Store not found" })
@@ -66,47 +66,45 @@ export class StoreAds extends Effect.Service<StoreAds>()("adintel/StoreAds", {
     const found = <A>(creative: Option.Option<A>) =>
       Option.match(creative, { onNone: () => Effect.fail(creativeNotFound), onSome: Effect.succeed })
 
-    return traced("StoreAds", {
+    return {
       /** P2 page of the store's creatives, newest first. */
-      list: (query: StoreListQuery): Effect.Effect<Page<AdView>, InvalidRequest | NotFound> =>
-        Effect.gen(function*() {
-          const key = yield* keyOf(query)
-          const page = query.page ?? 1
-          const pageSize = query.page_size ?? defaultPageSize
-          // Offsets cost what they skip: pages stop at a fixed depth (issue 4, "bound the paging").
-          if (page * pageSize > maxPageWindow) {
-            return yield* Effect.fail(new InvalidRequest({
-              error: `page: at most ${Math.floor(maxPageWindow / pageSize)} for page_size ${pageSize}; narrow the list with status, region or first_seen_from/first_seen_to`
-            }))
-          }
-          yield* checkFilters(query)
-          const store = yield* storeOf(key)
-          const { ads, total } = yield* repo.page(store, query, { limit: pageSize, offset: (page - 1) * pageSize })
-          return { data: ads, total, page, page_size: pageSize }
-        }),
+      list: Effect.fn("StoreAds.list", serviceSpan)(function*(query: StoreListQuery): Effect.fn.Return<Page<AdView>, InvalidRequest | NotFound> {
+        const key = yield* keyOf(query)
+        const page = query.page ?? 1
+        const pageSize = query.page_size ?? defaultPageSize
+        // Offsets cost what they skip: pages stop at a fixed depth (issue 4, "bound the paging").
+        if (page * pageSize > maxPageWindow) {
+          return yield* Effect.fail(new InvalidRequest({
+            error: `page: at most ${Math.floor(maxPageWindow / pageSize)} for page_size ${pageSize}; narrow the list with status, region or first_seen_from/first_seen_to`
+          }))
+        }
+        yield* checkFilters(query)
+        const store = yield* storeOf(key)
+        const { ads, total } = yield* repo.page(store, query, { limit: pageSize, offset: (page - 1) * pageSize })
+        return { data: ads, total, page, page_size: pageSize }
+      }),
 
-      count: (query: StoreCountQuery) =>
-        Effect.gen(function*() {
-          const key = yield* keyOf(query)
-          yield* checkFilters(query)
-          return yield* repo.count(yield* storeOf(key), query)
-        }),
+      count: Effect.fn("StoreAds.count", serviceSpan)(function*(query: StoreCountQuery) {
+        const key = yield* keyOf(query)
+        yield* checkFilters(query)
+        return yield* repo.count(yield* storeOf(key), query)
+      }),
 
       /** One creative of the store; another store's creative is not found. */
-      detail: (query: StoreCreativeQuery): Effect.Effect<AdView, InvalidRequest | NotFound> =>
+      detail: Effect.fn("StoreAds.detail", serviceSpan)((query: StoreCreativeQuery): Effect.Effect<AdView, InvalidRequest | NotFound> =>
         Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) =>
-          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.find(store, id)), found)),
+          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.find(store, id)), found))),
 
-      creative: (query: StoreCreativeQuery): Effect.Effect<StoreCreative, InvalidRequest | NotFound> =>
+      creative: Effect.fn("StoreAds.creative", serviceSpan)((query: StoreCreativeQuery): Effect.Effect<StoreCreative, InvalidRequest | NotFound> =>
         Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) =>
-          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.creative(store, id)), found)),
+          Effect.flatMap(Effect.flatMap(creativeId(query.id), (id) => repo.creative(store, id)), found))),
 
-      overview: (query: StoreQuery): Effect.Effect<Overview, InvalidRequest | NotFound> =>
-        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.overview(store, maxWeeks)),
+      overview: Effect.fn("StoreAds.overview", serviceSpan)((query: StoreQuery): Effect.Effect<Overview, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.overview(store, maxWeeks))),
 
-      advertisers: (query: StoreQuery): Effect.Effect<ReadonlyArray<StoreAdvertiser>, InvalidRequest | NotFound> =>
-        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.advertisers(store, maxAdvertisers))
-    })
+      advertisers: Effect.fn("StoreAds.advertisers", serviceSpan)((query: StoreQuery): Effect.Effect<ReadonlyArray<StoreAdvertiser>, InvalidRequest | NotFound> =>
+        Effect.flatMap(Effect.flatMap(keyOf(query), storeOf), (store) => repo.advertisers(store, maxAdvertisers)))
+    }
   }),
   dependencies: [StoreAdsRepo.Default]
 }) {}

@@ -13,7 +13,7 @@ import { kept, type Tally } from "./Ranking.js"
 import { dayNumber, dayOfNumber, dayRowKey, monthNumber, monthOfNumber, monthsKept } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
 import { cellKey, filtersOf, rankedDays, roleOf, windowsEnding } from "./Windows.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** An ad's change: what it counted before (null: new, or never counted) and what it counts now (null: nothing yet). */
 export interface AdChange {
@@ -440,7 +440,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       Effect.forever
     )
 
-    return traced("TrendCounts", {
+    return {
       record,
       /**
        * Of these ads (row ids), the ones whose copy the counts hold, in the caller's transaction,
@@ -448,19 +448,19 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
        * holding one of them (it counted the old copy) has committed by then, and none counts
        * them until the caller ends.
        */
-      countedOf: (ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id)))),
+      countedOf: Effect.fn("TrendCounts.countedOf", serviceSpan)((ids: ReadonlyArray<string>) => Effect.map(repo.pendingOf(ids), (pending) => new Set(ids.filter((id) => !pending.has(id))))),
       /**
        * Ads an import wrote (new, or changed), in the import's transaction: other processes'
        * counting fibers are told once it commits (this process's is told when the import ends,
        * by `kick`), and count them.
        */
-      pending: (ads: ReadonlyArray<{ readonly id: string; readonly day: string }>) =>
-        ads.length === 0 ? Effect.void : Effect.zipRight(repo.markPending(ads), repo.signal("count", self)),
+      pending: Effect.fn("TrendCounts.pending", serviceSpan)((ads: ReadonlyArray<{ readonly id: string; readonly day: string }>) =>
+        ads.length === 0 ? Effect.void : Effect.zipRight(repo.markPending(ads), repo.signal("count", self))),
       /**
        * Counts what is not counted yet (ads stored before trends existed, or by imports), batch
        * by batch, until none is left, skipping what another transaction holds; how many it counted.
        */
-      countUncounted: (batchSize?: number): Effect.Effect<number> => countAll(batchSize, false),
+      countUncounted: Effect.fn("TrendCounts.countUncounted", serviceSpan)((batchSize?: number): Effect.Effect<number> => countAll(batchSize, false)),
 
       /**
        * Counts everything not counted yet, waiting for what another replica is counting, and
@@ -473,7 +473,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
       current,
 
       /** The rankings built for the windows ending `to`, whatever they were built for, nothing pruned: what a benchmark times. */
-      rebuild: (to: UtcDay) => repo.transaction(Effect.zipRight(repo.lock, build(to, false))),
+      rebuild: Effect.fn("TrendCounts.rebuild", serviceSpan)((to: UtcDay) => repo.transaction(Effect.zipRight(repo.lock, build(to, false)))),
 
       /** Imported ads not counted yet: what `/metrics` shows as the trends' backlog. */
       backlog: repo.pendingCount,
@@ -507,7 +507,7 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         listening,
         eachMidnight
       ], { concurrency: "unbounded", discard: true })
-    }, { untraced: ["record"] })
+    }
   }),
   dependencies: [TrendsRepo.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../kernel/Errors.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { addDays, today } from "../../kernel/UtcDay.js"
 import { ShopSearch } from "../../shop/search/ShopSearch.js"
 import {
@@ -79,70 +79,68 @@ export class Trends extends Effect.Service<Trends>()("adintel/Trends", {
         return { window, rows: rows.map((r) => ({ term: textOf(r.id), count: r.count, previous_count: r.previous, growth: growthOf(r.count, r.previous) })) }
       }).pipe(Effect.withSpan("Trends.rising"))
 
-    return traced("Trends", {
+    return {
       /** Whether the rankings are built (`/ready` waits for them). */
       counted: Effect.map(repo.state, (state) => Option.isSome(state.dateTo)),
 
-      topics: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Topic> }, TrendsCounting> =>
+      topics: Effect.fn("Trends.topics", serviceSpan)((body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Topic> }, TrendsCounting> =>
         Effect.map(rising("phrase", body), ({ rows, window }) => ({
           window,
           data: rows.map(({ term, ...counts }) => ({ topic: term, ...counts }))
-        })),
+        }))),
 
-      hooks: (body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Hook> }, TrendsCounting> =>
+      hooks: Effect.fn("Trends.hooks", serviceSpan)((body: RisingBody): Effect.Effect<{ readonly window: TrendWindow; readonly data: ReadonlyArray<Hook> }, TrendsCounting> =>
         Effect.map(rising("hook", body), ({ rows, window }) => ({
           window,
           data: rows.map(({ term, ...counts }) => ({ hook: term, ...counts }))
-        })),
+        }))),
 
       /** Every day of the last `historyDays` up to yesterday, zeros included. */
-      history: (body: HistoryBody) =>
-        Effect.gen(function*() {
-          // As counted: its words, lowercased, one space apart (the import's phrase form).
-          const words = wordsOf(body.topic)
-          if (words.length === 0 || words.length > maxPhraseWords) {
-            return yield* Effect.fail(new InvalidRequest({ error: "topic: must be one to three words" }))
+      history: Effect.fn("Trends.history", serviceSpan)(function*(body: HistoryBody) {
+        // As counted: its words, lowercased, one space apart (the import's phrase form).
+        const words = wordsOf(body.topic)
+        if (words.length === 0 || words.length > maxPhraseWords) {
+          return yield* Effect.fail(new InvalidRequest({ error: "topic: must be one to three words" }))
+        }
+        const topic = words.join(" ")
+        const to = addDays(yield* today, -1)
+        const from = addDays(to, -(historyDays - 1))
+        const days = Array.from({ length: historyDays }, (_, i) => addDays(from, i))
+        const term = yield* repo.termId(termKinds.phrase, topic)
+        const counted = new Map<string, number>()
+        if (Option.isSome(term)) {
+          const months = yield* repo.series(term.value, `${from.slice(0, 8)}01`, `${to.slice(0, 8)}01`)
+          const scope = scopeOf(body)
+          const entries = months.flatMap((m) => {
+            const list: Array<{ day: string; cell: number; count: number }> = []
+            Packed.forEach(m.counts, 2, (cell, inMonth, count) => list.push({ day: addDays(m.month, inMonth), cell, count }))
+            return list
+          })
+          const known = yield* cellsOf(entries.map((e) => e.cell))
+          for (const { cell, count, day } of entries) {
+            const of = known.get(cell)
+            if (of !== undefined && inScope(of, scope)) counted.set(day, (counted.get(day) ?? 0) + count)
           }
-          const topic = words.join(" ")
-          const to = addDays(yield* today, -1)
-          const from = addDays(to, -(historyDays - 1))
-          const days = Array.from({ length: historyDays }, (_, i) => addDays(from, i))
-          const term = yield* repo.termId(termKinds.phrase, topic)
-          const counted = new Map<string, number>()
-          if (Option.isSome(term)) {
-            const months = yield* repo.series(term.value, `${from.slice(0, 8)}01`, `${to.slice(0, 8)}01`)
-            const scope = scopeOf(body)
-            const entries = months.flatMap((m) => {
-              const list: Array<{ day: string; cell: number; count: number }> = []
-              Packed.forEach(m.counts, 2, (cell, inMonth, count) => list.push({ day: addDays(m.month, inMonth), cell, count }))
-              return list
-            })
-            const known = yield* cellsOf(entries.map((e) => e.cell))
-            for (const { cell, count, day } of entries) {
-              const of = known.get(cell)
-              if (of !== undefined && inScope(of, scope)) counted.set(day, (counted.get(day) ?? 0) + count)
-            }
-          }
-          const data = days.map((day) => ({ day, count: counted.get(day) ?? 0 }))
-          return { topic, window: { date_from: from, date_to: to }, data }
-        }),
+        }
+        const data = days.map((day) => ({ day, count: counted.get(day) ?? 0 }))
+        return { topic, window: { date_from: from, date_to: to }, data }
+      }),
 
       /** The shop's trending ranking by units over the window (the shop's rollups when they hold). */
-      products: (accountId: AccountId, body: ProductsBody) =>
-        Effect.gen(function*() {
-          const days = body.window_days ?? defaultWindowDays
-          const windows = windowOf(days, addDays(yield* today, -1))
-          const page = yield* shop.trending(accountId, {
-            metric: "units",
-            days,
-            country: body.country,
-            category_id: body.category_id,
-            page: 1,
-            page_size: body.limit ?? defaultLimit
-          })
-          return { window: { date_from: windows.from, date_to: windows.to }, data: page.data }
+      products: Effect.fn("Trends.products", serviceSpan)(function*(accountId: AccountId, body: ProductsBody) {
+        const days = body.window_days ?? defaultWindowDays
+        const windows = windowOf(days, addDays(yield* today, -1))
+        const page = yield* shop.trending(accountId, {
+          metric: "units",
+          days,
+          country: body.country,
+          category_id: body.category_id,
+          page: 1,
+          page_size: body.limit ?? defaultLimit
         })
-    })
+        return { window: { date_from: windows.from, date_to: windows.to }, data: page.data }
+      })
+    }
   }),
   dependencies: [TrendsRepo.Default, ShopSearch.Default]
 }) {}

@@ -7,7 +7,7 @@ import { ShareLinksRepo } from "./ShareLinksRepo.js"
 import { boardNotFound, Workspace } from "./Workspace.js"
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
 import { type AccountId, BoardId, idOf } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const DAY = 86_400_000
 const MINUTE = 60_000
@@ -38,70 +38,67 @@ export class ShareLinks extends Effect.Service<ShareLinks>()("adintel/ShareLinks
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return traced("ShareLinks", {
+    return {
       /** A new link to one of the account's boards; `baseUrl` is where browsers reach the service. */
-      create: (
+      create: Effect.fn("ShareLinks.create", serviceSpan)(function*(
         account: AccountId,
         { board_id, expires_in_days }: CreateShareLink,
         baseUrl: string
-      ): Effect.Effect<ShareLink & { readonly url: string; readonly token: string }, NotFound | Conflict> =>
-        Effect.gen(function*() {
-          const at = yield* now
-          const token = newToken()
-          const expiresAt = new Date(at.getTime() + (expires_in_days ?? defaultShareDays) * DAY)
-          const created = yield* repo.create(account, yield* boardId(board_id), hashToken(token), at, expiresAt, limits.maxShareLinksPerBoard)
-          if (created === "missing") return yield* Effect.fail(boardNotFound)
-          if (created === "full") {
-            const cap = limits.maxShareLinksPerBoard
-            return yield* Effect.fail(new Conflict({ error: `Share link limit reached: ${cap} live link${cap === 1 ? "" : "s"} per board` }))
-          }
-          return { ...created, url: `${baseUrl}/share/${token}`, token }
-        }),
+      ): Effect.fn.Return<ShareLink & { readonly url: string; readonly token: string }, NotFound | Conflict> {
+        const at = yield* now
+        const token = newToken()
+        const expiresAt = new Date(at.getTime() + (expires_in_days ?? defaultShareDays) * DAY)
+        const created = yield* repo.create(account, yield* boardId(board_id), hashToken(token), at, expiresAt, limits.maxShareLinksPerBoard)
+        if (created === "missing") return yield* Effect.fail(boardNotFound)
+        if (created === "full") {
+          const cap = limits.maxShareLinksPerBoard
+          return yield* Effect.fail(new Conflict({ error: `Share link limit reached: ${cap} live link${cap === 1 ? "" : "s"} per board` }))
+        }
+        return { ...created, url: `${baseUrl}/share/${token}`, token }
+      }),
 
-      list: (account: AccountId, query: ShareLinksQuery): Effect.Effect<Page<ShareLink>, NotFound> =>
-        Effect.gen(function*() {
-          const board = query.board_id === undefined ? undefined : (yield* workspace.board(account, query.board_id)).id
-          const window = windowOf(query)
-          const { links, total } = yield* repo.page(account, board, yield* now, window)
-          return pageOf(window, links, total)
-        }),
+      list: Effect.fn("ShareLinks.list", serviceSpan)(function*(account: AccountId, query: ShareLinksQuery): Effect.fn.Return<Page<ShareLink>, NotFound> {
+        const board = query.board_id === undefined ? undefined : (yield* workspace.board(account, query.board_id)).id
+        const window = windowOf(query)
+        const { links, total } = yield* repo.page(account, board, yield* now, window)
+        return pageOf(window, links, total)
+      }),
 
-      revoke: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
-        Effect.flatMap(now, (at) => Effect.flatMap(repo.revoke(account, id, at), (done) => done ? Effect.void : Effect.fail(shareLinkNotFound))),
+      revoke: Effect.fn("ShareLinks.revoke", serviceSpan)((account: AccountId, id: string): Effect.Effect<void, NotFound> =>
+        Effect.flatMap(now, (at) => Effect.flatMap(repo.revoke(account, id, at), (done) => done ? Effect.void : Effect.fail(shareLinkNotFound)))),
 
       /**
        * What a token shows. Every view counts against its address's minute, found or not, so
        * guessing tokens is as slow as reading boards.
        */
-      view: (address: string, token: string, query: ShareQuery): Effect.Effect<Omit<SharedBoard, "success">, NotFound | TooManyViews> =>
-        Effect.gen(function*() {
-          const at = yield* now
-          const window = Math.floor(at.getTime() / MINUTE) * MINUTE
-          const views = yield* repo.view(address, new Date(window))
-          if (views > limits.shareViewsPerMinute) {
-            return yield* Effect.fail(new TooManyViews({ retryAfterSeconds: Math.max(1, Math.ceil((window + MINUTE - at.getTime()) / 1000)) }))
-          }
-          if (!tokenPattern.test(token)) return yield* Effect.fail(shareLinkNotFound)
-          const target = yield* Effect.flatMap(repo.resolve(hashToken(token), at), Option.match({
-            onNone: () => Effect.fail(shareLinkNotFound),
-            onSome: Effect.succeed
-          }))
-          const board = yield* Effect.catchTag(workspace.board(target.accountId, target.boardId), "NotFound", () => Effect.fail(shareLinkNotFound))
-          const [brands, ads] = yield* Effect.all([
-            // Every brand: a board holds at most `maxBoardItems` items.
-            workspace.boardBrands(target.accountId, { board_id: board.id, page: 1, page_size: limits.maxBoardItems }),
-            workspace.boardAds(target.accountId, { board_id: board.id, sort: query.sort, page: query.page, page_size: query.page_size })
-          ]).pipe(Effect.catchTag("NotFound", () => Effect.fail(shareLinkNotFound)))
-          return {
-            board: { name: board.name, brands_count: board.brands_count, ads_count: board.ads_count, expires_at: target.expiresAt.toISOString() },
-            brands: brands.data,
-            data: ads.data.map(({ board_ids: _boards, note: _note, tags: _tags, ...ad }) => ad),
-            total: ads.total,
-            page: ads.page,
-            page_size: ads.page_size
-          }
-        })
-    })
+      view: Effect.fn("ShareLinks.view", serviceSpan)(function*(address: string, token: string, query: ShareQuery): Effect.fn.Return<Omit<SharedBoard, "success">, NotFound | TooManyViews> {
+        const at = yield* now
+        const window = Math.floor(at.getTime() / MINUTE) * MINUTE
+        const views = yield* repo.view(address, new Date(window))
+        if (views > limits.shareViewsPerMinute) {
+          return yield* Effect.fail(new TooManyViews({ retryAfterSeconds: Math.max(1, Math.ceil((window + MINUTE - at.getTime()) / 1000)) }))
+        }
+        if (!tokenPattern.test(token)) return yield* Effect.fail(shareLinkNotFound)
+        const target = yield* Effect.flatMap(repo.resolve(hashToken(token), at), Option.match({
+          onNone: () => Effect.fail(shareLinkNotFound),
+          onSome: Effect.succeed
+        }))
+        const board = yield* Effect.catchTag(workspace.board(target.accountId, target.boardId), "NotFound", () => Effect.fail(shareLinkNotFound))
+        const [brands, ads] = yield* Effect.all([
+          // Every brand: a board holds at most `maxBoardItems` items.
+          workspace.boardBrands(target.accountId, { board_id: board.id, page: 1, page_size: limits.maxBoardItems }),
+          workspace.boardAds(target.accountId, { board_id: board.id, sort: query.sort, page: query.page, page_size: query.page_size })
+        ]).pipe(Effect.catchTag("NotFound", () => Effect.fail(shareLinkNotFound)))
+        return {
+          board: { name: board.name, brands_count: board.brands_count, ads_count: board.ads_count, expires_at: target.expiresAt.toISOString() },
+          brands: brands.data,
+          data: ads.data.map(({ board_ids: _boards, note: _note, tags: _tags, ...ad }) => ad),
+          total: ads.total,
+          page: ads.page,
+          page_size: ads.page_size
+        }
+      })
+    }
   }),
   dependencies: [ShareLinksRepo.Default, Workspace.Default, WorkspaceConfig.Default]
 }) {}

@@ -14,7 +14,7 @@ import type {
 import { WorkspaceConfig } from "./WorkspaceConfig.js"
 import { type AdRef, type BoardRecord, type FolderRecord, type LibraryAd, type Name, type Refusal, WorkspaceRepo } from "./WorkspaceRepo.js"
 import { type AccountId, AdId, BoardId, BrandId, FolderId, idOf } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** Two names are the same name when they fold alike: the same characters (NFC), whatever their case. */
 export const nameOf = (name: string): Name => ({ name, key: name.normalize("NFC").toLowerCase() })
@@ -125,118 +125,113 @@ export class Workspace extends Effect.Service<Workspace>()("adintel/Workspace", 
       )
     }
 
-    return traced("Workspace", {
-      tree: (account: AccountId): Effect.Effect<ReadonlyArray<FolderRecord>> => repo.tree(account),
+    return {
+      tree: Effect.fn("Workspace.tree", serviceSpan)((account: AccountId): Effect.Effect<ReadonlyArray<FolderRecord>> => repo.tree(account)),
 
-      createFolder: (account: AccountId, name: string): Effect.Effect<FolderRecord, Conflict> =>
-        Effect.flatMap(now, (at) => conflicting(repo.createFolder(account, nameOf(name), at, limits))),
+      createFolder: Effect.fn("Workspace.createFolder", serviceSpan)((account: AccountId, name: string): Effect.Effect<FolderRecord, Conflict> =>
+        Effect.flatMap(now, (at) => conflicting(repo.createFolder(account, nameOf(name), at, limits)))),
 
-      renameFolder: (account: AccountId, folder: string, name: string): Effect.Effect<FolderRecord, NotFound | Conflict> =>
-        Effect.flatMap(folderId(folder), (id) => answer(repo.renameFolder(account, id, nameOf(name)))),
+      renameFolder: Effect.fn("Workspace.renameFolder", serviceSpan)((account: AccountId, folder: string, name: string): Effect.Effect<FolderRecord, NotFound | Conflict> =>
+        Effect.flatMap(folderId(folder), (id) => answer(repo.renameFolder(account, id, nameOf(name))))),
 
-      moveFolder: (account: AccountId, folder: string, position: number): Effect.Effect<FolderRecord, NotFound> =>
-        Effect.flatMap(folderId(folder), (id) => missing(repo.moveFolder(account, id, position))),
+      moveFolder: Effect.fn("Workspace.moveFolder", serviceSpan)((account: AccountId, folder: string, position: number): Effect.Effect<FolderRecord, NotFound> =>
+        Effect.flatMap(folderId(folder), (id) => missing(repo.moveFolder(account, id, position)))),
 
       /** How many boards went with it. */
-      deleteFolder: (account: AccountId, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
-        Effect.flatMap(folderId(folder), (id) => answer(repo.deleteFolder(account, id, force))),
+      deleteFolder: Effect.fn("Workspace.deleteFolder", serviceSpan)((account: AccountId, folder: string, force: boolean): Effect.Effect<number, NotFound | Conflict> =>
+        Effect.flatMap(folderId(folder), (id) => answer(repo.deleteFolder(account, id, force)))),
 
-      createBoard: (account: AccountId, folder: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
-        Effect.flatMap(folderId(folder), (id) => Effect.flatMap(now, (at) => answer(repo.createBoard(account, id, nameOf(name), at, limits)))),
+      createBoard: Effect.fn("Workspace.createBoard", serviceSpan)((account: AccountId, folder: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
+        Effect.flatMap(folderId(folder), (id) => Effect.flatMap(now, (at) => answer(repo.createBoard(account, id, nameOf(name), at, limits))))),
 
-      renameBoard: (account: AccountId, board: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
-        Effect.flatMap(boardId(board), (id) => answer(repo.renameBoard(account, id, nameOf(name)))),
+      renameBoard: Effect.fn("Workspace.renameBoard", serviceSpan)((account: AccountId, board: string, name: string): Effect.Effect<BoardRecord, NotFound | Conflict> =>
+        Effect.flatMap(boardId(board), (id) => answer(repo.renameBoard(account, id, nameOf(name))))),
 
-      moveBoard: (account: AccountId, { board_id, folder_id, position }: MoveBoard): Effect.Effect<BoardRecord, NotFound | Conflict | InvalidRequest> =>
+      moveBoard: Effect.fn("Workspace.moveBoard", serviceSpan)((account: AccountId, { board_id, folder_id, position }: MoveBoard): Effect.Effect<BoardRecord, NotFound | Conflict | InvalidRequest> =>
         folder_id === undefined && position === undefined
           ? Effect.fail(new InvalidRequest({ error: "folder_id or position is missing" }))
           : Effect.gen(function*() {
             const board = yield* boardId(board_id)
             const folder = folder_id === undefined ? undefined : yield* folderId(folder_id)
             return yield* answer(repo.moveBoard(account, board, { folder, position }, limits))
-          }),
+          })),
 
-      deleteBoard: (account: AccountId, board: string): Effect.Effect<void, NotFound> =>
-        Effect.flatMap(boardId(board), (id) => missing(repo.deleteBoard(account, id))),
+      deleteBoard: Effect.fn("Workspace.deleteBoard", serviceSpan)((account: AccountId, board: string): Effect.Effect<void, NotFound> =>
+        Effect.flatMap(boardId(board), (id) => missing(repo.deleteBoard(account, id)))),
 
       /** spec: W3 `add-to-board`: idempotent; the brand is a social-library advertiser. */
-      addBrand: (account: AccountId, board: string, brand: string): Effect.Effect<void, NotFound | Conflict> =>
-        Effect.gen(function*() {
-          // The board first: another account's board is a 404 whatever the brand.
-          const { id } = yield* boardOf(account, board)
-          const found = yield* Effect.flatMap(
-            Effect.flatMap(brandId(brand), repo.brand),
-            Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
-          )
-          yield* answer(repo.addBrand(account, id, found, yield* now, limits))
-        }),
+      addBrand: Effect.fn("Workspace.addBrand", serviceSpan)(function*(account: AccountId, board: string, brand: string): Effect.fn.Return<void, NotFound | Conflict> {
+        // The board first: another account's board is a 404 whatever the brand.
+        const { id } = yield* boardOf(account, board)
+        const found = yield* Effect.flatMap(
+          Effect.flatMap(brandId(brand), repo.brand),
+          Option.match({ onNone: () => Effect.fail(brandNotFound), onSome: Effect.succeed })
+        )
+        yield* answer(repo.addBrand(account, id, found, yield* now, limits))
+      }),
 
       /** A brand or a saved ad off a board; idempotent. */
-      removeItem: (account: AccountId, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.Effect<void, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          if (brand_id !== undefined && ad_id !== undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id: send brand_id or ad_id, not both" }))
-          if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, yield* boardId(board_id), yield* brandId(brand_id)))
-          if (ad_id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id or ad_id is missing" }))
-          const { id } = yield* boardOf(account, board_id)
-          const ref = yield* savedRef(account, ad_id, library)
-          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, id))
-        }),
+      removeItem: Effect.fn("Workspace.removeItem", serviceSpan)(function*(account: AccountId, { ad_id, board_id, brand_id, library }: RemoveFromBoard): Effect.fn.Return<void, NotFound | InvalidRequest> {
+        if (brand_id !== undefined && ad_id !== undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id: send brand_id or ad_id, not both" }))
+        if (brand_id !== undefined) return yield* missing(repo.removeBrand(account, yield* boardId(board_id), yield* brandId(brand_id)))
+        if (ad_id === undefined) return yield* Effect.fail(new InvalidRequest({ error: "brand_id or ad_id is missing" }))
+        const { id } = yield* boardOf(account, board_id)
+        const ref = yield* savedRef(account, ad_id, library)
+        if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, id))
+      }),
 
-      boardAds: (account: AccountId, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
-        Effect.flatMap(boardOf(account, query.board_id), ({ id }) => adsPage(account, { board: id, sort: query.sort }, query)),
+      boardAds: Effect.fn("Workspace.boardAds", serviceSpan)((account: AccountId, query: BoardAdsQuery): Effect.Effect<Page<SavedAd>, NotFound> =>
+        Effect.flatMap(boardOf(account, query.board_id), ({ id }) => adsPage(account, { board: id, sort: query.sort }, query))),
 
-      boardBrands: (account: AccountId, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
+      boardBrands: Effect.fn("Workspace.boardBrands", serviceSpan)((account: AccountId, query: BoardBrandsQuery): Effect.Effect<Page<BoardBrand>, NotFound> =>
         Effect.flatMap(boardOf(account, query.board_id), ({ id }) => {
           const window = windowOf(query)
           return Effect.map(repo.brands(id, window), ({ brands, total }) => pageOf(window, brands, total))
-        }),
+        })),
 
-      board: boardOf,
+      board: Effect.fn("Workspace.board", serviceSpan)(boardOf),
 
       /** The account's saved ads (W4), on one board or all, with one tag or any. */
-      savedAds: (
+      savedAds: Effect.fn("Workspace.savedAds", serviceSpan)((
         account: AccountId,
         query: { board_id?: string | undefined; tag?: string | undefined; sort?: AdSort | undefined; page?: number | undefined; page_size?: number | undefined }
       ): Effect.Effect<Page<SavedAd>, NotFound> =>
-        Effect.flatMap(someBoardOf(account, query.board_id), (board) => adsPage(account, { board, tag: query.tag, sort: query.sort }, query)),
+        Effect.flatMap(someBoardOf(account, query.board_id), (board) => adsPage(account, { board, tag: query.tag, sort: query.sort }, query))),
 
       /** spec: W4 `save`: on the board, or the default "Saved ads" board; idempotent. */
-      save: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | Conflict | InvalidRequest> =>
-        Effect.gen(function*() {
-          const board = yield* someBoardOf(account, request.board_id)
-          const ad = yield* libraryAd(request.ad_id, request.library)
-          yield* answer(repo.saveAd(account, ad, board, yield* now, limits))
-        }),
+      save: Effect.fn("Workspace.save", serviceSpan)(function*(account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.fn.Return<void, NotFound | Conflict | InvalidRequest> {
+        const board = yield* someBoardOf(account, request.board_id)
+        const ad = yield* libraryAd(request.ad_id, request.library)
+        yield* answer(repo.saveAd(account, ad, board, yield* now, limits))
+      }),
 
       /** spec: W4 `unsave`: off the board, or off every board; idempotent. */
-      unsave: (account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.Effect<void, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          const board = yield* someBoardOf(account, request.board_id)
-          const ref = yield* savedRef(account, request.ad_id, request.library)
-          if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board))
-        }),
+      unsave: Effect.fn("Workspace.unsave", serviceSpan)(function*(account: AccountId, request: { ad_id: string; library?: AdLibrary | undefined; board_id?: string | undefined }): Effect.fn.Return<void, NotFound | InvalidRequest> {
+        const board = yield* someBoardOf(account, request.board_id)
+        const ref = yield* savedRef(account, request.ad_id, request.library)
+        if (Option.isSome(ref)) yield* missing(repo.unsaveAd(account, ref.value, board))
+      }),
 
       /** The note and/or tags of a saved ad; the saved ad afterwards. */
-      annotate: (
+      annotate: Effect.fn("Workspace.annotate", serviceSpan)(function*(
         account: AccountId,
         request: { ad_id: string; library?: AdLibrary | undefined; note?: string | null | undefined; tags?: ReadonlyArray<string> | undefined }
-      ): Effect.Effect<SavedAd, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          if (request.note === undefined && request.tags === undefined) {
-            return yield* Effect.fail(new InvalidRequest({ error: "note or tags is missing" }))
-          }
-          const ref = yield* Effect.flatMap(savedRef(account, request.ad_id, request.library), Option.match({
-            onNone: () => Effect.fail(savedAdNotFound),
-            onSome: Effect.succeed
-          }))
-          const note = request.note === undefined ? undefined : request.note === "" ? null : request.note
-          const tags = request.tags === undefined ? undefined : distinctTags(request.tags)
-          if (!(yield* repo.annotate(account, ref, { ...(note === undefined ? {} : { note }), ...(tags === undefined ? {} : { tags }) }))) {
-            return yield* Effect.fail(savedAdNotFound)
-          }
-          return yield* Effect.flatMap(repo.savedAd(account, ref), Option.match({ onNone: () => Effect.fail(savedAdNotFound), onSome: Effect.succeed }))
-        })
-    })
+      ): Effect.fn.Return<SavedAd, NotFound | InvalidRequest> {
+        if (request.note === undefined && request.tags === undefined) {
+          return yield* Effect.fail(new InvalidRequest({ error: "note or tags is missing" }))
+        }
+        const ref = yield* Effect.flatMap(savedRef(account, request.ad_id, request.library), Option.match({
+          onNone: () => Effect.fail(savedAdNotFound),
+          onSome: Effect.succeed
+        }))
+        const note = request.note === undefined ? undefined : request.note === "" ? null : request.note
+        const tags = request.tags === undefined ? undefined : distinctTags(request.tags)
+        if (!(yield* repo.annotate(account, ref, { ...(note === undefined ? {} : { note }), ...(tags === undefined ? {} : { tags }) }))) {
+          return yield* Effect.fail(savedAdNotFound)
+        }
+        return yield* Effect.flatMap(repo.savedAd(account, ref), Option.match({ onNone: () => Effect.fail(savedAdNotFound), onSome: Effect.succeed }))
+      })
+    }
   }),
   dependencies: [WorkspaceRepo.Default, WorkspaceConfig.Default]
 }) {}

@@ -11,7 +11,7 @@ import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
 import { type AccountId, SavedSearchId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /** The thresholds of monthly credits used that the owner hears of, once per period each. */
@@ -244,14 +244,14 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
 
     const job = yield* passes("Notification alerts pass", every, pass)
 
-    return traced("AccountAlerts", {
+    return {
       /** One pass at the clock's instant; how many items were new. */
-      pass: Effect.flatMap(now, pass),
+      pass: Effect.withSpan(Effect.flatMap(now, pass), "AccountAlerts.pass", serviceSpan),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** The loop, for a layer to fork: a pass at start, then one every `NOTIFICATION_ALERTS_EVERY`. */
       run: job.run
-    }, { effects: ["pass"] })
+    }
   }),
   dependencies: [AccountEvents.Default, Inbox.Default, SavedSearches.Default, DigestPreferences.Default, DigestQueueRepo.Default]
 }) {}

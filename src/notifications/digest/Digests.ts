@@ -12,7 +12,7 @@ import { type DigestState, DigestRepo } from "./DigestRepo.js"
 import { dueSlot } from "./DigestSchedule.js"
 import { type Digest, digestItems, digestMail } from "./DigestText.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /** Accounts read per page of a pass. */
@@ -103,14 +103,14 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
 
     const job = yield* passes("Digest pass", yield* digestCheckEvery, pass)
 
-    return traced("Digests", {
+    return {
       /** One pass at the clock's instant; how many digests this replica took. */
-      pass: Effect.flatMap(now, pass),
+      pass: Effect.withSpan(Effect.flatMap(now, pass), "Digests.pass", serviceSpan),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** The job, for a layer to fork: a pass at start, then one every `DIGEST_CHECK_EVERY` (on the hour by default). */
       run: job.run
-    }, { effects: ["pass"] })
+    }
   }),
   dependencies: [DigestRepo.Default, BrandTracker.Default, Inbox.Default, Mailer.Default, Accounts.Default]
 }) {}

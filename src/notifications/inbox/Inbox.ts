@@ -3,7 +3,7 @@ import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import type { MarkRead, Notification, NotificationsQuery } from "./Api.js"
 import { type Delivery, InboxRepo } from "./InboxRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 export type { Delivery }
@@ -23,31 +23,31 @@ export class Inbox extends Effect.Service<Inbox>()("adintel/Inbox", {
     const fresh = (items: ReadonlyArray<Delivery>): Effect.Effect<ReadonlyArray<Delivery>> =>
       Effect.flatMap(now, (at) => repo.deliver(items, { maxDigestItems, before: new Date(at.getTime() - retentionDays * 86_400_000) }))
 
-    return traced("Inbox", {
+    return {
       /** P2 page of the account's items, newest first. */
-      list: (account: AccountId, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
+      list: Effect.fn("Inbox.list", serviceSpan)((account: AccountId, query: NotificationsQuery): Effect.Effect<Page<Notification>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.unread === true, window), ({ items, total }) => pageOf(window, items, total))
-      },
+      }),
 
-      unreadCount: (account: AccountId): Effect.Effect<number> => repo.unread(account),
+      unreadCount: Effect.fn("Inbox.unreadCount", serviceSpan)((account: AccountId): Effect.Effect<number> => repo.unread(account)),
 
       /** W5: ids of other accounts (or of none) are ignored, never an error that reveals them. */
-      markRead: (account: AccountId, { ids }: MarkRead): Effect.Effect<number> =>
-        Effect.flatMap(now, (at) => repo.markRead(account, [...new Set(ids.map((id) => id.toLowerCase()))], at)),
+      markRead: Effect.fn("Inbox.markRead", serviceSpan)((account: AccountId, { ids }: MarkRead): Effect.Effect<number> =>
+        Effect.flatMap(now, (at) => repo.markRead(account, [...new Set(ids.map((id) => id.toLowerCase()))], at))),
 
-      markAllRead: (account: AccountId): Effect.Effect<number> => Effect.flatMap(now, (at) => repo.markAllRead(account, at)),
+      markAllRead: Effect.fn("Inbox.markAllRead", serviceSpan)((account: AccountId): Effect.Effect<number> => Effect.flatMap(now, (at) => repo.markAllRead(account, at))),
 
       /**
        * Writes what the sources found; an item whose key the account already has is left out.
        * How many were new. Joins the caller's transaction when there is one.
        */
-      deliver: (items: ReadonlyArray<Delivery>): Effect.Effect<number> =>
-        Effect.map(fresh(items), (delivered) => delivered.length),
+      deliver: Effect.fn("Inbox.deliver", serviceSpan)((items: ReadonlyArray<Delivery>): Effect.Effect<number> =>
+        Effect.map(fresh(items), (delivered) => delivered.length)),
 
       /** The same, answering the items that were new (a source that also records an event for each, once). */
-      deliverFresh: fresh
-    })
+      deliverFresh: Effect.fn("Inbox.deliverFresh", serviceSpan)(fresh)
+    }
   }),
   dependencies: [InboxRepo.Default]
 }) {}

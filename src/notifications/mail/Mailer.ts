@@ -1,7 +1,7 @@
 import { Data, Effect, Option, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import { mailSettings } from "./MailConfig.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** One e-mail: a plain-text part and an HTML part of the same content. */
 export interface MailMessage {
@@ -32,13 +32,13 @@ export class Mailer extends Effect.Service<Mailer>()("adintel/Mailer", {
       Effect.sync(() => nodemailer.createTransport({ url, ...timeouts })),
       (transport) => Effect.sync(() => transport.close())
     )
-    return traced("Mailer", {
+    return {
       enabled: true,
-      send: (message: MailMessage): Effect.Effect<void, MailFailed> =>
+      send: Effect.fn("Mailer.send", serviceSpan)((message: MailMessage): Effect.Effect<void, MailFailed> =>
         Effect.tryPromise({
           try: () => transport.sendMail({ from: settings.from, ...message }),
           catch: (error) => new MailFailed({ reason: error instanceof Error ? error.message : "unknown failure" })
-        }).pipe(Effect.asVoid)
-    })
+        }).pipe(Effect.asVoid))
+    }
   })
 }) {}

@@ -5,7 +5,7 @@ import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { record as recordMetric, webhookAttempts, webhookBacklog } from "../../platform/telemetry/Metrics.js"
 import { pinnedTo } from "../../platform/PublicAddresses.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { signatureHeader } from "./Signing.js"
@@ -211,16 +211,16 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
     const job = yield* passes("Webhook deliveries pass", settings.pollEvery, (at) =>
       Effect.ensuring(pass(at), Deferred.succeed(firstPass, undefined)))
 
-    return traced("Deliveries", {
+    return {
       /** One pass at the clock's instant; how many attempts were made. */
-      pass: Effect.flatMap(now, pass),
+      pass: Effect.withSpan(Effect.flatMap(now, pass), "Deliveries.pass", serviceSpan),
       /** The instants of the passes finished from now on, while the scope lasts. */
       passes: job.subscribe,
       /** Done once the first pass of `run` has finished. */
       started: Deferred.await(firstPass),
       /** The loop, for a layer to fork: a pass at start, then one every `WEBHOOK_POLL_EVERY`. */
       run: job.run
-    }, { effects: ["pass"] })
+    }
   }),
   dependencies: [WebhooksRepo.Default, AccountEvents.Default, Inbox.Default, KeySealer.Default]
 }) {}

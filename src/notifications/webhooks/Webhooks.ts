@@ -6,7 +6,7 @@ import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { type CreateWebhook, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
 import { newSecret } from "./Signing.js"
 import { targets } from "./Targets.js"
@@ -45,73 +45,68 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
       Effect.flatMap(webhookId(id), (found) =>
         Effect.flatMap(repo.endpoint(account, found), Option.match({ onNone: () => Effect.fail(webhookNotFound), onSome: Effect.succeed })))
 
-    return traced("Webhooks", {
-      create: (owner: Owner, input: CreateWebhook): Effect.Effect<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached> =>
-        Effect.gen(function*() {
-          yield* Effect.mapError(check(input.url), ({ reason }) => new InvalidRequest({ error: `url: ${reason}` }))
-          const secret = newSecret()
-          const limit = endpointLimits[owner.plan]
-          const created = yield* repo.create(owner.accountId, {
-            url: input.url,
-            events: [...new Set(input.events)],
-            description: input.description ?? null,
-            secret: sealer.seal(secret)
-          }, yield* now, limit)
-          if (Option.isNone(created)) {
-            return yield* new WebhookLimitReached({
-              error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
-            })
-          }
-          return { webhook: created.value, secret }
-        }),
+    return {
+      create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached> {
+        yield* Effect.mapError(check(input.url), ({ reason }) => new InvalidRequest({ error: `url: ${reason}` }))
+        const secret = newSecret()
+        const limit = endpointLimits[owner.plan]
+        const created = yield* repo.create(owner.accountId, {
+          url: input.url,
+          events: [...new Set(input.events)],
+          description: input.description ?? null,
+          secret: sealer.seal(secret)
+        }, yield* now, limit)
+        if (Option.isNone(created)) {
+          return yield* new WebhookLimitReached({
+            error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
+          })
+        }
+        return { webhook: created.value, secret }
+      }),
 
-      list: (account: AccountId, query: WebhooksQuery): Effect.Effect<Page<Webhook>> => {
+      list: Effect.fn("Webhooks.list", serviceSpan)((account: AccountId, query: WebhooksQuery): Effect.Effect<Page<Webhook>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, window), ({ items, total }) => pageOf(window, items, total))
-      },
+      }),
 
-      remove: (account: AccountId, id: string): Effect.Effect<void, NotFound> =>
+      remove: Effect.fn("Webhooks.remove", serviceSpan)((account: AccountId, id: string): Effect.Effect<void, NotFound> =>
         Effect.flatMap(webhookId(id), (found) =>
-          Effect.flatMap(repo.remove(account, found), (removed) => removed ? Effect.void : Effect.fail(webhookNotFound))),
+          Effect.flatMap(repo.remove(account, found), (removed) => removed ? Effect.void : Effect.fail(webhookNotFound)))),
 
       /** A new secret; the current one signs beside it for `rotationOverlap`. */
-      rotateSecret: (account: AccountId, id: string): Effect.Effect<string, NotFound> =>
-        Effect.gen(function*() {
-          const found = yield* webhookId(id)
-          const secret = newSecret()
-          const until = new Date((yield* now).getTime() + Duration.toMillis(rotationOverlap))
-          if (!(yield* repo.rotate(account, found, sealer.seal(secret), until))) return yield* webhookNotFound
-          return secret
-        }),
+      rotateSecret: Effect.fn("Webhooks.rotateSecret", serviceSpan)(function*(account: AccountId, id: string): Effect.fn.Return<string, NotFound> {
+        const found = yield* webhookId(id)
+        const secret = newSecret()
+        const until = new Date((yield* now).getTime() + Duration.toMillis(rotationOverlap))
+        if (!(yield* repo.rotate(account, found, sealer.seal(secret), until))) return yield* webhookNotFound
+        return secret
+      }),
 
       /** Records a `webhook.test` event and its one delivery, to this endpoint only; the delivery's id. */
-      test: (account: AccountId, id: string): Effect.Effect<WebhookDeliveryId, NotFound> =>
-        Effect.gen(function*() {
-          const endpoint = yield* owned(account, id)
-          const at = yield* now
-          return yield* sql.withTransaction(Effect.gen(function*() {
-            const [event] = yield* events.emit([{ accountId: account, type: "webhook.test", data: { webhook_id: endpoint.id } }], at)
-            return yield* repo.deliver(endpoint.id, event!.seq, at)
-          })).pipe(Effect.orDie)
-        }),
+      test: Effect.fn("Webhooks.test", serviceSpan)(function*(account: AccountId, id: string): Effect.fn.Return<WebhookDeliveryId, NotFound> {
+        const endpoint = yield* owned(account, id)
+        const at = yield* now
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const [event] = yield* events.emit([{ accountId: account, type: "webhook.test", data: { webhook_id: endpoint.id } }], at)
+          return yield* repo.deliver(endpoint.id, event!.seq, at)
+        })).pipe(Effect.orDie)
+      }),
 
-      deliveries: (account: AccountId, id: string, query: WebhooksQuery): Effect.Effect<Page<WebhookDelivery>, NotFound> =>
-        Effect.gen(function*() {
-          const endpoint = yield* owned(account, id)
-          const window = windowOf(query)
-          const { items, total } = yield* repo.deliveries(endpoint.id, window)
-          return pageOf(window, items, total)
-        }),
+      deliveries: Effect.fn("Webhooks.deliveries", serviceSpan)(function*(account: AccountId, id: string, query: WebhooksQuery): Effect.fn.Return<Page<WebhookDelivery>, NotFound> {
+        const endpoint = yield* owned(account, id)
+        const window = windowOf(query)
+        const { items, total } = yield* repo.deliveries(endpoint.id, window)
+        return pageOf(window, items, total)
+      }),
 
       /** Queues the delivery again now (a new round of attempts, the same event id). */
-      replay: (account: AccountId, id: string, deliveryId: string): Effect.Effect<WebhookDeliveryId, NotFound> =>
-        Effect.gen(function*() {
-          const endpoint = yield* owned(account, id)
-          const delivery = yield* idOf(WebhookDeliveryId, deliveryNotFound)(deliveryId)
-          if (!(yield* repo.replay(endpoint.id, delivery, yield* now))) return yield* deliveryNotFound
-          return delivery
-        })
-    })
+      replay: Effect.fn("Webhooks.replay", serviceSpan)(function*(account: AccountId, id: string, deliveryId: string): Effect.fn.Return<WebhookDeliveryId, NotFound> {
+        const endpoint = yield* owned(account, id)
+        const delivery = yield* idOf(WebhookDeliveryId, deliveryNotFound)(deliveryId)
+        if (!(yield* repo.replay(endpoint.id, delivery, yield* now))) return yield* deliveryNotFound
+        return delivery
+      })
+    }
   }),
   dependencies: [WebhooksRepo.Default, AccountEvents.Default, KeySealer.Default]
 }) {}

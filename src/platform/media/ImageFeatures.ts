@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import sharp from "sharp"
 import { ImageDecoding, maxInputPixels } from "./ImageDecoding.js"
-import { traced } from "../telemetry/Tracing.js"
+import { serviceSpan } from "../telemetry/Tracing.js"
 
 /**
  * 64-bit perceptual hashes of creatives: pHash (low DCT frequencies) and dHash (neighbour
@@ -139,9 +139,9 @@ const decode = async (bytes: Uint8Array): Promise<ImageHashes> => {
 }
 
 export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/ImageFeatures", {
-  effect: Effect.map(ImageDecoding, (decoding) => traced("ImageFeatures", {
+  effect: Effect.map(ImageDecoding, (decoding) => ({
     /** Hashes of any common image (JPEG, PNG, WebP, GIF's first frame), alpha flattened onto white. */
-    hash: (bytes: Uint8Array): Effect.Effect<ImageHashes, ImageDecodeError> =>
+    hash: Effect.fn("ImageFeatures.hash", serviceSpan)((bytes: Uint8Array): Effect.Effect<ImageHashes, ImageDecodeError> =>
       decoding.limit(Effect.tryPromise({
         try: () => decode(bytes),
         catch: (error) =>
@@ -150,7 +150,7 @@ export class ImageFeatures extends Effect.Service<ImageFeatures>()("adintel/Imag
               ? `larger than ${maxInputPixels / 1_000_000} megapixels`
               : "not a readable JPEG, PNG, WebP or GIF image"
           })
-      }))
+      })))
   })),
   dependencies: [ImageDecoding.Default]
 }) {}

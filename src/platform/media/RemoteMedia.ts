@@ -10,7 +10,7 @@ import { Transform, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { optionalSetting } from "../AppConfig.js"
 import { Config, ConfigError, ConfigProvider, Duration, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
-import { traced } from "../telemetry/Tracing.js"
+import { serviceSpan } from "../telemetry/Tracing.js"
 import { errorCodeOf } from "../../kernel/Guards.js"
 
 /**
@@ -223,9 +223,9 @@ const make = (config: RemoteMediaSettings) =>
         onTimeout: () => new MediaFetchError({ reason: `timed out after ${seconds}s` })
       })
 
-    return traced("RemoteMedia", {
+    return {
       /** The whole body in memory. */
-      fetch: (url: string, options: FetchOptions = {}): Effect.Effect<FetchedMedia, MediaFetchError> =>
+      fetch: Effect.fn("RemoteMedia.fetch", serviceSpan)((url: string, options: FetchOptions = {}): Effect.Effect<FetchedMedia, MediaFetchError> =>
         Effect.scoped(Effect.gen(function*() {
           const maxBytes = options.maxBytes ?? config.maxBytes
           const { contentType, finalUrl, res } = yield* open(url, options, maxBytes)
@@ -233,30 +233,29 @@ const make = (config: RemoteMediaSettings) =>
           yield* drain(res, new Writable({ write: (chunk: Buffer, _encoding, done) => done(void chunks.push(chunk)) }), maxBytes)
           const body = Buffer.concat(chunks)
           return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType, finalUrl }
-        })).pipe(bounded),
+        })).pipe(bounded)),
 
       /** The body in a temporary file (for videos); the file is removed when the scope closes, whatever happens. */
-      download: (url: string, options: FetchOptions = {}): Effect.Effect<DownloadedMedia, MediaFetchError, Scope.Scope> =>
-        Effect.gen(function*() {
-          const remove = (dir: string) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-          const dir = yield* Effect.acquireRelease(
-            Effect.promise(() => mkdtemp(path.join(config.tempDir, "adintel-media-"))),
-            remove
-          )
-          const file = path.join(dir, "body")
-          const got = yield* Effect.scoped(Effect.gen(function*() {
-            const maxBytes = options.maxBytes ?? config.maxBytes
-            const { contentType, finalUrl, res } = yield* open(url, options, maxBytes)
-            const bytes = yield* drain(res, createWriteStream(file, { flags: "wx", mode: 0o600 }), maxBytes)
-            return { path: file, contentType, finalUrl, bytes }
-          })).pipe(
-            bounded,
-            // A failed download leaves nothing behind, even while the caller's scope stays open.
-            Effect.onError(() => remove(dir))
-          )
-          return got
-        })
-    })
+      download: Effect.fn("RemoteMedia.download", serviceSpan)(function*(url: string, options: FetchOptions = {}): Effect.fn.Return<DownloadedMedia, MediaFetchError, Scope.Scope> {
+        const remove = (dir: string) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+        const dir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(path.join(config.tempDir, "adintel-media-"))),
+          remove
+        )
+        const file = path.join(dir, "body")
+        const got = yield* Effect.scoped(Effect.gen(function*() {
+          const maxBytes = options.maxBytes ?? config.maxBytes
+          const { contentType, finalUrl, res } = yield* open(url, options, maxBytes)
+          const bytes = yield* drain(res, createWriteStream(file, { flags: "wx", mode: 0o600 }), maxBytes)
+          return { path: file, contentType, finalUrl, bytes }
+        })).pipe(
+          bounded,
+          // A failed download leaves nothing behind, even while the caller's scope stays open.
+          Effect.onError(() => remove(dir))
+        )
+        return got
+      })
+    }
   })
 
 /** No variables at all: what `layerWith` reads the defaults from. */

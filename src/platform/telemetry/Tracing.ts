@@ -7,7 +7,7 @@ import {
   HttpServerRequest,
   HttpTraceContext
 } from "@effect/platform"
-import { Clock, Config, type ConfigError, Context, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
+import { Clock, Config, type ConfigError, Context, Effect, Either, Exit, Layer, Option, Redacted, type Tracer } from "effect"
 import { createHash } from "node:crypto"
 import { optionalHttpUrl, optionalSetting } from "../AppConfig.js"
 import { httpDuration, httpRequests, unsafeRecord } from "./Metrics.js"
@@ -66,6 +66,12 @@ export const layer: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEf
         }).pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))
     }))
 )
+
+/**
+ * The span options of every service method, `Effect.fn("Service.method", serviceSpan)` (house
+ * style: each method carries a span): no stack trace on the span, its name says where it is.
+ */
+export const serviceSpan: Tracer.SpanOptions = { captureStackTrace: false }
 
 /**
  * An account as spans name it: the first 16 hex digits of SHA-256 over `adintel-account:<id>`

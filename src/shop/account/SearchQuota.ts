@@ -4,7 +4,7 @@ import { searchesLeft } from "../../access/gateway/Meters.js"
 import { today } from "../../kernel/UtcDay.js"
 import { DailyQuota, type ShopCreditsResponse } from "./Api.js"
 import { SearchQuotaRepo } from "./SearchQuotaRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /**
  * The daily short-video search quota (spec: Limits "Daily search quota"; INTERPRETATIONS G7):
@@ -13,7 +13,7 @@ import { traced } from "../../platform/telemetry/Tracing.js"
 export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQuota", {
   effect: Effect.gen(function*() {
     const repo = yield* SearchQuotaRepo
-    return traced("SearchQuota", {
+    return {
       /** The `GET /api/v1/clipapp-shop/credits` answer, from the meters the gateway read. */
       balance: (caller: CallerInfo): ShopCreditsResponse => {
         const { used, limit, resetsAt } = caller.dailySearch
@@ -27,12 +27,11 @@ export class SearchQuota extends Effect.Service<SearchQuota>()("adintel/SearchQu
       },
 
       /** One explore/count search; `DailyQuota` when today's are used up (the credit is kept, G4). */
-      consume: (caller: CallerInfo) =>
-        Effect.gen(function*() {
-          const taken = yield* repo.take(caller.accountId, yield* today, caller.dailySearch.limit)
-          if (!taken) return yield* Effect.fail(new DailyQuota())
-        })
-    })
+      consume: Effect.fn("SearchQuota.consume", serviceSpan)(function*(caller: CallerInfo) {
+        const taken = yield* repo.take(caller.accountId, yield* today, caller.dailySearch.limit)
+        if (!taken) return yield* Effect.fail(new DailyQuota())
+      })
+    }
   }),
   dependencies: [SearchQuotaRepo.Default]
 }) {}

@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import { ShopCountryRepo } from "./ShopCountryRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** Where an account's short-video shop calls look when they name no country. */
 export const defaultShopCountry = "US"
@@ -14,16 +14,16 @@ export class ShopCountry extends Effect.Service<ShopCountry>()("adintel/ShopCoun
   effect: Effect.gen(function*() {
     const repo = yield* ShopCountryRepo
     const of = (accountId: AccountId) => Effect.map(repo.find(accountId), Option.getOrElse(() => defaultShopCountry))
-    return traced("ShopCountry", {
-      of,
+    return {
+      of: Effect.fn("ShopCountry.of", serviceSpan)(of),
       /** The country a call uses: the one it names, else the account's. */
-      resolve: (accountId: AccountId, given: string | undefined) => (given === undefined ? of(accountId) : Effect.succeed(given)),
+      resolve: Effect.fn("ShopCountry.resolve", serviceSpan)((accountId: AccountId, given: string | undefined) => (given === undefined ? of(accountId) : Effect.succeed(given))),
       /** Sets the account's country when one is given; answers the country now in force. */
-      request: (accountId: AccountId, country: string | undefined) =>
+      request: Effect.fn("ShopCountry.request", serviceSpan)((accountId: AccountId, country: string | undefined) =>
         country === undefined
           ? of(accountId)
-          : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.save(accountId, country, new Date(now))).pipe(Effect.as(country))
-    })
+          : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.save(accountId, country, new Date(now))).pipe(Effect.as(country)))
+    }
   }),
   dependencies: [ShopCountryRepo.Default]
 }) {}

@@ -8,7 +8,7 @@ import { type ExploreParams, shopEntities, type ShopEntity, type ShopRecordId, s
 import { inMemoryCatalog, type CatalogWorld } from "./InMemoryCatalog.js"
 import { lengthOf, metricsOf, type Period, selected } from "./Period.js"
 import type { RecordOf } from "./Views.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** The periods summed ahead (days up to yesterday): explore's default, and a week. */
 export const rollupWindows: ReadonlyArray<number> = [7, 30]
@@ -102,56 +102,55 @@ export class ShopCatalog extends Effect.Service<ShopCatalog>()("adintel/ShopCata
       return refreshed
     })
 
-    return traced("ShopCatalog", {
-      query,
-      pageSelection,
-      page,
-      count: (selection: CatalogQuery): Effect.Effect<number> => repo.count(selection),
-      rollupFor,
+    return {
+      query: Effect.fn("ShopCatalog.query", serviceSpan)(query),
+      pageSelection: Effect.fn("ShopCatalog.pageSelection", serviceSpan)(pageSelection),
+      page: Effect.fn("ShopCatalog.page", serviceSpan)(page),
+      count: Effect.fn("ShopCatalog.count", serviceSpan)((selection: CatalogQuery): Effect.Effect<number> => repo.count(selection)),
+      rollupFor: Effect.fn("ShopCatalog.rollupFor", serviceSpan)(rollupFor),
       refreshStale,
 
       /** One record's view over a period; none when the region holds no such record. */
-      profile: <E extends ShopEntity>(entity: E, region: string, id: ShopRecordId, period: Period): Effect.Effect<Option.Option<View<E>>> =>
+      profile: Effect.fn("ShopCatalog.profile", serviceSpan)(<E extends ShopEntity>(entity: E, region: string, id: ShopRecordId, period: Period): Effect.Effect<Option.Option<View<E>>> =>
         Effect.map(
           repo.page({ entity, region, params: {}, period, only: id, sort: specOf(entity).defaultSort, descending: true, limit: 1, offset: 0 }),
           ({ rows }) => Option.map(Option.fromNullable(rows[0]), viewOf(entity, period))
-        ),
+        )),
 
-      exists: (entity: ShopEntity, region: string, id: ShopRecordId): Effect.Effect<boolean> => repo.exists(entity, region, id),
+      exists: Effect.fn("ShopCatalog.exists", serviceSpan)((entity: ShopEntity, region: string, id: ShopRecordId): Effect.Effect<boolean> => repo.exists(entity, region, id)),
 
       /** A record's daily series over the period: every day, each metric column of its daily table. */
-      series: (entity: ShopEntity, region: string, id: ShopRecordId, period: Period) => repo.series(entity, region, id, period.from, period.to),
+      series: Effect.fn("ShopCatalog.series", serviceSpan)((entity: ShopEntity, region: string, id: ShopRecordId, period: Period) => repo.series(entity, region, id, period.from, period.to)),
 
-      categories: repo.categories,
-      categoryCounts: repo.categoryCounts,
+      categories: Effect.fn("ShopCatalog.categories", serviceSpan)(repo.categories),
+      categoryCounts: Effect.fn("ShopCatalog.categoryCounts", serviceSpan)(repo.categoryCounts),
 
       /**
        * Products by growth of `metric` over `window` against the days before it; only products
        * with some of it in both (previous > 0 and current > 0).
        */
-      trending: (
+      trending: Effect.fn("ShopCatalog.trending", serviceSpan)(function*(
         options: { readonly region: string; readonly metric: "gmv" | "units" | "views"; readonly window: Period; readonly categoryId: ShopRecordId | undefined },
         paging: PageWindow
-      ): Effect.Effect<Page<TrendingProduct>> =>
-        Effect.gen(function*() {
-          const rollup = yield* rollupFor("products", options.window)
-          const { rows, total } = yield* repo.trending({
-            ...options,
-            limit: paging.limit,
-            offset: paging.offset,
-            ...(rollup === undefined ? {} : { rollup })
-          })
-          const view = viewOf("products", options.window)
-          return pageOf(paging, rows.map((t) => ({ ...view(t.row), growth: Math.round(t.growth * 10_000) / 10_000, current: t.current, previous: t.previous })), total)
-        }),
+      ): Effect.fn.Return<Page<TrendingProduct>> {
+        const rollup = yield* rollupFor("products", options.window)
+        const { rows, total } = yield* repo.trending({
+          ...options,
+          limit: paging.limit,
+          offset: paging.offset,
+          ...(rollup === undefined ? {} : { rollup })
+        })
+        const view = viewOf("products", options.window)
+        return pageOf(paging, rows.map((t) => ({ ...view(t.row), growth: Math.round(t.growth * 10_000) / 10_000, current: t.current, previous: t.previous })), total)
+      }),
 
       /** Products whose title matches `q`, best first, with their metrics over `period`. */
-      titleSearch: (options: { readonly region: string; readonly q: string; readonly period: Period }, paging: PageWindow): Effect.Effect<Page<FoundProduct>> =>
+      titleSearch: Effect.fn("ShopCatalog.titleSearch", serviceSpan)((options: { readonly region: string; readonly q: string; readonly period: Period }, paging: PageWindow): Effect.Effect<Page<FoundProduct>> =>
         Effect.map(repo.titleSearch({ ...options, limit: paging.limit, offset: paging.offset }), ({ rows, total }) => {
           const view = viewOf("products", options.period)
           return pageOf(paging, rows.map((m) => ({ ...view(m.row), relevance: m.relevance })), total)
-        })
-    })
+        }))
+    }
   }),
   dependencies: [CatalogRepo.Default]
 }) {

@@ -8,7 +8,7 @@ import { ShopCatalog, type View } from "../catalog/ShopCatalog.js"
 import { ShopCountry } from "../account/ShopCountry.js"
 import { type CategoryNode, type DetailList, type DetailPath, details, type DetailSelection, type DetailTabs, entityOf, type PagePath } from "./Api.js"
 import { DetailRepo, type VisitType } from "./DetailRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000
 
@@ -112,137 +112,127 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
       return rows.filter((r) => r.parent_id === null).map(node)
     }
 
-    return traced("ShopDetail", {
-      list,
+    return {
+      list: Effect.fn("ShopDetail.list", serviceSpan)(list),
 
-      hierarchy: (caller: CallerInfo, country: string | undefined) =>
-        Effect.gen(function*() {
-          const region = yield* countries.resolve(caller.accountId, country)
-          return { success: true as const, data: tree(yield* catalog.categories(region)) }
-        }),
+      hierarchy: Effect.fn("ShopDetail.hierarchy", serviceSpan)(function*(caller: CallerInfo, country: string | undefined) {
+        const region = yield* countries.resolve(caller.accountId, country)
+        return { success: true as const, data: tree(yield* catalog.categories(region)) }
+      }),
 
-      layers: (caller: CallerInfo, country: string | undefined) =>
-        Effect.gen(function*() {
-          const rows = yield* catalog.categories(yield* countries.resolve(caller.accountId, country))
-          const levels = [...new Set(rows.map((r) => r.level))].sort()
-          return { success: true as const, data: levels.map((level) => ({ level, categories: rows.filter((r) => r.level === level) })) }
-        }),
+      layers: Effect.fn("ShopDetail.layers", serviceSpan)(function*(caller: CallerInfo, country: string | undefined) {
+        const rows = yield* catalog.categories(yield* countries.resolve(caller.accountId, country))
+        const levels = [...new Set(rows.map((r) => r.level))].sort()
+        return { success: true as const, data: levels.map((level) => ({ level, categories: rows.filter((r) => r.level === level) })) }
+      }),
 
-      categorySummary: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const profile = yield* pageOf("categories", caller, selection)
-          const counts = yield* catalog.categoryCounts(profile.region, selection.id)
-          return { success: true as const, data: { profile, counts } }
-        }),
+      categorySummary: Effect.fn("ShopDetail.categorySummary", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const profile = yield* pageOf("categories", caller, selection)
+        const counts = yield* catalog.categoryCounts(profile.region, selection.id)
+        return { success: true as const, data: { profile, counts } }
+      }),
 
       /** The categories under the same parent (or the other top ones), by period GMV. */
-      siblings: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, region } = yield* selected("categories", caller, selection)
-          const all = yield* catalog.categories(region)
-          const parent = all.find((c) => c.id === id)?.parent_id ?? null
-          const page = yield* listed("categories", caller, { date_from: selection.date_from, date_to: selection.date_to }, {
-            country: region,
-            page_size: 100,
-            ...(parent === null ? { level: ["1"] } : { parent_id: parent })
-          })
-          return { success: true as const, data: page.data.filter((c) => c.id !== id) }
-        }),
+      siblings: Effect.fn("ShopDetail.siblings", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const { id, region } = yield* selected("categories", caller, selection)
+        const all = yield* catalog.categories(region)
+        const parent = all.find((c) => c.id === id)?.parent_id ?? null
+        const page = yield* listed("categories", caller, { date_from: selection.date_from, date_to: selection.date_to }, {
+          country: region,
+          page_size: 100,
+          ...(parent === null ? { level: ["1"] } : { parent_id: parent })
+        })
+        return { success: true as const, data: page.data.filter((c) => c.id !== id) }
+      }),
 
-      full: <P extends PagePath>(path: P, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> | undefined }) =>
-        Effect.gen(function*() {
-          const profile = yield* pageOf(entityOf(path), caller, body)
-          const { tabs: wanted = [], ...selection } = body
-          const lists: Readonly<Record<string, DetailList>> = details[path].lists
-          const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, lists[tab]!, caller, selection), (page) => [tab, page] as const))
-          // (`as`: the lists asked for are known at run time; each page is of its list's entity, which `lists[tab]` types as any entity's.)
-          return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) as DetailTabs<P> } }
-        }),
+      full: Effect.fn("ShopDetail.full", serviceSpan)(function*<P extends PagePath>(path: P, caller: CallerInfo, body: DetailSelection & { readonly tabs?: ReadonlyArray<string> | undefined }) {
+        const profile = yield* pageOf(entityOf(path), caller, body)
+        const { tabs: wanted = [], ...selection } = body
+        const lists: Readonly<Record<string, DetailList>> = details[path].lists
+        const tabs = yield* Effect.forEach(wanted, (tab) => Effect.map(list(path, lists[tab]!, caller, selection), (page) => [tab, page] as const))
+        // (`as`: the lists asked for are known at run time; each page is of its list's entity, which `lists[tab]` types as any entity's.)
+        return { success: true as const, data: { profile, tabs: Object.fromEntries(tabs) as DetailTabs<P> } }
+      }),
 
-      total: (path: PagePath, caller: CallerInfo, selection: DetailSelection) =>
+      total: Effect.fn("ShopDetail.total", serviceSpan)((path: PagePath, caller: CallerInfo, selection: DetailSelection) =>
         Effect.map(profileOf(details[path].entity, caller, selection), (profile) => ({
           success: true as const,
           data: { ...about(profile.id, daysOf(profile)), metrics: profile.period.metrics }
-        })),
+        }))),
 
       /** Every day of the period; `salesTrend` adds 7-day averages of units and GMV (of the days within the period). */
-      series: (entity: ShopEntity, kind: "history" | "salesTrend", caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected(entity, caller, selection)
-          const rows = yield* catalog.series(entity, region, id, period)
-          const series = kind === "history" ? rows.map((row) => ({ day: row.day, ...row.values })) : rows.map((row, i) => {
-            const week = rows.slice(Math.max(0, i - 6), i + 1)
-            const average = (metric: string) => {
-              const known = week.map((r) => r.values[metric]).filter((v): v is number => typeof v === "number")
-              return known.length === 0 ? null : round(known.reduce((a, b) => a + b, 0) / known.length)
-            }
-            return { day: row.day, units: row.values.units ?? null, gmv: row.values.gmv ?? null, units_7d_avg: average("units"), gmv_7d_avg: average("gmv") }
-          })
-          return { success: true as const, data: { ...about(id, period), series } }
-        }),
+      series: Effect.fn("ShopDetail.series", serviceSpan)(function*(entity: ShopEntity, kind: "history" | "salesTrend", caller: CallerInfo, selection: DetailSelection) {
+        const { id, period, region } = yield* selected(entity, caller, selection)
+        const rows = yield* catalog.series(entity, region, id, period)
+        const series = kind === "history" ? rows.map((row) => ({ day: row.day, ...row.values })) : rows.map((row, i) => {
+          const week = rows.slice(Math.max(0, i - 6), i + 1)
+          const average = (metric: string) => {
+            const known = week.map((r) => r.values[metric]).filter((v): v is number => typeof v === "number")
+            return known.length === 0 ? null : round(known.reduce((a, b) => a + b, 0) / known.length)
+          }
+          return { day: row.day, units: row.values.units ?? null, gmv: row.values.gmv ?? null, units_7d_avg: average("units"), gmv_7d_avg: average("gmv") }
+        })
+        return { success: true as const, data: { ...about(id, period), series } }
+      }),
 
       /** A record's page visits per day over the period. */
-      visitEvents: (entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected(entity, caller, selection)
-          const series = yield* extra.visits(visitTypeOf[entity], specOf(entity).table, region, id, period.from, period.to)
-          return {
-            success: true as const,
-            data: { type: visitTypeOf[entity], ...about(id, period), visits: series.reduce((n, d) => n + d.visits, 0), series }
-          }
-        }),
+      visitEvents: Effect.fn("ShopDetail.visitEvents", serviceSpan)(function*(entity: ShopEntity, caller: CallerInfo, selection: DetailSelection) {
+        const { id, period, region } = yield* selected(entity, caller, selection)
+        const series = yield* extra.visits(visitTypeOf[entity], specOf(entity).table, region, id, period.from, period.to)
+        return {
+          success: true as const,
+          data: { type: visitTypeOf[entity], ...about(id, period), visits: series.reduce((n, d) => n + d.visits, 0), series }
+        }
+      }),
 
       /** A product's visits, and what the accounts that opened it also opened. */
-      otherVisits: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected("products", caller, selection)
-          const [series, others, visitors] = yield* Effect.all([
-            extra.visits("product", "shop_products", region, id, period.from, period.to),
-            extra.otherProducts(region, id, period.from, period.to),
-            extra.visitors("product", "shop_products", region, id, period.from, period.to)
-          ], { concurrency: "unbounded" })
-          return {
-            success: true as const,
-            data: { ...about(id, period), visits: series.reduce((n, d) => n + d.visits, 0), visitors, other_products: others }
-          }
-        }),
+      otherVisits: Effect.fn("ShopDetail.otherVisits", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const { id, period, region } = yield* selected("products", caller, selection)
+        const [series, others, visitors] = yield* Effect.all([
+          extra.visits("product", "shop_products", region, id, period.from, period.to),
+          extra.otherProducts(region, id, period.from, period.to),
+          extra.visitors("product", "shop_products", region, id, period.from, period.to)
+        ], { concurrency: "unbounded" })
+        return {
+          success: true as const,
+          data: { ...about(id, period), visits: series.reduce((n, d) => n + d.visits, 0), visitors, other_products: others }
+        }
+      }),
 
-      profile: <E extends ShopEntity>(entity: E, caller: CallerInfo, selection: DetailSelection) =>
-        Effect.map(pageOf(entity, caller, selection), (data) => ({ success: true as const, data })),
+      profile: Effect.fn("ShopDetail.profile", serviceSpan)(<E extends ShopEntity>(entity: E, caller: CallerInfo, selection: DetailSelection) =>
+        Effect.map(pageOf(entity, caller, selection), (data) => ({ success: true as const, data }))),
 
-      shopSummary: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const profile = yield* pageOf("shops", caller, selection)
-          const period = daysOf(profile)
-          const totals = yield* extra.shopExtra(profile.region, profile.id, period.from, period.to)
-          return { success: true as const, data: { profile, totals: { ...about(profile.id, period), ...totals } } }
-        }),
+      shopSummary: Effect.fn("ShopDetail.shopSummary", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const profile = yield* pageOf("shops", caller, selection)
+        const period = daysOf(profile)
+        const totals = yield* extra.shopExtra(profile.region, profile.id, period.from, period.to)
+        return { success: true as const, data: { profile, totals: { ...about(profile.id, period), ...totals } } }
+      }),
 
       /** The simple product list: explore's parameters and answer, without a daily search. */
-      products: (caller: CallerInfo, params: ExploreParams) => listed("products", caller, params, {}),
+      products: Effect.fn("ShopDetail.products", serviceSpan)((caller: CallerInfo, params: ExploreParams) => listed("products", caller, params, {})),
 
-      salesChannels: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const profile = yield* profileOf("products", caller, selection)
-          const period = daysOf(profile)
-          const { metrics } = profile.period
-          const channels = yield* extra.productChannels(profile.region, profile.id, period.from, period.to)
-          const of = (ads: boolean) => channels.find((c) => c.is_ad === ads) ?? { videos: 0, creators: 0, views: 0 }
-          return {
-            success: true as const,
-            data: {
-              ...about(profile.id, period),
-              units: metrics.units ?? 0,
-              gmv: metrics.gmv ?? 0,
-              channels: ([["ads", true], ["creator_videos", false]] as const).map(([channel, ads]) => {
-                const { creators, videos, views } = of(ads)
-                return { channel, videos, creators, views }
-              })
-            }
+      salesChannels: Effect.fn("ShopDetail.salesChannels", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const profile = yield* profileOf("products", caller, selection)
+        const period = daysOf(profile)
+        const { metrics } = profile.period
+        const channels = yield* extra.productChannels(profile.region, profile.id, period.from, period.to)
+        const of = (ads: boolean) => channels.find((c) => c.is_ad === ads) ?? { videos: 0, creators: 0, views: 0 }
+        return {
+          success: true as const,
+          data: {
+            ...about(profile.id, period),
+            units: metrics.units ?? 0,
+            gmv: metrics.gmv ?? 0,
+            channels: ([["ads", true], ["creator_videos", false]] as const).map(([channel, ads]) => {
+              const { creators, videos, views } = of(ads)
+              return { channel, videos, creators, views }
+            })
           }
-        }),
+        }
+      }),
 
-      videoMetrics: (caller: CallerInfo, selection: DetailSelection) =>
+      videoMetrics: Effect.fn("ShopDetail.videoMetrics", serviceSpan)((caller: CallerInfo, selection: DetailSelection) =>
         Effect.map(profileOf("videos", caller, selection), (video) => {
           const m = video.period.metrics
           const views = m.views ?? null
@@ -254,66 +244,63 @@ export class ShopDetail extends Effect.Service<ShopDetail>()("adintel/ShopDetail
               engagement_rate: views === null || views === 0 ? null : round(((m.likes ?? 0) + (m.comments ?? 0) + (m.shares ?? 0)) / views)
             }
           }
-        }),
+        })),
 
       /** The products a video shows (at most 100), with their period metrics. */
-      videoProducts: (caller: CallerInfo, selection: DetailSelection) =>
-        videoList("products", caller, selection, (id) => ({ video_id: id, page_size: 100 })),
+      videoProducts: Effect.fn("ShopDetail.videoProducts", serviceSpan)((caller: CallerInfo, selection: DetailSelection) =>
+        videoList("products", caller, selection, (id) => ({ video_id: id, page_size: 100 }))),
 
       /** Other videos showing a product the video shows (at most 20). */
-      videoSimilar: (caller: CallerInfo, selection: DetailSelection) =>
-        videoList("videos", caller, selection, (id) => ({ similar_to: id, page_size: 20 })),
+      videoSimilar: Effect.fn("ShopDetail.videoSimilar", serviceSpan)((caller: CallerInfo, selection: DetailSelection) =>
+        videoList("videos", caller, selection, (id) => ({ similar_to: id, page_size: 20 }))),
 
-      shopExtra: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected("shops", caller, selection)
-          const totals = yield* extra.shopExtra(region, id, period.from, period.to)
-          return { success: true as const, data: { ...about(id, period), ...totals } }
-        }),
+      shopExtra: Effect.fn("ShopDetail.shopExtra", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const { id, period, region } = yield* selected("shops", caller, selection)
+        const totals = yield* extra.shopExtra(region, id, period.from, period.to)
+        return { success: true as const, data: { ...about(id, period), ...totals } }
+      }),
 
       /** Paid (`selfPromotion`) or organic (`affiliate`) videos showing the shop's products. */
-      shopStrategy: (caller: CallerInfo, selection: DetailSelection, ads: boolean) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected("shops", caller, selection)
-          const creators = yield* extra.shopStrategy(region, id, period.from, period.to, ads)
-          return {
-            success: true as const,
-            data: {
-              ...about(id, period),
-              videos: creators.reduce((n, c) => n + c.videos, 0),
-              creators: creators.length,
-              views: creators.reduce((n, c) => n + c.views, 0),
-              top_creators: creators.slice(0, 10).map((c) => ({ id: c.creator, handle: c.handle, videos: c.videos, views: c.views }))
-            }
+      shopStrategy: Effect.fn("ShopDetail.shopStrategy", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection, ads: boolean) {
+        const { id, period, region } = yield* selected("shops", caller, selection)
+        const creators = yield* extra.shopStrategy(region, id, period.from, period.to, ads)
+        return {
+          success: true as const,
+          data: {
+            ...about(id, period),
+            videos: creators.reduce((n, c) => n + c.videos, 0),
+            creators: creators.length,
+            views: creators.reduce((n, c) => n + c.views, 0),
+            top_creators: creators.slice(0, 10).map((c) => ({ id: c.creator, handle: c.handle, videos: c.videos, views: c.views }))
           }
-        }),
+        }
+      }),
 
       /** Views to units for a product; each creator's share estimated from their share of the creators' views. */
-      conversion: (caller: CallerInfo, selection: DetailSelection) =>
-        Effect.gen(function*() {
-          const { id, period, region } = yield* selected("products", caller, selection)
-          const { creators, totals } = yield* extra.conversion(region, id, period.from, period.to)
-          const creatorViews = creators.reduce((n, c) => n + c.views, 0)
-          const per1000 = (value: number) => (totals.views === 0 ? null : round((value / totals.views) * 1000))
-          return {
-            success: true as const,
-            data: {
-              ...about(id, period),
-              ...totals,
-              units_per_1000_views: per1000(totals.units),
-              gmv_per_1000_views: per1000(totals.gmv),
-              creators: creators.map((c) => ({
-                id: c.creator,
-                handle: c.handle,
-                videos: c.videos,
-                views: c.views,
-                estimated_units: creatorViews === 0 ? null : round((totals.units * c.views) / creatorViews),
-                estimated_gmv: creatorViews === 0 ? null : round((totals.gmv * c.views) / creatorViews)
-              }))
-            }
+      conversion: Effect.fn("ShopDetail.conversion", serviceSpan)(function*(caller: CallerInfo, selection: DetailSelection) {
+        const { id, period, region } = yield* selected("products", caller, selection)
+        const { creators, totals } = yield* extra.conversion(region, id, period.from, period.to)
+        const creatorViews = creators.reduce((n, c) => n + c.views, 0)
+        const per1000 = (value: number) => (totals.views === 0 ? null : round((value / totals.views) * 1000))
+        return {
+          success: true as const,
+          data: {
+            ...about(id, period),
+            ...totals,
+            units_per_1000_views: per1000(totals.units),
+            gmv_per_1000_views: per1000(totals.gmv),
+            creators: creators.map((c) => ({
+              id: c.creator,
+              handle: c.handle,
+              videos: c.videos,
+              views: c.views,
+              estimated_units: creatorViews === 0 ? null : round((totals.units * c.views) / creatorViews),
+              estimated_gmv: creatorViews === 0 ? null : round((totals.gmv * c.views) / creatorViews)
+            }))
           }
-        })
-    })
+        }
+      })
+    }
   }),
   dependencies: [ShopCatalog.Default, DetailRepo.Default, ShopCountry.Default]
 }) {}

@@ -4,7 +4,7 @@ import type { ExploreParams, ShopEntity } from "../catalog/Entities.js"
 import { ShopCatalog } from "../catalog/ShopCatalog.js"
 import { SearchQuota } from "../account/SearchQuota.js"
 import { ShopCountry } from "../account/ShopCountry.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** P3: the query string's parameters, then the body's over them. */
 const merged = (query: ExploreParams, body: ExploreParams | undefined): ExploreParams => ({ ...query, ...body })
@@ -20,25 +20,23 @@ export class ShopExplore extends Effect.Service<ShopExplore>()("adintel/ShopExpl
     const quota = yield* SearchQuota
     const countries = yield* ShopCountry
 
-    return traced("ShopExplore", {
-      explore: <E extends ShopEntity>(entity: E, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
-        Effect.gen(function*() {
-          const params = merged(query, body)
-          const region = yield* countries.resolve(caller.accountId, params.country)
-          const selection = yield* catalog.pageSelection(entity, region, params)
-          yield* quota.consume(caller)
-          return { success: true as const, ...(yield* catalog.page(selection)) }
-        }),
+    return {
+      explore: Effect.fn("ShopExplore.explore", serviceSpan)(function*<E extends ShopEntity>(entity: E, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) {
+        const params = merged(query, body)
+        const region = yield* countries.resolve(caller.accountId, params.country)
+        const selection = yield* catalog.pageSelection(entity, region, params)
+        yield* quota.consume(caller)
+        return { success: true as const, ...(yield* catalog.page(selection)) }
+      }),
 
-      count: (entity: ShopEntity, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) =>
-        Effect.gen(function*() {
-          const params = merged(query, body)
-          const region = yield* countries.resolve(caller.accountId, params.country)
-          const selection = yield* catalog.query(entity, region, params)
-          yield* quota.consume(caller)
-          return { success: true as const, total: yield* catalog.count(selection) }
-        })
-    })
+      count: Effect.fn("ShopExplore.count", serviceSpan)(function*(entity: ShopEntity, caller: CallerInfo, query: ExploreParams, body?: ExploreParams) {
+        const params = merged(query, body)
+        const region = yield* countries.resolve(caller.accountId, params.country)
+        const selection = yield* catalog.query(entity, region, params)
+        yield* quota.consume(caller)
+        return { success: true as const, total: yield* catalog.count(selection) }
+      })
+    }
   }),
   dependencies: [ShopCatalog.Default, SearchQuota.Default, ShopCountry.Default]
 }) {}

@@ -4,7 +4,7 @@ import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { type Favorite, type FavoriteCheck, type FavoritesQuery, type FavoriteTarget, type FavoriteType, maxFavorites } from "./Api.js"
 import { type EntityRow, ShopFavoritesRepo } from "./ShopFavoritesRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const typeNames: Record<FavoriteType, string> = {
   product: "Product",
@@ -47,63 +47,60 @@ export class ShopFavorites extends Effect.Service<ShopFavorites>()("adintel/Shop
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return traced("ShopFavorites", {
+    return {
       /** P2 page of the account's favorites, newest first. */
-      list: (account: AccountId, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
+      list: Effect.fn("ShopFavorites.list", serviceSpan)((account: AccountId, query: FavoritesQuery): Effect.Effect<Page<Favorite>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.type, window), ({ favorites, total }) => pageOf(window, favorites, total))
-      },
+      }),
 
       /** The state afterwards: true when it was added, false when it was removed. */
-      toggle: (account: AccountId, target: FavoriteTarget): Effect.Effect<boolean, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          const entity = yield* entityOf(target)
-          const outcome = yield* repo.toggle(account, target.type, entity.row, yield* now, maxFavorites)
-          if (outcome === "full") return yield* Effect.fail(full)
-          return outcome !== "removed"
-        }),
+      toggle: Effect.fn("ShopFavorites.toggle", serviceSpan)(function*(account: AccountId, target: FavoriteTarget): Effect.fn.Return<boolean, NotFound | InvalidRequest> {
+        const entity = yield* entityOf(target)
+        const outcome = yield* repo.toggle(account, target.type, entity.row, yield* now, maxFavorites)
+        if (outcome === "full") return yield* Effect.fail(full)
+        return outcome !== "removed"
+      }),
 
       /** Idempotent: a favorite already there is kept as it was (its date included). */
-      add: (account: AccountId, target: FavoriteTarget): Effect.Effect<true, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          const entity = yield* entityOf(target)
-          const outcome = yield* repo.add(account, target.type, entity.row, yield* now, maxFavorites)
-          if (outcome === "full") return yield* Effect.fail(full)
-          return true as const
-        }),
+      add: Effect.fn("ShopFavorites.add", serviceSpan)(function*(account: AccountId, target: FavoriteTarget): Effect.fn.Return<true, NotFound | InvalidRequest> {
+        const entity = yield* entityOf(target)
+        const outcome = yield* repo.add(account, target.type, entity.row, yield* now, maxFavorites)
+        if (outcome === "full") return yield* Effect.fail(full)
+        return true as const
+      }),
 
       /** Idempotent: removing what is not a favorite is not an error; an unknown entity is. */
-      remove: (account: AccountId, target: FavoriteTarget): Effect.Effect<false, NotFound | InvalidRequest> =>
-        Effect.flatMap(entityOf(target), (entity) => Effect.as(repo.remove(account, target.type, entity.row), false as const)),
+      remove: Effect.fn("ShopFavorites.remove", serviceSpan)((account: AccountId, target: FavoriteTarget): Effect.Effect<false, NotFound | InvalidRequest> =>
+        Effect.flatMap(entityOf(target), (entity) => Effect.as(repo.remove(account, target.type, entity.row), false as const))),
 
       /**
        * One `id`: whether it is a favorite (an unknown entity is a 404, as elsewhere). Many
        * `ids`: each id sent mapped to whether it is a favorite; one naming no entity is false,
        * so a page of results still renders when one of them has left the catalog.
        */
-      check: (
+      check: Effect.fn("ShopFavorites.check", serviceSpan)(function*(
         account: AccountId,
         { id, ids, region, type }: FavoriteCheck
-      ): Effect.Effect<boolean | Record<string, boolean>, NotFound | InvalidRequest> =>
-        Effect.gen(function*() {
-          if (id !== undefined && ids !== undefined) {
-            return yield* Effect.fail(new InvalidRequest({ error: "ids: send id or ids, not both" }))
-          }
-          if (id !== undefined) {
-            const entity = yield* entityOf({ type, id, region })
-            return (yield* repo.favorited(account, type, [entity.row])).size > 0
-          }
-          if (ids === undefined) return yield* Effect.fail(new InvalidRequest({ error: "id is missing" }))
-          const found = byId(yield* repo.find(type, [...new Set(ids)], region))
-          const several = ids.find((externalId) => (found.get(externalId)?.length ?? 0) > 1)
-          if (several !== undefined) return yield* Effect.fail(ambiguous(several, found.get(several)!))
-          const favorites = yield* repo.favorited(account, type, [...found.values()].map(([entity]) => entity!.row))
-          return Object.fromEntries(ids.map((externalId) => {
-            const entity = found.get(externalId)?.[0]
-            return [externalId, entity !== undefined && favorites.has(entity.row)]
-          }))
-        })
-    })
+      ): Effect.fn.Return<boolean | Record<string, boolean>, NotFound | InvalidRequest> {
+        if (id !== undefined && ids !== undefined) {
+          return yield* Effect.fail(new InvalidRequest({ error: "ids: send id or ids, not both" }))
+        }
+        if (id !== undefined) {
+          const entity = yield* entityOf({ type, id, region })
+          return (yield* repo.favorited(account, type, [entity.row])).size > 0
+        }
+        if (ids === undefined) return yield* Effect.fail(new InvalidRequest({ error: "id is missing" }))
+        const found = byId(yield* repo.find(type, [...new Set(ids)], region))
+        const several = ids.find((externalId) => (found.get(externalId)?.length ?? 0) > 1)
+        if (several !== undefined) return yield* Effect.fail(ambiguous(several, found.get(several)!))
+        const favorites = yield* repo.favorited(account, type, [...found.values()].map(([entity]) => entity!.row))
+        return Object.fromEntries(ids.map((externalId) => {
+          const entity = found.get(externalId)?.[0]
+          return [externalId, entity !== undefined && favorites.has(entity.row)]
+        }))
+      })
+    }
   }),
   dependencies: [ShopFavoritesRepo.Default]
 }) {}

@@ -15,7 +15,7 @@ import {
 } from "./Api.js"
 import { type PresetInput, ShopPresetsRepo } from "./ShopPresetsRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 const notFound = new NotFound({ error: "Preset not found" })
 const full = new InvalidRequest({ error: `Presets are limited to ${maxPresets} per account` })
@@ -54,50 +54,48 @@ export class ShopPresets extends Effect.Service<ShopPresets>()("adintel/ShopPres
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    return traced("ShopPresets", {
+    return {
       /** P2 page of the account's presets, most recently updated first. */
-      list: (account: AccountId, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
+      list: Effect.fn("ShopPresets.list", serviceSpan)((account: AccountId, query: PresetsQuery): Effect.Effect<Page<Preset>> => {
         const window = windowOf(query)
         return Effect.map(repo.page(account, query.scope, window), ({ presets, total }) => pageOf(window, presets, total))
-      },
+      }),
 
       /** A new preset; its name must be free in its scope, and the account below the cap. */
-      save: (account: AccountId, { filters, name, scope }: SavePreset): Effect.Effect<Preset, InvalidRequest | Conflict> =>
-        Effect.gen(function*() {
-          const input: PresetInput = { name, nameKey: nameKey(name), filters: yield* checked(scope, filters) }
-          const saved = yield* repo.save(account, scope, input, yield* now, maxPresets)
-          if (saved === "taken") return yield* Effect.fail(taken(name, scope))
-          if (saved === "full") return yield* Effect.fail(full)
-          return saved
-        }),
+      save: Effect.fn("ShopPresets.save", serviceSpan)(function*(account: AccountId, { filters, name, scope }: SavePreset): Effect.fn.Return<Preset, InvalidRequest | Conflict> {
+        const input: PresetInput = { name, nameKey: nameKey(name), filters: yield* checked(scope, filters) }
+        const saved = yield* repo.save(account, scope, input, yield* now, maxPresets)
+        if (saved === "taken") return yield* Effect.fail(taken(name, scope))
+        if (saved === "full") return yield* Effect.fail(full)
+        return saved
+      }),
 
       /** A rename, new filters (checked against the preset's own scope) or both. */
-      update: (
+      update: Effect.fn("ShopPresets.update", serviceSpan)(function*(
         account: AccountId,
         { filters, id, name }: UpdatePreset
-      ): Effect.Effect<Preset, InvalidRequest | NotFound | Conflict> =>
-        Effect.gen(function*() {
-          if (name === undefined && filters === undefined) {
-            return yield* Effect.fail(new InvalidRequest({ error: "name or filters is missing" }))
-          }
-          const preset = yield* Effect.flatMap(repo.find(account, id), Option.match({
-            onNone: () => Effect.fail(notFound),
-            onSome: Effect.succeed
-          }))
-          const changes: Partial<PresetInput> = {
-            ...(name === undefined ? {} : { name, nameKey: nameKey(name) }),
-            ...(filters === undefined ? {} : { filters: yield* checked(preset.scope, filters) })
-          }
-          const updated = yield* repo.update(account, id, preset.scope, changes, yield* now)
-          // Deleted since it was read: as if it had gone before.
-          if (updated === "missing") return yield* Effect.fail(notFound)
-          if (updated === "taken") return yield* Effect.fail(taken(name!, preset.scope))
-          return updated
-        }),
+      ): Effect.fn.Return<Preset, InvalidRequest | NotFound | Conflict> {
+        if (name === undefined && filters === undefined) {
+          return yield* Effect.fail(new InvalidRequest({ error: "name or filters is missing" }))
+        }
+        const preset = yield* Effect.flatMap(repo.find(account, id), Option.match({
+          onNone: () => Effect.fail(notFound),
+          onSome: Effect.succeed
+        }))
+        const changes: Partial<PresetInput> = {
+          ...(name === undefined ? {} : { name, nameKey: nameKey(name) }),
+          ...(filters === undefined ? {} : { filters: yield* checked(preset.scope, filters) })
+        }
+        const updated = yield* repo.update(account, id, preset.scope, changes, yield* now)
+        // Deleted since it was read: as if it had gone before.
+        if (updated === "missing") return yield* Effect.fail(notFound)
+        if (updated === "taken") return yield* Effect.fail(taken(name!, preset.scope))
+        return updated
+      }),
 
-      remove: (account: AccountId, { id }: DeletePreset): Effect.Effect<void, NotFound> =>
-        Effect.flatMap(repo.remove(account, id), (removed) => removed ? Effect.void : Effect.fail(notFound))
-    })
+      remove: Effect.fn("ShopPresets.remove", serviceSpan)((account: AccountId, { id }: DeletePreset): Effect.Effect<void, NotFound> =>
+        Effect.flatMap(repo.remove(account, id), (removed) => removed ? Effect.void : Effect.fail(notFound)))
+    }
   }),
   dependencies: [ShopPresetsRepo.Default]
 }) {}

@@ -3,7 +3,6 @@ import { lastDays } from "../catalog/Period.js"
 import { ShopCatalog } from "../catalog/ShopCatalog.js"
 import { defaultPeriodDays } from "../catalog/Entities.js"
 import { ShopSearchRepo } from "./ShopSearchRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
 
 /**
  * Keeps what the short-video shop sums ahead in step with the catalog: the catalog's rollups
@@ -30,9 +29,9 @@ export class ShopRollups extends Effect.Service<ShopRollups>()("adintel/ShopRoll
       return refreshed
     })
 
-    return traced("ShopRollups", {
+    return {
       refreshStale,
-      /** For as long as the server runs: a look every `every`. */
+      /** For as long as the server runs: a look every `every` (no span: it would never end). */
       keepFresh: (every: Duration.Duration) =>
         refreshStale.pipe(
           Effect.tap((n) => (n > 0 ? Effect.logInfo(`Short-video shop rollups and suggestions computed: ${n}`) : Effect.void)),
@@ -41,7 +40,7 @@ export class ShopRollups extends Effect.Service<ShopRollups>()("adintel/ShopRoll
           ),
           Effect.repeat(Schedule.spaced(every))
         )
-    }, { untraced: ["keepFresh"] })
+    }
   }),
   dependencies: [ShopCatalog.Default, ShopSearchRepo.Default]
 }) {}

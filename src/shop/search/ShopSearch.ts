@@ -17,7 +17,7 @@ import {
 } from "./Api.js"
 import { type ByType, type PrefixPatterns, type Reach, ShopSearchRepo } from "./ShopSearchRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** P2's page, the same bound as explore's: offsets cost what they skip. */
 const pagingOf = (params: { readonly page?: number | undefined; readonly page_size?: number | undefined }) =>
@@ -76,28 +76,26 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
     const catalog = yield* ShopCatalog
     const countries = yield* ShopCountry
 
-    return traced("ShopSearch", {
+    return {
       /**
        * Products by growth of `metric` over the last `days` days against the days before them;
        * only products with some of it in both windows (previous > 0 and current > 0).
        */
-      trending: (accountId: AccountId, params: TrendingParams) =>
-        Effect.gen(function*() {
-          const paging = yield* pagingOf(params)
-          const region = yield* countries.resolve(accountId, params.country)
-          const window = yield* lastDays(params.days ?? defaultTrendingDays)
-          const page = yield* catalog.trending({ region, metric: params.metric ?? "gmv", window, categoryId: params.category_id }, paging)
-          return { success: true as const, ...page }
-        }),
+      trending: Effect.fn("ShopSearch.trending", serviceSpan)(function*(accountId: AccountId, params: TrendingParams) {
+        const paging = yield* pagingOf(params)
+        const region = yield* countries.resolve(accountId, params.country)
+        const window = yield* lastDays(params.days ?? defaultTrendingDays)
+        const page = yield* catalog.trending({ region, metric: params.metric ?? "gmv", window, categoryId: params.category_id }, paging)
+        return { success: true as const, ...page }
+      }),
 
       /** Products whose title matches `q`, best first; metrics over the 30 days up to yesterday. */
-      search: (accountId: AccountId, params: SearchParams) =>
-        Effect.gen(function*() {
-          const paging = yield* pagingOf(params)
-          const region = yield* countries.resolve(accountId, params.country)
-          const period = yield* lastDays(defaultPeriodDays)
-          return { success: true as const, ...(yield* catalog.titleSearch({ region, q: params.q, period }, paging)) }
-        }),
+      search: Effect.fn("ShopSearch.search", serviceSpan)(function*(accountId: AccountId, params: SearchParams) {
+        const paging = yield* pagingOf(params)
+        const region = yield* countries.resolve(accountId, params.country)
+        const period = yield* lastDays(defaultPeriodDays)
+        return { success: true as const, ...(yield* catalog.titleSearch({ region, q: params.q, period }, paging)) }
+      }),
 
       /**
        * Autocomplete strings for `prefix` (see `interleave`): those starting with it, then,
@@ -105,29 +103,28 @@ export class ShopSearch extends Effect.Service<ShopSearch>()("adintel/ShopSearch
        * statement each). Read from the strings summed ahead when they hold the 30 days up to
        * yesterday, else from the catalog itself: the same strings, found through its indexes.
        */
-      suggestions: (accountId: AccountId, params: SuggestionsParams) =>
-        Effect.gen(function*() {
-          const limit = params.limit ?? defaultSuggestions
-          const window = yield* lastDays(defaultPeriodDays)
-          const patterns = patternsOf(params.prefix)
-          const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))
-          // Asked on every keystroke: the two lookups at once.
-          const [region, summedTo] = yield* Effect.all([countries.resolve(accountId, params.country), repo.suggestionsDay], { concurrency: 2 })
-          const classOf = Option.contains(summedTo, window.to)
-            ? (starts: boolean) => repo.summedAhead(types, region, patterns, starts, limit)
-            : yield* Effect.gen(function*() {
-              // Categories' popularity is their 30-day GMV, summed ahead when the rollup holds.
-              const rollup = yield* catalog.rollupFor("categories", window)
-              const period = { from: window.from, to: window.to, ...(rollup === undefined ? {} : { rollup }) }
-              const reach = yield* SuggestionReach
-              return (starts: boolean) => repo.suggestions(types, region, period, patterns, starts, limit, reach)
-            })
-          const starting = yield* classOf(true)
-          const enough = [...starting.values()].reduce((n, strings) => n + strings.length, 0) >= limit
-          const later = enough || patterns.later === null ? [] : [yield* classOf(false)]
-          return { success: true as const, data: interleave(types, [starting, ...later], limit) }
-        })
-    })
+      suggestions: Effect.fn("ShopSearch.suggestions", serviceSpan)(function*(accountId: AccountId, params: SuggestionsParams) {
+        const limit = params.limit ?? defaultSuggestions
+        const window = yield* lastDays(defaultPeriodDays)
+        const patterns = patternsOf(params.prefix)
+        const types = suggestionTypes.filter((type) => params.types === undefined || params.types.includes(type))
+        // Asked on every keystroke: the two lookups at once.
+        const [region, summedTo] = yield* Effect.all([countries.resolve(accountId, params.country), repo.suggestionsDay], { concurrency: 2 })
+        const classOf = Option.contains(summedTo, window.to)
+          ? (starts: boolean) => repo.summedAhead(types, region, patterns, starts, limit)
+          : yield* Effect.gen(function*() {
+            // Categories' popularity is their 30-day GMV, summed ahead when the rollup holds.
+            const rollup = yield* catalog.rollupFor("categories", window)
+            const period = { from: window.from, to: window.to, ...(rollup === undefined ? {} : { rollup }) }
+            const reach = yield* SuggestionReach
+            return (starts: boolean) => repo.suggestions(types, region, period, patterns, starts, limit, reach)
+          })
+        const starting = yield* classOf(true)
+        const enough = [...starting.values()].reduce((n, strings) => n + strings.length, 0) >= limit
+        const later = enough || patterns.later === null ? [] : [yield* classOf(false)]
+        return { success: true as const, data: interleave(types, [starting, ...later], limit) }
+      })
+    }
   }),
   dependencies: [ShopSearchRepo.Default, ShopCatalog.Default, ShopCountry.Default]
 }) {}

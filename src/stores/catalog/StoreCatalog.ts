@@ -15,7 +15,7 @@ import {
   type Window
 } from "./StoreCatalogRepo.js"
 import type { DailyPoint, Estimate, StoreProductView, StoreView } from "./Views.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 export type { ProductSort, StoreFilters, StoreRow, StoreSort, Window }
 
@@ -132,74 +132,70 @@ export class StoreCatalog extends Effect.Service<StoreCatalog>()("adintel/StoreC
       new_products: d.new_products
     })
 
-    return traced("StoreCatalog", {
+    return {
       window,
 
       /** The store a request names, or a 404 with `message`. */
-      find: (name: StoreName, message: string): Effect.Effect<FoundStore, NotFound> => {
+      find: Effect.fn("StoreCatalog.find", serviceSpan)((name: StoreName, message: string): Effect.Effect<FoundStore, NotFound> => {
         const notFound = new NotFound({ error: message })
         return Effect.flatMap(
           Effect.flatMap(keyOf(name, notFound), repo.find),
           Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed })
         )
-      },
+      }),
 
       /** Stores by row, in the order given, as answers show them. */
-      views: (rows: ReadonlyArray<StoreRow>, base: string) => Effect.flatMap(window, (w) => views(rows, base, w)),
+      views: Effect.fn("StoreCatalog.views", serviceSpan)((rows: ReadonlyArray<StoreRow>, base: string) => Effect.flatMap(window, (w) => views(rows, base, w))),
 
       /** Stores by row, as answers show them, looked up by row (a row no longer there is absent). */
-      viewsByRow: (rows: ReadonlyArray<StoreRow>, base: string): Effect.Effect<ReadonlyMap<StoreRow, StoreView>> =>
+      viewsByRow: Effect.fn("StoreCatalog.viewsByRow", serviceSpan)((rows: ReadonlyArray<StoreRow>, base: string): Effect.Effect<ReadonlyMap<StoreRow, StoreView>> =>
         Effect.flatMap(window, (w) =>
-          Effect.map(repo.stores(rows, w), (found) => new Map(found.map((r) => [r.row, view(base)(r)])))),
+          Effect.map(repo.stores(rows, w), (found) => new Map(found.map((r) => [r.row, view(base)(r)]))))),
 
       /** One P2 page of the stores matching, in the sort's order. */
-      search: (filters: StoreFilters, sort: StoreSort, page: PageWindow, base: string): Effect.Effect<Page<StoreView>> =>
-        Effect.gen(function*() {
-          const w = yield* window
-          const found = yield* repo.search(filters, sort, w, { limit: page.limit, offset: page.offset })
-          // A page past the last has no row to carry the total: counted on its own.
-          const total = found[0]?.total ?? (page.offset === 0 ? 0 : yield* repo.count(filters, w))
-          return pageOf(page, yield* views(found.map((f) => f.row), base, w), total)
-        }),
+      search: Effect.fn("StoreCatalog.search", serviceSpan)(function*(filters: StoreFilters, sort: StoreSort, page: PageWindow, base: string): Effect.fn.Return<Page<StoreView>> {
+        const w = yield* window
+        const found = yield* repo.search(filters, sort, w, { limit: page.limit, offset: page.offset })
+        // A page past the last has no row to carry the total: counted on its own.
+        const total = found[0]?.total ?? (page.offset === 0 ? 0 : yield* repo.count(filters, w))
+        return pageOf(page, yield* views(found.map((f) => f.row), base, w), total)
+      }),
 
       /** Every store matching the filters (for the visual search), by row. */
-      matching: (filters: StoreFilters) => Effect.flatMap(window, (w) => repo.matching(filters, w)),
+      matching: Effect.fn("StoreCatalog.matching", serviceSpan)((filters: StoreFilters) => Effect.flatMap(window, (w) => repo.matching(filters, w))),
 
-      products: (store: StoreRow, sort: ProductSort, page: PageWindow, base: string): Effect.Effect<Page<StoreProductView>> =>
-        Effect.gen(function*() {
-          const w = yield* window
-          const { data, total } = yield* repo.products(store, sort, w, { limit: page.limit, offset: page.offset })
-          return pageOf(page, data.map(productView(base)), total)
-        }),
+      products: Effect.fn("StoreCatalog.products", serviceSpan)(function*(store: StoreRow, sort: ProductSort, page: PageWindow, base: string): Effect.fn.Return<Page<StoreProductView>> {
+        const w = yield* window
+        const { data, total } = yield* repo.products(store, sort, w, { limit: page.limit, offset: page.offset })
+        return pageOf(page, data.map(productView(base)), total)
+      }),
 
       /** The last `days` days up to yesterday, one point each, oldest first. */
-      daily: (store: StoreRow, days: number): Effect.Effect<ReadonlyArray<DailyPoint>> =>
-        Effect.gen(function*() {
-          const w = yield* window
-          const today = Date.parse(`${w.today}T00:00:00Z`)
-          return (yield* repo.daily(store, isoDay(today - days * DAY), isoDay(today - DAY))).map(dailyView)
-        }),
+      daily: Effect.fn("StoreCatalog.daily", serviceSpan)(function*(store: StoreRow, days: number): Effect.fn.Return<ReadonlyArray<DailyPoint>> {
+        const w = yield* window
+        const today = Date.parse(`${w.today}T00:00:00Z`)
+        return (yield* repo.daily(store, isoDay(today - days * DAY), isoDay(today - DAY))).map(dailyView)
+      }),
 
       /** The points from `from` (a day) up to yesterday, at most `days` of the latest. */
-      dailySince: (store: StoreRow, from: string, days: number): Effect.Effect<ReadonlyArray<DailyPoint>> =>
-        Effect.gen(function*() {
-          const w = yield* window
-          const today = Date.parse(`${w.today}T00:00:00Z`)
-          const start = Math.max(Date.parse(`${from}T00:00:00Z`), today - days * DAY)
-          return start >= today ? [] : (yield* repo.daily(store, isoDay(start), isoDay(today - DAY))).map(dailyView)
-        }),
+      dailySince: Effect.fn("StoreCatalog.dailySince", serviceSpan)(function*(store: StoreRow, from: string, days: number): Effect.fn.Return<ReadonlyArray<DailyPoint>> {
+        const w = yield* window
+        const today = Date.parse(`${w.today}T00:00:00Z`)
+        const start = Math.max(Date.parse(`${from}T00:00:00Z`), today - days * DAY)
+        return start >= today ? [] : (yield* repo.daily(store, isoDay(start), isoDay(today - DAY))).map(dailyView)
+      }),
 
       /** The products published since `since` (a day), newest first: how many, and the first `limit`. */
-      newProducts: (store: StoreRow, since: string, limit: number, base: string) =>
+      newProducts: Effect.fn("StoreCatalog.newProducts", serviceSpan)((store: StoreRow, since: string, limit: number, base: string) =>
         Effect.map(repo.newProducts(store, since, limit), (rows) => ({
           count: rows[0]?.total ?? 0,
           data: rows.map(({ total: _total, ...p }) => ({ ...p, image_url: p.image_url === null ? null : absoluteImage(base)(p.image_url) }))
-        })),
+        }))),
 
-      ads: repo.ads,
-      landers: repo.landers,
+      ads: Effect.fn("StoreCatalog.ads", serviceSpan)(repo.ads),
+      landers: Effect.fn("StoreCatalog.landers", serviceSpan)(repo.landers),
       productImage: absoluteImage
-    })
+    }
   }),
   dependencies: [StoreCatalogRepo.Default]
 }) {}

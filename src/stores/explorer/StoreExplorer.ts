@@ -3,7 +3,7 @@ import { InvalidRequest, type NotFound } from "../../kernel/Errors.js"
 import { boundedWindowOf } from "../../kernel/Paging.js"
 import { type ProductSort, StoreCatalog, type StoreFilters, type StoreSort } from "../catalog/StoreCatalog.js"
 import { type ExplorerBody, filterParams, maxLanders, newestAds, productSorts, seriesDays, type StoreDetail, type StoreSearchPage, storeSorts } from "./Api.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { isOneOf } from "../../kernel/Guards.js"
 
 export type ExplorerAnswer = typeof StoreSearchPage.Type | typeof StoreDetail.Type
@@ -90,12 +90,12 @@ export class StoreExplorer extends Effect.Service<StoreExplorer>()("adintel/Stor
         }
       })
 
-    return traced("StoreExplorer", {
-      explore: (body: ExplorerBody, base: string): Effect.Effect<ExplorerAnswer, InvalidRequest | NotFound> =>
+    return {
+      explore: Effect.fn("StoreExplorer.explore", serviceSpan)((body: ExplorerBody, base: string): Effect.Effect<ExplorerAnswer, InvalidRequest | NotFound> =>
         body.id === undefined
           ? Effect.map(search(body, base), (page) => ({ success: true as const, ...page }))
-          : Effect.map(detail(body.id, body, base), (found) => ({ success: true as const, ...found }))
-    })
+          : Effect.map(detail(body.id, body, base), (found) => ({ success: true as const, ...found })))
+    }
   }),
   dependencies: [StoreCatalog.Default]
 }) {}

@@ -8,7 +8,7 @@ import { trackerLimits } from "../Config.js"
 import { maxNewProducts, maxTrackedDays, type StoreTarget, type TrackedQuery, type TrackedStore, StoreTrackingLimit } from "./Api.js"
 import { StoreTrackerRepo } from "./StoreTrackerRepo.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 export interface TrackerCounts {
   readonly tracked: number
@@ -48,50 +48,47 @@ export class StoreTracker extends Effect.Service<StoreTracker>()("adintel/StoreT
     const find = (target: StoreTarget): Effect.Effect<FoundStore, InvalidRequest | NotFound> =>
       Effect.flatMap(keyOf(target), (key) => catalog.find(key, notFoundMessage(key)))
 
-    return traced("StoreTracker", {
-      status: counts,
+    return {
+      status: Effect.fn("StoreTracker.status", serviceSpan)(counts),
 
-      track: (
+      track: Effect.fn("StoreTracker.track", serviceSpan)(function*(
         account: AccountId,
         plan: PlanName,
         target: StoreTarget,
         base: string
-      ): Effect.Effect<TrackerCounts & { readonly store: StoreView }, InvalidRequest | NotFound | StoreTrackingLimit> =>
-        Effect.gen(function*() {
-          const store = yield* find(target)
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const done = yield* repo.track(account, store.row, now, limits[plan])
-          if (done === "full") {
-            return yield* Effect.fail(new StoreTrackingLimit({
-              error: `Store tracking limit reached: ${limits[plan]} stores on the ${planLabel(plan)} plan`
-            }))
-          }
-          const [view] = yield* catalog.views([store.row], base)
-          return { store: view!, ...(yield* counts(account, plan)) }
-        }),
+      ): Effect.fn.Return<TrackerCounts & { readonly store: StoreView }, InvalidRequest | NotFound | StoreTrackingLimit> {
+        const store = yield* find(target)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const done = yield* repo.track(account, store.row, now, limits[plan])
+        if (done === "full") {
+          return yield* Effect.fail(new StoreTrackingLimit({
+            error: `Store tracking limit reached: ${limits[plan]} stores on the ${planLabel(plan)} plan`
+          }))
+        }
+        const [view] = yield* catalog.views([store.row], base)
+        return { store: view!, ...(yield* counts(account, plan)) }
+      }),
 
-      untrack: (account: AccountId, plan: PlanName, target: StoreTarget): Effect.Effect<TrackerCounts, InvalidRequest | NotFound> =>
-        Effect.gen(function*() {
-          const store = yield* find(target)
-          yield* repo.untrack(account, store.row)
-          return yield* counts(account, plan)
-        }),
+      untrack: Effect.fn("StoreTracker.untrack", serviceSpan)(function*(account: AccountId, plan: PlanName, target: StoreTarget): Effect.fn.Return<TrackerCounts, InvalidRequest | NotFound> {
+        const store = yield* find(target)
+        yield* repo.untrack(account, store.row)
+        return yield* counts(account, plan)
+      }),
 
       /** P2 page of the tracked stores with what happened since each was tracked. */
-      stores: (account: AccountId, query: TrackedQuery, base: string): Effect.Effect<Page<TrackedStore>> =>
-        Effect.gen(function*() {
-          const window = windowOf(query)
-          const total = yield* repo.count(account)
-          const rows = yield* repo.page(account, window)
-          const views = yield* catalog.views(rows.map((r) => r.row), base)
-          const data = yield* Effect.forEach(rows, (tracked, i) =>
-            Effect.all({
-              daily_sales: catalog.dailySince(tracked.row, tracked.tracked_day, maxTrackedDays),
-              new_products: catalog.newProducts(tracked.row, tracked.tracked_day, maxNewProducts, base)
-            }).pipe(Effect.map((since): TrackedStore => ({ store: views[i]!, tracked_at: tracked.tracked_at, ...since }))))
-          return pageOf(window, data, total)
-        })
-    })
+      stores: Effect.fn("StoreTracker.stores", serviceSpan)(function*(account: AccountId, query: TrackedQuery, base: string): Effect.fn.Return<Page<TrackedStore>> {
+        const window = windowOf(query)
+        const total = yield* repo.count(account)
+        const rows = yield* repo.page(account, window)
+        const views = yield* catalog.views(rows.map((r) => r.row), base)
+        const data = yield* Effect.forEach(rows, (tracked, i) =>
+          Effect.all({
+            daily_sales: catalog.dailySince(tracked.row, tracked.tracked_day, maxTrackedDays),
+            new_products: catalog.newProducts(tracked.row, tracked.tracked_day, maxNewProducts, base)
+          }).pipe(Effect.map((since): TrackedStore => ({ store: views[i]!, tracked_at: tracked.tracked_at, ...since }))))
+        return pageOf(window, data, total)
+      })
+    }
   }),
   dependencies: [StoreTrackerRepo.Default, StoreCatalog.Default]
 }) {}

@@ -6,7 +6,7 @@ import { artSvg, parseArtName } from "../media/ProductArt.js"
 import { StoreMedia } from "../media/StoreMedia.js"
 import { featuresOf, featuresOfDrawing, type ProductFeatures } from "./Features.js"
 import { type ImageFeaturesRecord, VisualRepo } from "./VisualRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** A product's main image to index. */
 export interface ProductImage {
@@ -75,17 +75,17 @@ export class ProductImages extends Effect.Service<ProductImages>()("adintel/Prod
         return { hashed, failed } satisfies HashReport
       })
 
-    return traced("ProductImages", {
+    return {
       /** Indexes these images (the demo loader's, already known by path). */
-      index: (images: Iterable<ProductImage>, concurrency = 2) => index(Stream.fromIterable(images), concurrency),
+      index: Effect.fn("ProductImages.index", serviceSpan)((images: Iterable<ProductImage>, concurrency: number = 2) => index(Stream.fromIterable(images), concurrency)),
 
       /** Indexes up to `limit` imported products whose main image has no features (or changed). */
-      hashPending: (options: { readonly limit: number; readonly concurrency: number }) =>
+      hashPending: Effect.fn("ProductImages.hashPending", serviceSpan)((options: { readonly limit: number; readonly concurrency: number }) =>
         Effect.flatMap(repo.pending(options.limit), (pending) =>
-          index(Stream.fromIterable(pending.map((p) => ({ store_external_id: p.store_external_id, external_id: p.external_id, image: p.image_url }))), options.concurrency)),
+          index(Stream.fromIterable(pending.map((p) => ({ store_external_id: p.store_external_id, external_id: p.external_id, image: p.image_url }))), options.concurrency))),
 
-      record: repo.record
-    })
+      record: Effect.fn("ProductImages.record", serviceSpan)(repo.record)
+    }
   }),
   dependencies: [VisualRepo.Default, StoreMedia.Default, RemoteMedia.Default, ImageDecoding.Default]
 }) {}

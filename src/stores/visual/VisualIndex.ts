@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { StoreRow } from "../../kernel/Ids.js"
 import { colourBins, colourSimilarity, popcount32, type ProductFeatures, similarityOf } from "./Features.js"
 import { type IndexedRow, ProductRow, VisualRepo } from "./VisualRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** A store a search found, with its products that look most alike, best first. */
 export interface StoreMatch {
@@ -118,7 +118,7 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
       return kept.sort((a, b) => b.score - a.score || products[a.slot]! - products[b.slot]!)
     }
 
-    return traced("VisualIndex", {
+    return {
       refresh,
       /** Images indexed so far (after the last refresh). */
       size: Effect.sync(() => size),
@@ -127,7 +127,7 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
        * The `limit` stores whose images look most like the query, among `allowed` stores when
        * given, each with its `perStore` best products; a store ranks by its best product.
        */
-      search: (query: ProductFeatures, options: {
+      search: Effect.fn("VisualIndex.search", serviceSpan)((query: ProductFeatures, options: {
         readonly allowed?: ReadonlyArray<StoreRow> | undefined
         readonly limit: number
         readonly perStore: number
@@ -155,8 +155,8 @@ export class VisualIndex extends Effect.Service<VisualIndex>()("adintel/VisualIn
             }
           }
           return Array.from(byStore, ([store, found]) => ({ store: StoreRow.make(String(store)), similarity: found[0]!.similarity, products: found }))
-        }))
-    })
+        })))
+    }
   }),
   dependencies: [VisualRepo.Default]
 }) {}

@@ -12,7 +12,7 @@ import { defaultStores, maxImageBytes, productsPerStore, type VisualMatch, type 
 import { featuresOf, sniffImage } from "./Features.js"
 import { VisualIndex } from "./VisualIndex.js"
 import { VisualRepo } from "./VisualRepo.js"
-import { traced } from "../../platform/telemetry/Tracing.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** Where the photo comes from, and the field a refusal names. */
 type Source =
@@ -84,40 +84,39 @@ export class VisualSearch extends Effect.Service<VisualSearch>()("adintel/Visual
       )
     }
 
-    return traced("VisualSearch", {
-      search: (payload: VisualPayload, base: string): Effect.Effect<ReadonlyArray<VisualMatch>, InvalidRequest> =>
-        Effect.gen(function*() {
-          const request = requestOf(payload)
-          yield* checkRanges(request.filters)
-          const { field } = request.source
-          const bytes = yield* bytesOf(request.source, base)
-          if (sniffImage(bytes) === undefined) return yield* refuse(`${field}: ${formatRule}`)
-          const features = yield* Effect.mapError(Effect.provideService(featuresOf(bytes), ImageDecoding, decoding), (e) => new InvalidRequest({ error: `${field}: ${e.reason}` }))
-          const allowed = hasFilters(request.filters) ? yield* catalog.matching(request.filters) : undefined
-          const matches = yield* index.search(features, { allowed, limit: request.limit, perStore: productsPerStore })
-          const [views, products] = yield* Effect.all([
-            catalog.viewsByRow(matches.map((m) => m.store), base),
-            repo.products(matches.flatMap((m) => m.products.map((p) => p.product)))
-          ])
-          const productOf = new Map(products.map((p) => [p.row, p]))
-          const image = catalog.productImage(base)
-          // A store or product deleted since it was indexed is left out.
-          return matches.flatMap((m) => {
-            const store = views.get(m.store)
-            if (store === undefined) return []
-            return [{
-              store,
-              similarity: m.similarity,
-              products: m.products.flatMap(({ product, similarity }) => {
-                const found = productOf.get(product)
-                return found === undefined
-                  ? []
-                  : [{ id: found.id, title: found.title, price: found.price, currency: found.currency, image_url: image(found.image_url), url: found.url, similarity }]
-              })
-            }]
-          })
+    return {
+      search: Effect.fn("VisualSearch.search", serviceSpan)(function*(payload: VisualPayload, base: string): Effect.fn.Return<ReadonlyArray<VisualMatch>, InvalidRequest> {
+        const request = requestOf(payload)
+        yield* checkRanges(request.filters)
+        const { field } = request.source
+        const bytes = yield* bytesOf(request.source, base)
+        if (sniffImage(bytes) === undefined) return yield* refuse(`${field}: ${formatRule}`)
+        const features = yield* Effect.mapError(Effect.provideService(featuresOf(bytes), ImageDecoding, decoding), (e) => new InvalidRequest({ error: `${field}: ${e.reason}` }))
+        const allowed = hasFilters(request.filters) ? yield* catalog.matching(request.filters) : undefined
+        const matches = yield* index.search(features, { allowed, limit: request.limit, perStore: productsPerStore })
+        const [views, products] = yield* Effect.all([
+          catalog.viewsByRow(matches.map((m) => m.store), base),
+          repo.products(matches.flatMap((m) => m.products.map((p) => p.product)))
+        ])
+        const productOf = new Map(products.map((p) => [p.row, p]))
+        const image = catalog.productImage(base)
+        // A store or product deleted since it was indexed is left out.
+        return matches.flatMap((m) => {
+          const store = views.get(m.store)
+          if (store === undefined) return []
+          return [{
+            store,
+            similarity: m.similarity,
+            products: m.products.flatMap(({ product, similarity }) => {
+              const found = productOf.get(product)
+              return found === undefined
+                ? []
+                : [{ id: found.id, title: found.title, price: found.price, currency: found.currency, image_url: image(found.image_url), url: found.url, similarity }]
+            })
+          }]
         })
-    })
+      })
+    }
   }),
   dependencies: [StoreCatalog.Default, VisualIndex.Default, VisualRepo.Default, RemoteMedia.Default, StoreMedia.Default, ImageDecoding.Default]
 }) {}
