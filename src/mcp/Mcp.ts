@@ -7,6 +7,7 @@ import { Gateway } from "../access/gateway/Gateway.js"
 import { OAuth } from "../access/oauth/OAuth.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { McpTools } from "./McpTools.js"
+import { serviceSpan } from "../platform/telemetry/Tracing.js"
 import { isJsonObject, isOneOf } from "../kernel/Guards.js"
 
 /**
@@ -141,14 +142,14 @@ export class Mcp extends Effect.Service<Mcp>()("adintel/Mcp", {
           : Effect.succeed(false)).pipe(Effect.map((known) => known.every((k) => k)))
 
     return {
-      credential: Effect.fn("Mcp.credential", { captureStackTrace: false })(credential),
+      credential: Effect.fn("Mcp.credential", serviceSpan)(credential),
 
       /**
        * The answer to a parsed POST body: one message or a batch of them. A credential that
        * names no live key fails (the transport answers 401): before anything if a message is
        * not a tool call, else at the call's admission.
        */
-      answer: Effect.fn("Mcp.answer", { captureStackTrace: false })(function*(body: unknown, credential: Credential) {
+      answer: Effect.fn("Mcp.answer", serviceSpan)(function*(body: unknown, credential: Credential) {
           const batch = Array.isArray(body)
           const messages: ReadonlyArray<unknown> = batch ? body : [body]
           if (batch && (messages.length === 0 || messages.length > maxBatch)) {

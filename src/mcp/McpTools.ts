@@ -12,6 +12,7 @@ import { type ArgumentParts, inputOf, type JsonObject, outputOf } from "./JsonSc
 import { isJsonObject } from "../kernel/Guards.js"
 import { type ToolDeclaration, toolsOf } from "./Tools.js"
 import type { AnyContract } from "../kernel/Contract.js"
+import { serviceSpan } from "../platform/telemetry/Tracing.js"
 
 /**
  * The contract whose routes are the tools: the server gives the whole `AdIntelApi` (app/Server.ts).
@@ -228,11 +229,11 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
       list: Effect.withSpan(
         Effect.map(resolved, (prepared) => [...prepared.values()].map((tool) => tool.descriptor)),
         "McpTools.list",
-        { captureStackTrace: false }
+        serviceSpan
       ),
 
       /** Whether a tool of this name exists (an unknown one is a protocol error, not a call). */
-      has: Effect.fn("McpTools.has", { captureStackTrace: false })((name: string) => Effect.map(resolved, (prepared) => prepared.has(name))),
+      has: Effect.fn("McpTools.has", serviceSpan)((name: string) => Effect.map(resolved, (prepared) => prepared.has(name))),
 
       /**
        * One `tools/call`, billed to the account of the key `keyHash` names: one metered call,
@@ -241,7 +242,7 @@ export class McpTools extends Effect.Service<McpTools>()("adintel/McpTools", {
        * (plan, rate, credits, calls in flight) are results; an unknown or revoked key fails: the
        * transport answers 401 (M2).
        */
-      call: Effect.fn("McpTools.call", { captureStackTrace: false })(function*(name: string, args: JsonObject, keyHash: Uint8Array) {
+      call: Effect.fn("McpTools.call", serviceSpan)(function*(name: string, args: JsonObject, keyHash: Uint8Array) {
         const tool = (yield* resolved).get(name)
         if (tool === undefined) return yield* Effect.dieMessage(`Unknown MCP tool ${name}`)
         const rate = yield* Ref.make(Option.none<RateWindow>())

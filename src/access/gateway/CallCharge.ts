@@ -1,6 +1,7 @@
 import { HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Context, Effect, Exit, FiberId, HashSet, Option, Scope } from "effect"
 import { keepsItsCredit, statusOf } from "../../kernel/Envelope.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import type { Admission } from "./Api.js"
 import { type CallInfo, Gateway, Refusal } from "./Gateway.js"
 import { InFlight } from "./InFlight.js"
@@ -100,7 +101,7 @@ export class CallCharge extends Effect.Service<CallCharge>()("adintel/CallCharge
        * its release records the call's end in the ledger and keeps or gives back its credit by
        * `keepsCredit`, reading the exit of `settledBy` (default: the call's scope).
        */
-      take: Effect.fn("CallCharge.take", { captureStackTrace: false })(function*(key: Option.Option<string> | Uint8Array, call: CallInfo, options: TakeOptions = {}) {
+      take: Effect.fn("CallCharge.take", serviceSpan)(function*(key: Option.Option<string> | Uint8Array, call: CallInfo, options: TakeOptions = {}) {
         const startedAt = yield* Clock.currentTimeMillis
         const scope = yield* Effect.scope
         const admission: Admission = yield* Effect.acquireRelease(

@@ -1,7 +1,7 @@
 import { Chunk, Clock, Data, Deferred, Duration, Effect, Exit, Option, PubSub, Queue, Ref, Schedule } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { admissionBatchSize, admissionWait, creditsCharged, creditsRefunded, rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
-import { noteRequest } from "../../platform/telemetry/Tracing.js"
+import { noteRequest, serviceSpan } from "../../platform/telemetry/Tracing.js"
 import type { Admission, RateWindow } from "./Api.js"
 import { CreditsExhausted, PlanRequired, RateLimited, type TooManyInFlight, Unauthorized } from "./Api.js"
 import * as ApiKey from "./ApiKey.js"
@@ -319,7 +319,7 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         }
       })
 
-    const span = { captureStackTrace: false }
+    const span = serviceSpan
     return {
       admit: Effect.fn("Gateway.admit", span)(admit),
       admitDigest: Effect.fn("Gateway.admitDigest", span)(admitDigest),

@@ -1,6 +1,7 @@
 import { Effect, Exit, type Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { TooManyInFlight } from "./Api.js"
 import type { AccountId } from "../../kernel/Ids.js"
 
@@ -31,7 +32,7 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
 
     // `take` is on the path of every metered call, as the gateway's methods are: its span shows
     // how long a call waited for a slot.
-    const span = { captureStackTrace: false }
+    const span = serviceSpan
     return {
       max: maxCallsInFlight,
       /** How many accounts have calls in flight or waiting: the map holds no other. */

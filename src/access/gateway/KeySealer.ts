@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Config, Effect, Option, Redacted } from "effect"
 import { dataDir } from "../../platform/db/Database.js"
+import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /**
  * Keeps clear API keys encrypted at rest (AES-256-GCM) so the key page can show a key again
@@ -23,7 +24,7 @@ export class KeySealer extends Effect.Service<KeySealer>()("adintel/KeySealer", 
         const body = Buffer.concat([cipher.update(clear, "utf8"), cipher.final()])
         return Buffer.concat([iv, cipher.getAuthTag(), body])
       },
-      open: Effect.fn("KeySealer.open", { captureStackTrace: false })((sealed: Uint8Array): Effect.Effect<string> =>
+      open: Effect.fn("KeySealer.open", serviceSpan)((sealed: Uint8Array): Effect.Effect<string> =>
         Effect.sync(() => {
           const bytes = Buffer.from(sealed)
           const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12))

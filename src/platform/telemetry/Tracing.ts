@@ -7,7 +7,7 @@ import {
   HttpServerRequest,
   HttpTraceContext
 } from "@effect/platform"
-import { Clock, Config, type ConfigError, Context, Effect, Either, Exit, Layer, Option, Redacted, type Tracer } from "effect"
+import { Clock, Config, type ConfigError, Context, Effect, Layer, Option, Redacted, type Tracer } from "effect"
 import { createHash } from "node:crypto"
 import { optionalHttpUrl, optionalSetting } from "../AppConfig.js"
 import { httpDuration, httpRequests, unsafeRecord } from "./Metrics.js"
@@ -147,40 +147,3 @@ export const observeRequests = HttpMiddleware.make((app) =>
 
 /** `HttpMiddleware.tracer` off: `observeRequests` is the request span (see there why). */
 export const withoutPlatformRequestSpans = HttpMiddleware.withTracerDisabledWhen(() => true)
-
-const isPlainEffect = (value: unknown): value is Effect.Effect<unknown, unknown, unknown> =>
-  Effect.isEffect(value) && !Option.isOption(value) && !Either.isEither(value) && !Exit.isExit(value)
-
-/**
- * A service's methods, each in a span `<service>.<method>` (house style: every service method
- * carries a span), without editing each method: every function member whose result is an
- * Effect runs in its span. Members that are effects themselves (not functions) are wrapped only
- * when named in `effects`: a member may be a loop that never ends (a sweeper) or a stream. A
- * method that starts such a loop is named in `untraced` (its span would never end).
- */
-export const traced = <A extends object>(
-  service: string,
-  members: A,
-  options: { readonly effects?: ReadonlyArray<keyof A & string>; readonly untraced?: ReadonlyArray<keyof A & string> } = {}
-): A => {
-  const out: Record<string, unknown> = {}
-  const untraced = new Set<string>(options.untraced)
-  const effects = new Set<string>(options.effects)
-  for (const [name, value] of Object.entries(members)) {
-    const span = `${service}.${name}`
-    if (untraced.has(name)) {
-      out[name] = value
-    } else if (typeof value === "function") {
-      out[name] = (...args: Array<unknown>) => {
-        const result: unknown = Reflect.apply(value, members, args)
-        return isPlainEffect(result) ? Effect.withSpan(result, span, { captureStackTrace: false }) : result
-      }
-    } else if (effects.has(name) && isPlainEffect(value)) {
-      out[name] = Effect.withSpan(value, span, { captureStackTrace: false })
-    } else {
-      out[name] = value
-    }
-  }
-  // (`as A`: the same members, each of its own type; only the span around each result is added.)
-  return out as A
-}
