@@ -371,6 +371,12 @@ export const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, AppCon
 /** A number setting of a benchmark (`BENCH_*`), or its default. */
 export const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 
+/**
+ * Rounds of warm-up before `samples` measured ones: `usual`, or `samples` when fewer (a quick
+ * run, such as the test's at BENCH_SCALE=small, warms up no longer than it measures).
+ */
+export const warmUpRounds = (usual: number, samples: number) => Math.min(usual, samples)
+
 /** What one autocannon run measured. */
 export interface LoadFigures {
   readonly rps: number

@@ -6,7 +6,9 @@
  * - baseline: GET /api/v1/credits (the metered path with no search behind it);
  * - a keyword search with two filters; a filter-only search sorted by newest;
  * - page 1 and page 200 of scrolls walked by tokens;
- * - magic-ai with a text (an ad's copy, reworded).
+ * - magic-ai with a text (an ad's copy, reworded);
+ * then the brand insight tabs, the lander library and trends, and the brand tracker and inbox
+ * (bench/brandTabs.ts, landers.ts, brands.ts) on the same server.
  * Prints p50/p95 of each, and ratios against the baseline and page 200 against page 1: the
  * machine is shared and noisy, so only figures from one run compare.
  *
@@ -22,7 +24,7 @@ import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
 import { landersAndTrends, windowMove } from "./landers.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, warmUpRounds, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -97,7 +99,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
         ["magic-ai text", (n) => ["/api/v1/magic-ai", { text: reworded(picked[n % picked.length]!.body), library: ["social"] }]]
       ]
       console.log("Warming up…")
-      for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next(n))
+      for (let n = 0; n < warmUpRounds(20, samples); n++) for (const [, next] of shapes) await request(...next(n))
       const figures = new Figures()
       // Interleaved, so a burst of noise on the machine hits every shape alike.
       for (let n = 0; n < samples; n++) {
@@ -130,10 +132,13 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
       console.log(`magic-ai text p95: ${percentile(figures.ms("magic-ai text"), 95).toFixed(1)} ms   (goal < 150 ms)`)
       await measureBrandTabs(request, samples)
       await landersAndTrends(request, samples)
+      // The brand tracker and the inbox (bench/brands.ts) on the same server: another start would
+      // only cost the run its time.
+      await measureBrands(url, dir, server)
     } finally {
       await server.stop()
     }
     await windowMove(url)
 }
 
-runBench(() => withBenchDatabase("bench-ads", (url, dir, loaded) => measure(url, dir, loaded).then(() => measureBrands(url, dir))))
+runBench(() => withBenchDatabase("bench-ads", measure))

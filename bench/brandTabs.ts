@@ -8,7 +8,7 @@
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { Figures } from "./Figures.js"
-import type { Timed } from "./Scratch.js"
+import { type Timed, warmUpRounds } from "./Scratch.js"
 
 const DAY = 86_400_000
 
@@ -21,7 +21,7 @@ export const measureBrandTabs = async (request: (route: string) => Promise<Timed
   ]
   const total = (await request(`/api/v1/brands/overview-cards?id=${flagship.id}&date_from=${from}`)).json.data.total as number
   console.log(`\nBrand tabs: ${flagship.id}, ${total.toLocaleString("en")} ads in the period. Warming up…`)
-  for (let n = 0; n < 5; n++) for (const [, route] of shapes) await request(route)
+  for (let n = 0; n < warmUpRounds(5, samples); n++) for (const [, route] of shapes) await request(route)
   const figures = new Figures()
   // Interleaved, so a burst of noise on the machine hits every tab alike.
   for (let n = 0; n < samples; n++) {

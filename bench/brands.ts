@@ -8,13 +8,13 @@
  * - a follow that is already there (the account's lock, the brand's figures);
  * - the inbox with 500 digest items: its first page, and the unread count.
  * Prints p50/p95 of each and the p95 ratio against the baseline. Alone: `npm run bench:brands`
- * (BENCH_SCALE=demo by default here, 30,000 ads).
+ * (BENCH_SCALE=demo by default here, 30,000 ads), on a server of its own.
  */
 import * as path from "node:path"
 import pg from "pg"
 import { type ScaleName, scales } from "../src/demo/World.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, loadWorld, runBench, startServer, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, runBench, startServer, timedClient, warmUpRounds, withBenchDatabase } from "./Scratch.js"
 
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
 const tracked = 25
@@ -56,12 +56,17 @@ const fillInbox = async (url: string, key: string) => {
   }
 }
 
-/** Times the brand and inbox shapes on the world at `url` (loaded already). */
-export const measureBrands = async (url: string, dir: string) => {
+/**
+ * Times the brand and inbox shapes on the world at `url` (loaded already), through `running` (a
+ * benchmark server on it, without a rate limit: bench/ads.ts's) or a server of its own.
+ */
+export const measureBrands = async (url: string, dir: string, running?: { readonly port: number }) => {
   const [key] = await createAccounts(url, 1)
   await fillInbox(url, key!)
-  const server = await startServer(url, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
-  const request = timedClient(`http://127.0.0.1:${server.port}`, key!, await pgCpuMeter(url))
+  const own = running === undefined
+    ? await startServer(url, path.join(dir, "brands-server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+    : undefined
+  const request = timedClient(`http://127.0.0.1:${(running ?? own)!.port}`, key!, await pgCpuMeter(url))
   try {
     const brands = await busiest(url, tracked)
     for (const id of brands) await request("/api/v1/brands/follow", { id })
@@ -76,7 +81,7 @@ export const measureBrands = async (url: string, dir: string) => {
       ["GET /api/v1/notifications", () => ["/api/v1/notifications"]],
       ["GET .../unread-count", () => ["/api/v1/notifications/unread-count"]]
     ]
-    for (let n = 0; n < 20; n++) for (const [, next] of shapes) await request(...next())
+    for (let n = 0; n < warmUpRounds(20, samples); n++) for (const [, next] of shapes) await request(...next())
     const figures = new Figures()
     // Interleaved, so a burst of noise on the machine hits every shape alike.
     for (let n = 0; n < samples; n++) {
@@ -84,7 +89,7 @@ export const measureBrands = async (url: string, dir: string) => {
     }
     figures.print("brand tracker and inbox", "GET /api/v1/credits (baseline)")
   } finally {
-    await server.stop()
+    await own?.stop()
   }
 }
 

@@ -63,8 +63,10 @@ const main = () =>
       const only = process.env["BENCH_ONLY"]
       const none: Figures = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, non2xx: 0 }
       console.log("Warming up…")
-      if (only !== "metered") await load(`${base}/health`, undefined, 3)
-      if (only !== "unmetered") await load(`${base}/api/v1/credits`, keysOf(rounds), 3)
+      // 3 s each, or a measured run's length when shorter (a quick run warms up no longer than it measures).
+      const warmUp = Math.min(3, seconds)
+      if (only !== "metered") await load(`${base}/health`, undefined, warmUp)
+      if (only !== "unmetered") await load(`${base}/api/v1/credits`, keysOf(rounds), warmUp)
       console.log(`Measuring: ${connections} connections, ${seconds} s per route, ${rounds} round(s)`)
       const unmeteredRuns: Array<Figures> = []
       const meteredRuns: Array<Figures> = []

@@ -9,7 +9,7 @@ import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { addDays } from "../src/kernel/UtcDay.js"
 import { Figures } from "./Figures.js"
-import { onDatabase, type Timed } from "./Scratch.js"
+import { onDatabase, type Timed, warmUpRounds } from "./Scratch.js"
 
 type Request = (route: string, body?: unknown) => Promise<Timed>
 
@@ -43,7 +43,7 @@ export const landersAndTrends = async (request: Request, samples: number) => {
     ["trends: products", (n) => ["/api/v1/trends/products", { window_days: pick(windows, n) }]]
   ]
   console.log("Landers and trends: warming up…")
-  for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
+  for (let n = 0; n < warmUpRounds(10, samples); n++) for (const [, next] of shapes) await request(...next(n))
   const figures = new Figures()
   for (let n = 0; n < samples; n++) {
     for (const [name, next] of shapes) figures.add(name, await request(...next(n + 100)))

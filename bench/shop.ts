@@ -14,7 +14,7 @@
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, loadWorld, runBench, startServer, sumAhead, timedClient, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, runBench, startServer, sumAhead, timedClient, warmUpRounds, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
@@ -66,7 +66,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
         : [])
     ]
     console.log("Warming up…")
-    for (let n = 0; n < 10; n++) for (const [, next] of shapes) await request(...next(n))
+    for (let n = 0; n < warmUpRounds(10, samples); n++) for (const [, next] of shapes) await request(...next(n))
     const figures = new Figures()
     for (let n = 0; n < samples; n++) {
       for (const [name, next] of shapes) figures.add(name, await request(...next(n + 100)))

@@ -24,7 +24,7 @@ import { drawArt } from "../src/stores/media/ProductArt.js"
 import { colourBins, featuresOf } from "../src/stores/visual/Features.js"
 import { VisualRepo } from "../src/stores/visual/VisualRepo.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, loadWorld, onDatabase, runBench, startServer, type Timed, timedFetch, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, loadWorld, onDatabase, runBench, startServer, type Timed, timedFetch, warmUpRounds, withBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const imageCount = Number(process.env["BENCH_IMAGES"] ?? 200_000)
@@ -125,7 +125,7 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     const warm = performance.now()
     await upload(0)
     console.log(`  index loaded and first search answered in ${((performance.now() - warm) / 1000).toFixed(1)} s`)
-    for (let n = 0; n < 5; n++) for (const [, run] of shapes) await run(n)
+    for (let n = 0; n < warmUpRounds(5, samples); n++) for (const [, run] of shapes) await run(n)
     const figures = new Figures()
     let first = 0
     for (let n = 0; n < samples; n++) {

@@ -1,5 +1,5 @@
-import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/ImageFeatures.js"
-import { serveThread } from "../platform/Threads.js"
+import { dHashFrom32, pHashOfPixels, syntheticCreative, toSigned64 } from "../platform/media/PerceptualHashes.js"
+import { serveThread } from "../platform/ServeThread.js"
 
 /**
  * The demo's creatives drawn and hashed (issue 29): as the hasher would hash fetched images,

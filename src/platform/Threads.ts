@@ -3,12 +3,13 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { extname } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { parentPort, Worker, workerData } from "node:worker_threads"
+import { Worker } from "node:worker_threads"
+import { type Reply, type Request, threadMarker } from "./ServeThread.js"
 
 /**
  * CPU work on a thread of its own (issue 29): the demo's creatives are drawn on one while the
  * main thread counts the trends, on a machine of two cores. A module (`serveThread`) answers
- * requests on a worker thread; `threadOf` starts it and asks.
+ * requests on a worker thread (ServeThread.ts); `threadOf` starts it and asks.
  *
  * From the sources (tsx, vitest) a thread is started with tsx's loader, so that it loads
  * TypeScript like the main thread; from a build it loads the module as it is.
@@ -17,17 +18,8 @@ import { parentPort, Worker, workerData } from "node:worker_threads"
 /** A thread could not be started, or its module failed. */
 export class ThreadFailed extends Data.TaggedError("ThreadFailed")<{ readonly cause: unknown }> {}
 
-interface Request<I> {
-  readonly id: number
-  readonly input: I
-}
-type Reply<O> = { readonly id: number; readonly output: O } | { readonly id: number; readonly error: string }
-
 /** A sibling module of `from` (an `import.meta.url`) by name, with `from`'s extension (`.ts` from the sources, `.js` from a build). */
 export const siblingModule = (from: string, name: string) => new URL(`./${name}${extname(fileURLToPath(from))}`, from)
-
-/** What a thread started here is given: how `serveThread` knows it runs on one (a test runner's own worker threads do not). */
-const marker = { adintelThread: true }
 
 const TsxManifest = Schema.parseJson(Schema.Struct({ exports: Schema.Struct({ "./esm/api": Schema.Struct({ import: Schema.Struct({ default: Schema.String }) }) }) }))
 
@@ -39,10 +31,10 @@ const tsxApi = () => {
 }
 
 const start = (module: URL): Worker => {
-  if (!module.pathname.endsWith(".ts")) return new Worker(module, { workerData: marker })
+  if (!module.pathname.endsWith(".ts")) return new Worker(module, { workerData: threadMarker })
   return new Worker(`import { register } from ${JSON.stringify(tsxApi().href)}\nregister()\nawait import(${JSON.stringify(module.href)})`, {
     eval: true,
-    workerData: marker
+    workerData: threadMarker
   })
 }
 
@@ -124,20 +116,3 @@ export const lazyThreadOf = <I, O>(module: URL): Effect.Effect<Thread<I, O>, nev
         Effect.flatMap(started, (now) => Effect.tapError(now.thread.run(input, transfer), () => forget(now)))
     }
   })
-
-/**
- * On a thread `threadOf` started, answers each request with `handle`'s output (an error: its
- * message), moving the buffers `transfer` lists rather than copying them. Does nothing elsewhere.
- */
-export const serveThread = <I, O>(handle: (input: I) => O, transfer: (output: O) => ReadonlyArray<ArrayBuffer> = () => []) => {
-  const port = parentPort
-  if (port === null || workerData?.adintelThread !== true) return
-  port.on("message", ({ id, input }: Request<I>) => {
-    try {
-      const output = handle(input)
-      port.postMessage({ id, output } satisfies Reply<O>, [...transfer(output)])
-    } catch (error) {
-      port.postMessage({ id, error: String(error) } satisfies Reply<O>)
-    }
-  })
-}

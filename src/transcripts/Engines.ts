@@ -1,10 +1,7 @@
-import { OpenAiLanguageModel } from "@effect/ai-openai"
 import { Config, Duration, Effect, Layer, Option } from "effect"
-import { openAiCompatible } from "../platform/OpenAiCompatible.js"
+import { openAiCompatible, openAiModule } from "../platform/OpenAiCompatible.js"
 import { AudioExtractor } from "./engines/audio/AudioExtractor.js"
-import * as ChatCompletions from "./engines/script/ChatCompletions.js"
 import { MediaFetcher } from "./engines/media/MediaFetcher.js"
-import * as OpenAiTranscriber from "./engines/speech/OpenAiTranscriber.js"
 import { TranscriptionFailed } from "./engines/Pipeline.js"
 import * as Pocketsphinx from "./engines/speech/Pocketsphinx.js"
 import { ScriptWriter } from "./engines/script/ScriptWriter.js"
@@ -12,7 +9,8 @@ import { Transcriber } from "./engines/speech/Transcriber.js"
 
 /**
  * The transcript pipeline's engines as configuration chooses them (README, "Transcripts and
- * similar scripts"). Every choice is made once at start-up and named by `/ready`.
+ * similar scripts"). Every choice is made once at start-up and named by `/ready`. The engines of
+ * an OpenAI-compatible API are loaded only when configured (platform/OpenAiCompatible.ts).
  */
 
 /** Speech heard nowhere: every transcription fails, and `/ready` says why. */
@@ -33,6 +31,7 @@ export const TranscriberLive = Layer.unwrapEffect(
     const api = yield* openAiCompatible("TRANSCRIBE", "whisper-1")
     if (Option.isSome(api)) {
       const timeout = yield* Config.duration("TRANSCRIBE_TIMEOUT").pipe(Config.withDefault(Duration.minutes(5)))
+      const OpenAiTranscriber = yield* Effect.promise(() => import("./engines/speech/OpenAiTranscriber.js"))
       return OpenAiTranscriber.layer({ model: api.value.model, timeout }).pipe(Layer.provide(api.value.client))
     }
     const installed = yield* Pocketsphinx.find
@@ -52,7 +51,9 @@ export const ScriptWriterLive = Layer.unwrapEffect(
     const { client, model } = api.value
     const kind = yield* Config.literal("chat-completions", "responses")("LLM_API").pipe(Config.withDefault("chat-completions"))
     const timeout = yield* Config.duration("LLM_TIMEOUT").pipe(Config.withDefault(Duration.minutes(2)))
-    const languageModel = kind === "responses" ? OpenAiLanguageModel.layer({ model }) : ChatCompletions.layer(model)
+    const languageModel = kind === "responses"
+      ? (yield* openAiModule).OpenAiLanguageModel.layer({ model })
+      : (yield* Effect.promise(() => import("./engines/script/ChatCompletions.js"))).layer(model)
     return ScriptWriter.languageModel(`${model} via ${kind}`, { timeout }).pipe(
       Layer.provide(languageModel),
       Layer.provide(client)

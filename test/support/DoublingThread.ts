@@ -1,4 +1,4 @@
-import { serveThread } from "../../src/platform/Threads.js"
+import { serveThread } from "../../src/platform/ServeThread.js"
 
 /**
  * A thread for `test/threads.test.ts`: doubles a number, refuses a negative one, ends itself

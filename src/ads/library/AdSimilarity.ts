@@ -1,10 +1,9 @@
 import { EmbeddingModel } from "@effect/ai"
-import { OpenAiEmbeddingModel } from "@effect/ai-openai"
 import { createHash } from "node:crypto"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { CreativeHashes, SimilarPlan, SimilarRow, TextProbe } from "./SimilarityRepo.js"
 import { SimilarityRepo } from "./SimilarityRepo.js"
-import { openAiCompatible } from "../../platform/OpenAiCompatible.js"
+import { openAiCompatible, openAiModule } from "../../platform/OpenAiCompatible.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 
 /** What to find ads like: a copy, a creative's hashes, or both (an ad's own). */
@@ -83,6 +82,7 @@ export class AdSimilarity extends Context.Tag("adintel/AdSimilarity")<AdSimilari
       const api = yield* openAiCompatible("EMBEDDINGS", "text-embedding-3-small")
       if (Option.isNone(api)) return AdSimilarity.postgres
       const { client, model } = api.value
+      const { OpenAiEmbeddingModel } = yield* openAiModule
       return AdSimilarity.embeddings(model).pipe(
         Layer.provide(OpenAiEmbeddingModel.layerBatched({ model, config: { maxBatchSize: 300 } })),
         Layer.provide(client)

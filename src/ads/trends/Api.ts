@@ -13,6 +13,7 @@ import { libraries } from "../library/Filters.js"
 import { maxPhraseWords } from "./Phrases.js"
 import { inProduct } from "../../kernel/Products.js"
 import { McpTool, tool } from "../../kernel/McpTool.js"
+import { nichePattern, windowDays } from "./Windows.js"
 
 /**
  * Trends (issue 20; spec: `POST /api/v1/trends/*`; INTERPRETATIONS L2): phrases and hooks of
@@ -22,7 +23,6 @@ import { McpTool, tool } from "../../kernel/McpTool.js"
 
 const prefix = "/api/v1/trends"
 
-export const windowDays = [7, 30, 90] as const
 export type WindowDays = (typeof windowDays)[number]
 export const defaultWindowDays: WindowDays = 7
 export const maxLimit = 100
@@ -34,8 +34,6 @@ export const maxMinCount = 100_000
 export const historyDays = 365
 
 const message = (text: string) => ({ message: () => ({ message: text, override: true }) })
-/** What a niche filter accepts (an ad's niche spelt otherwise counts under any niche only). */
-export const nichePattern = /^[A-Za-z0-9_.-]{1,100}$/
 const Niche = Schema.String.pipe(Schema.pattern(nichePattern), Schema.annotations(message("must be a niche such as beauty")))
 const WindowDaysSchema = Schema.Literal(...windowDays).annotations({
   ...message("must be 7, 30 or 90"),

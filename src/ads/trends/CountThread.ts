@@ -1,4 +1,4 @@
-import { serveThread } from "../../platform/Threads.js"
+import { serveThread } from "../../platform/ServeThread.js"
 import { type AdCopy, termKinds, termsOf } from "./Phrases.js"
 import { type CountedAd, Counters, type DaySum, dayNumber, daysKept, monthAndDay, type MonthSum, sumDays, sumMonths } from "./Sums.js"
 import type { Cell } from "./TrendsRepo.js"

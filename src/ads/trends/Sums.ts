@@ -1,4 +1,4 @@
-import { startOf, type UtcDay } from "../../kernel/UtcDay.js"
+import { startOf, type UtcDay } from "../../kernel/Days.js"
 import type { CountList } from "./Packed.js"
 
 /**

@@ -1,11 +1,17 @@
-import { addDays, type UtcDay } from "../../kernel/UtcDay.js"
-import { nichePattern, windowDays } from "./Api.js"
+import { addDays, type UtcDay } from "../../kernel/Days.js"
 import type { Cell } from "./TrendsRepo.js"
 
 /**
  * The windows trends rank over, and the cells an ad counts in (issue 20, INTERPRETATIONS L2):
- * pure functions, shared by the counting, the build of the rankings and the routes.
+ * pure functions, shared by the counting, the build of the rankings and the routes. The
+ * counting thread runs them: nothing here imports Effect, the contract or a service.
  */
+
+/** The windows a trend ranks over, in days up to yesterday. */
+export const windowDays = [7, 30, 90] as const
+
+/** What a niche filter accepts (an ad's niche spelt otherwise counts under any niche only). */
+export const nichePattern = /^[A-Za-z0-9_.-]{1,100}$/
 
 /** A filter's value for "any" (no library, niche or country filter): no value the filters accept is spelt so. */
 export const anyValue = "*"

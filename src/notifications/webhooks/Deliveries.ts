@@ -114,7 +114,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
     const firstPass = yield* Deferred.make<void>()
     // A claim takes no more than can be sent at once (the caps hold over every replica): the
     // lease outlasts one attempt's timeout, with room to write its outcome.
-    const leaseMs = Duration.toMillis(attemptTimeout) + 30_000
+    const leaseMs = Duration.toMillis(attemptTimeout) + Duration.toMillis(settings.leaseMargin)
 
     const secretsOf = (attempt: ClaimedAttempt, at: Date) =>
       Effect.all([

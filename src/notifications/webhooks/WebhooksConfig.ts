@@ -18,6 +18,12 @@ export interface WebhookSettings {
   readonly maxConcurrent: number
   /** Deliveries to one endpoint in flight at once, over every replica (`WEBHOOK_MAX_PER_ENDPOINT`). */
   readonly maxPerEndpoint: number
+  /**
+   * How long a claimed delivery stays leased past its attempt's 10 s timeout, room to write its
+   * outcome (`WEBHOOK_LEASE_MARGIN`, default 30 s): a replica that died mid-attempt holds the
+   * delivery and its place in the caps until then. Tests of a killed service set it short.
+   */
+  readonly leaseMargin: Duration.Duration
 }
 
 const positive = (name: string, fallback: number, max: number) =>
@@ -36,5 +42,12 @@ export const webhookSettings: Config.Config<WebhookSettings> = Config.all({
     })
   ),
   maxConcurrent: positive("WEBHOOK_MAX_CONCURRENT", 16, 1000),
-  maxPerEndpoint: positive("WEBHOOK_MAX_PER_ENDPOINT", 4, 100)
+  maxPerEndpoint: positive("WEBHOOK_MAX_PER_ENDPOINT", 4, 100),
+  leaseMargin: Config.duration("WEBHOOK_LEASE_MARGIN").pipe(
+    Config.withDefault(Duration.seconds(30)),
+    Config.validate({
+      message: "WEBHOOK_LEASE_MARGIN must be from 1 second to 1 hour",
+      validation: (margin) => Duration.between(margin, { minimum: Duration.seconds(1), maximum: Duration.hours(1) })
+    })
+  )
 })
