@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   }
   // Created by startCluster (mode 0700), so that failing to create it is its sentence too.
   const dir = path.join(tmpdir(), `adintel-test-${randomBytes(6).toString("hex")}`)
-  const cluster: Cluster = await startCluster({ dataDir: dir, dataDirSetting: "TMPDIR", persistent: false }).catch(async (error: unknown) => {
+  const cluster: Cluster = await startCluster({ dataDir: dir, dataDirSetting: "TMPDIR", persistent: false, durable: false }).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined)
     if (!(error instanceof ClusterStartError)) throw error
     // The sentence alone, as `npm start` prints it: vitest would add its own stack trace.
