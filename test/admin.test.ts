@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
+import * as Password from "../src/access/accounts/Password.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { call, keyHeader, testServer } from "./support/TestServer.js"
 
@@ -9,9 +10,11 @@ const send = (method: string, path: string, body?: unknown, headers: Record<stri
   call(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 const json = <A = any>(answer: { body: string }): A => JSON.parse(answer.body)
 
-const enabled = testServer({ config: { adminToken: Option.some(Redacted.make("the-admin-token")) } }).pipe(
-  Layer.provideMerge(TestDatabase)
-)
+// At the production password cost: the first test reads the stored hash's (2^17).
+const enabled = testServer({
+  config: { adminToken: Option.some(Redacted.make("the-admin-token")) },
+  env: { PASSWORD_HASH_COST: String(Password.productionCostExponent) }
+}).pipe(Layer.provideMerge(TestDatabase))
 
 describe("admin API", () => {
   layer(enabled)((it) => {

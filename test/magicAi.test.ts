@@ -5,11 +5,9 @@ import { createServer } from "node:http"
 import sharp from "sharp"
 import { maxTextCandidates, SimilarityRepo } from "../src/ads/library/SimilarityRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { encodeSynthetic, ImageFeatures, syntheticCreative, toSigned64 } from "../src/platform/media/ImageFeatures.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
-import { ingestAll, loadSmallWorld, magicAi, smallWorld } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
+import { ingestAll, magicAi, smallWorld, SmallWorldDatabase } from "./support/AdWorld.js"
 import { account, balanceOf, call, signIn, testServer } from "./support/TestServer.js"
 
 type DemoAd = { external_id: string; library: string; body: string | null; headline: string; niche: string; format: string; variant_group: string | null }
@@ -45,9 +43,8 @@ const imageServer = Effect.acquireRelease(
 const magic = magicAi
 const ids = (json: { data: Array<{ id: string }> }) => json.data.map((ad) => ad.id)
 
-/** The small world, with near-duplicates of one ad planted (and one unrelated ad). */
+/** Near-duplicates of one ad of the small world planted (and one unrelated ad). */
 const plantDuplicates = Effect.gen(function*() {
-  yield* loadSmallWorld
   const planted = [
     // the copy reworded, another creative
     fixtureAd("dup-text", { headline: source.headline, body: reworded(source.body!), niche: source.niche, ai_tags: null, description: null }),
@@ -70,10 +67,9 @@ describe("similar-ads AI (POST /api/v1/magic-ai)", () => {
   const server = Layer.mergeAll(
     // Only `localhost` may be fetched although private: 127.0.0.1 itself stays refused.
     testServer({ config: { rateLimitPerMinute: 100_000 }, env: { MEDIA_FETCH_ALLOW: "localhost" } }),
-    DemoData.Default,
     SimilarityRepo.Default,
     ImageFeatures.Default
-  ).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(TestDatabase))
+  ).pipe(Layer.provideMerge(Ingest.Default), Layer.provideMerge(SmallWorldDatabase))
   layer(Layer.effectDiscard(plantDuplicates).pipe(Layer.provideMerge(server)), { timeout: 60_000 })((it) => {
     it.effect("holds every demo creative's hashes and the two planted ones", () =>
       Effect.gen(function*() {

@@ -183,7 +183,7 @@ describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
     Effect.scoped(Effect.gen(function*() {
       const dir = yield* tempDir("replica-killed")
       const primary = yield* cluster(path.join(dir, "primary"))
-      const replica = yield* Effect.promise(() => startCluster({ dataDir: path.join(dir, "replica"), persistent: false, sharedBuffers: "128MB", replicaOf: primary }))
+      const replica = yield* Effect.promise(() => startCluster({ dataDir: path.join(dir, "replica"), persistent: false, durable: false, sharedBuffers: "128MB", replicaOf: primary }))
       const { read, health } = yield* reads(primary, [replica])
       yield* health.check
       expect(yield* servedBy(read)).toBe("replica")

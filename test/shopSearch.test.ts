@@ -6,12 +6,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { AdIntelApi } from "../src/app/Api.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { AccountId } from "../src/kernel/Ids.js"
 import { ShopRollups } from "../src/shop/search/ShopRollups.js"
 import { type SuggestionType, suggestionTypes } from "../src/shop/search/Api.js"
 import { ShopSearch, SuggestionReach } from "../src/shop/search/ShopSearch.js"
-import { loadSmallWorld, recordsOf, smallWorld, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
+import { recordsOf, smallWorld, SmallWorldDatabase, subtreeOf, sumOver, type WorldRecord } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, signIn, TestServer, testServer } from "./support/TestServer.js"
 
@@ -137,10 +136,9 @@ const close = (a: number, b: number) => Math.abs(a - b) < 0.01
 
 describe("short-video shop trending, search and suggestions", () => {
   layer(
-    Layer.effectDiscard(loadSmallWorld).pipe(
-      Layer.provideMerge(Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), DemoData.Default, ShopSearch.Default)),
+    Layer.mergeAll(testServer({ config: { rateLimitPerMinute: 100_000 } }), ShopSearch.Default).pipe(
       Layer.provideMerge(Ingest.Default),
-      Layer.provideMerge(TestDatabase)
+      Layer.provideMerge(SmallWorldDatabase)
     )
   )((it) => {
     it.effect("trending ranks products by growth over the last days against the days before, as a brute-force pass does", () =>

@@ -3,10 +3,8 @@ import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { DemoData } from "../src/demo/DemoData.js"
 import { ad as fixtureAd } from "./fixtures/world.js"
-import { ingestAll, loadSmallWorld, magicAi } from "./support/AdWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
+import { ingestAll, magicAi, SmallWorldDatabase } from "./support/AdWorld.js"
 import { account, balanceOf, call, testServer } from "./support/TestServer.js"
 
 /** A deterministic "embedding": words hashed into 16 buckets, so shared words mean nearby vectors. */
@@ -77,13 +75,13 @@ const magic = magicAi
 const taxes = "File your quarterly estimated taxes in ten minutes. Accountants approved."
 
 describe("similar ads scored by an embedding model (EMBEDDINGS_URL)", () => {
-  const server = Layer.mergeAll(ServerWithModel, DemoData.Default).pipe(
+  const server = ServerWithModel.pipe(
     Layer.provideMerge(Ingest.Default),
     Layer.provideMerge(FakeModelLive),
-    Layer.provideMerge(TestDatabase)
+    Layer.provideMerge(SmallWorldDatabase)
   )
   // The small world and one ad about taxes.
-  const world = Effect.zipRight(loadSmallWorld, ingestAll("ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })]))
+  const world = ingestAll("ads", [fixtureAd("taxes", { headline: "Quarterly taxes", body: taxes, description: null })])
   layer(Layer.effectDiscard(world).pipe(Layer.provideMerge(server)), { timeout: 60_000 })((it) => {
     it.effect("names the embedding engine in /ready", () =>
       Effect.gen(function*() {

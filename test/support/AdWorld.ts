@@ -1,9 +1,12 @@
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Logger, Stream, TestContext } from "effect"
+import pg from "pg"
+import { inject } from "vitest"
 import { Ingest } from "../../src/ingest/Ingest.js"
 import { DemoData } from "../../src/demo/DemoData.js"
 import { scales, world } from "../../src/demo/World.js"
 import { advertisers, landers, stores } from "../fixtures/world.js"
-import { TestDatabase } from "./TestDatabase.js"
+import { clientOn, createDatabase, databaseName, databaseUrl, dropDatabase, sealTemplate, TestDatabaseUrl, withAdmin } from "./RunDatabases.js"
+import { cloneOf, TestDatabase } from "./TestDatabase.js"
 import { call, testServer, type TestServerOptions } from "./TestServer.js"
 
 /**
@@ -39,22 +42,69 @@ export const magicAi = (key: string, body: unknown) =>
     (answer) => ({ ...answer, json: JSON.parse(answer.body) })
   )
 
+/** The server of `smallWorldServer`, over the database `database` gives. */
+const smallWorldServerOn = <E, R>(database: Layer.Layer<Layer.Layer.Success<typeof TestDatabase>, E, R>, options: TestServerOptions) =>
+  Layer.mergeAll(testServer({ ...options, config: { rateLimitPerMinute: 100_000, ...options.config } }), DemoData.Default).pipe(
+    Layer.provideMerge(Ingest.Default),
+    Layer.provideMerge(database)
+  )
+
 /**
  * A test server that can load the small world: no rate limit in the way of walks and loops,
  * the demo loader and the ingestion path, on a fresh database.
  */
-export const smallWorldServer = (options: TestServerOptions = {}) =>
-  Layer.mergeAll(testServer({ ...options, config: { rateLimitPerMinute: 100_000, ...options.config } }), DemoData.Default).pipe(
-    Layer.provideMerge(Ingest.Default),
-    Layer.provideMerge(TestDatabase)
+export const smallWorldServer = (options: TestServerOptions = {}) => smallWorldServerOn(TestDatabase, options)
+
+/** What `@effect/vitest`'s `layer()` builds a file's layers with: a TestClock at 0, no default logger. */
+const testEnv = TestContext.TestContext.pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
+
+/**
+ * The template holding the small world, loaded by the first file of the run that asks, exactly
+ * as a file's layer loaded it (`smallWorldServer` with `loadSmallWorld`, under a TestClock at 0);
+ * a file that asks meanwhile waits on the run's lock (held in PostgreSQL, no polling), later ones
+ * find it. Loaded under another name and renamed, so a load cut off is never taken for the world.
+ */
+const smallWorldTemplate: Effect.Effect<string> = Effect.gen(function*() {
+  const adminUrl = inject("adminDatabaseUrl")
+  const runId = inject("testRunId")
+  const template = databaseName("world", runId)
+  const loading = databaseName("worldload", runId)
+  const load = Effect.gen(function*() {
+    yield* dropDatabase(adminUrl, loading)
+    yield* createDatabase(adminUrl, loading, databaseName("template", runId))
+    const server = smallWorldServerOn(clientOn.pipe(Layer.provideMerge(Layer.succeed(TestDatabaseUrl, databaseUrl(adminUrl, loading)))), {})
+    // Released before the rename: the server's connections are closed when the scope is.
+    yield* Effect.orDie(Effect.scoped(Layer.build(Layer.effectDiscard(loadSmallWorld).pipe(Layer.provideMerge(server), Layer.provideMerge(testEnv)))))
+    yield* sealTemplate(adminUrl, loading)
+    yield* withAdmin(adminUrl, (client) => client.query(`alter database ${pg.escapeIdentifier(loading)} rename to ${pg.escapeIdentifier(template)}`))
+  })
+  yield* Effect.acquireUseRelease(
+    // A session lock on a connection of its own: released when that connection ends, also when this worker dies.
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      await client.query("select pg_advisory_lock(hashtext($1))", [template])
+      return client
+    }),
+    (client) =>
+      Effect.flatMap(
+        Effect.promise(() => client.query("select 1 from pg_database where datname = $1", [template])),
+        (found) => found.rowCount === 0 ? load : Effect.void
+      ),
+    (client) => Effect.promise(() => client.end())
   )
+  return template
+})
+
+/** `TestDatabase` holding the small world already: a clone of the run's world template. */
+export const SmallWorldDatabase = clientOn.pipe(Layer.provideMerge(cloneOf(smallWorldTemplate)))
 
 /**
  * The same server with the small world loaded as the layer is built: every test of a file
- * that uses it finds the world there, whichever runs first or alone.
+ * that uses it finds the world there, whichever runs first or alone. The world is the run's
+ * template, loaded once and cloned for each file.
  */
-export const loadedSmallWorldServer = (options: TestServerOptions = {}) =>
-  Layer.effectDiscard(loadSmallWorld).pipe(Layer.provideMerge(smallWorldServer(options)))
+export const loadedSmallWorldServer = (options: TestServerOptions = {}) => smallWorldServerOn(SmallWorldDatabase, options)
 
 /** A record of the small world, as its generator wrote it. */
 export type WorldRecord = Record<string, any>

@@ -1,10 +1,10 @@
 import { Duration, Effect, Schedule } from "effect"
 import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
 
-/** An embedded cluster in `dir` (a streaming replica of `replicaOf`, when given), stopped and removed with the scope. */
+/** A throwaway embedded cluster in `dir` (a streaming replica of `replicaOf`, when given), without durability, stopped and removed with the scope. */
 export const cluster = (dir: string, replicaOf?: Cluster) =>
   Effect.acquireRelease(
-    Effect.promise(() => startCluster({ dataDir: dir, persistent: false, sharedBuffers: "128MB", ...(replicaOf ? { replicaOf } : {}) })),
+    Effect.promise(() => startCluster({ dataDir: dir, persistent: false, durable: false, sharedBuffers: "128MB", ...(replicaOf ? { replicaOf } : {}) })),
     (c) => Effect.promise(() => c.stop())
   )
 

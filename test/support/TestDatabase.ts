@@ -1,48 +1,28 @@
-import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
-import pg from "pg"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { inject } from "vitest"
 import * as Database from "../../src/platform/db/Database.js"
-import type { ReadSql, ReadYourWrites, ReplicaHealth } from "../../src/platform/db/Replicas.js"
+import { clientOn, createDatabase, databaseName, databaseUrl, dropDatabase, newDatabaseId, TestDatabaseUrl } from "./RunDatabases.js"
 
-const withAdmin = <A>(f: (client: pg.Client) => Promise<A>) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-    await client.connect()
-    try {
-      return await f(client)
-    } finally {
-      await client.end()
-    }
-  })
+export { clientOn, TestDatabaseUrl } from "./RunDatabases.js"
 
-/** The URL of a fresh database of the run's PostgreSQL, dropped when the scope closes. */
-export class TestDatabaseUrl extends Context.Tag("test/TestDatabaseUrl")<TestDatabaseUrl, Redacted.Redacted>() {}
+/**
+ * A fresh database cloned from the template `template` names (in the cloning file's worker),
+ * dropped with the scope: a clone is a file copy, where migrating anew took a second or more.
+ */
+export const cloneOf = (template: Effect.Effect<string>) =>
+  Layer.scoped(
+    TestDatabaseUrl,
+    Effect.gen(function*() {
+      const adminUrl = inject("adminDatabaseUrl")
+      const source = yield* template
+      const name = databaseName("test", newDatabaseId())
+      yield* Effect.acquireRelease(createDatabase(adminUrl, name, source), () => dropDatabase(adminUrl, name))
+      return databaseUrl(adminUrl, name)
+    })
+  )
 
-export const TestDatabaseUrlLive = Layer.scoped(
-  TestDatabaseUrl,
-  Effect.gen(function*() {
-    const name = `adintel_test_${randomBytes(6).toString("hex")}`
-    yield* Effect.acquireRelease(
-      withAdmin((client) => client.query(`create database ${name}`)),
-      () => withAdmin((client) => client.query(`drop database if exists ${name} with (force)`))
-    )
-    const url = new URL(inject("adminDatabaseUrl"))
-    url.pathname = `/${name}`
-    return Redacted.make(url.toString())
-  })
-)
-
-/** A migrated client on the `TestDatabaseUrl`: what one server process ("replica") holds. */
-export const clientOn: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | Database.PgListener | Database.DatabasePool | ReadSql | ReplicaHealth | ReadYourWrites,
-  never,
-  TestDatabaseUrl
-> = Layer
-  .unwrapEffect(Effect.map(TestDatabaseUrl, Database.clientLayer))
-  .pipe(Layer.tap((context) => Effect.provide(Database.migrate, context)), Layer.orDie)
+/** A fresh database of the run, already migrated: a clone of the template the global setup migrated. */
+export const TestDatabaseUrlLive = cloneOf(Effect.sync(() => databaseName("template", inject("testRunId"))))
 
 /**
  * A fresh, migrated database, dropped when the layer is released: test files run in parallel

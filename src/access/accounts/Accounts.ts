@@ -46,6 +46,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
     const sealer = yield* KeySealer
     const events = yield* AccountEvents
     const sql = yield* SqlClient.SqlClient
+    const passwordCost = yield* Effect.orDie(Password.configuredCost)
 
     const view = (id: AccountId) =>
       Effect.gen(function*() {
@@ -66,7 +67,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
         const key = ApiKey.generate()
         const id = yield* repo.insert({
           email: input.email,
-          passwordHash: input.password === undefined ? null : yield* Password.hash(input.password),
+          passwordHash: input.password === undefined ? null : yield* Password.hash(input.password, passwordCost),
           plan: input.plan,
           keyHash: ApiKey.digest(key),
           keySealed: sealer.seal(key),
@@ -109,7 +110,7 @@ export class Accounts extends Effect.Service<Accounts>()("adintel/Accounts", {
       /** Sets the password of the browser session; signed-in browsers must sign in again. */
       setPassword: Effect.fn("Accounts.setPassword", serviceSpan)(function*(id: AccountId, password: string) {
         yield* view(id)
-        yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password)), mustExist)
+        yield* Effect.flatMap(repo.setPassword(id, yield* Password.hash(password, passwordCost)), mustExist)
       }),
 
       /** The live key in clear, for its owner's key page. */

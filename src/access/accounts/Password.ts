@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
-import { Effect } from "effect"
+import { Config, Effect } from "effect"
 
 /**
  * Passwords are stored as scrypt hashes (spec: INTERPRETATIONS S1): `scrypt$N$r$p$salt$hash`.
@@ -11,7 +11,24 @@ export interface Cost {
   readonly r: number
   readonly p: number
 }
-export const cost: Cost = { N: 2 ** 17, r: 8, p: 1 }
+export const productionCost: Cost = { N: 2 ** 17, r: 8, p: 1 }
+
+/** The exponent of scrypt's N that `PASSWORD_HASH_COST` defaults to (N = 2^17). */
+export const productionCostExponent = Math.log2(productionCost.N)
+
+/**
+ * `PASSWORD_HASH_COST`: the cost new hashes are made at, as the exponent of scrypt's N (10 to 17;
+ * r and p as in production). 17 unless set: the test suite lowers it, except where the cost
+ * itself is tested, since each hash at 2^17 takes most of a core for a quarter of a second.
+ */
+export const configuredCost: Config.Config<Cost> = Config.integer("PASSWORD_HASH_COST").pipe(
+  Config.withDefault(productionCostExponent),
+  Config.validate({
+    message: `PASSWORD_HASH_COST must be from 10 to ${productionCostExponent} (scrypt's N = 2^PASSWORD_HASH_COST)`,
+    validation: (exponent) => exponent >= 10 && exponent <= productionCostExponent
+  }),
+  Config.map((exponent): Cost => ({ ...productionCost, N: 2 ** exponent }))
+)
 
 /** Room for the largest cost a stored hash may name: 128 * N * r bytes, and some. */
 const maxmem = 256 * 1024 * 1024
@@ -21,8 +38,8 @@ const derive = (password: string, salt: Buffer, { N, p, r }: Cost) =>
     scrypt(password, salt, 32, { N, r, p, maxmem }, (error, key) => resume(error ? Effect.die(error) : Effect.succeed(key)))
   })
 
-/** A new hash of `password`, at `at` (the current cost unless a test asks for an older one). */
-export const hash = (password: string, at: Cost = cost) =>
+/** A new hash of `password`, at `at` (the configured cost unless a test asks for an older one). */
+export const hash = (password: string, at: Cost) =>
   Effect.flatMap(Effect.sync(() => randomBytes(16)), (salt) =>
     Effect.map(derive(password, salt, at), (key) => `scrypt$${at.N}$${at.r}$${at.p}$${salt.toString("base64")}$${key.toString("base64")}`))
 
@@ -40,8 +57,8 @@ export const verify = (password: string, stored: string) => {
   )
 }
 
-/** Whether a stored hash was made at less than the current cost. */
-export const isWeak = (stored: string) => {
+/** Whether a stored hash was made at less than the `cost` new hashes are made at. */
+export const isWeak = (stored: string, cost: Cost) => {
   const parsed = parse(stored)
   return parsed === undefined || parsed.cost.N < cost.N || parsed.cost.r < cost.r || parsed.cost.p < cost.p
 }

@@ -82,8 +82,9 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
     const accounts = yield* Accounts
     const config = yield* AppConfig
     const idleSince = (at: Date) => new Date(at.getTime() - Duration.toMillis(config.sessionIdleTimeout))
+    const passwordCost = yield* Effect.orDie(Password.configuredCost)
     // Compared against when an e-mail has no account, so both answers take as long.
-    const decoyHash = yield* Password.hash(randomBytes(16).toString("hex"))
+    const decoyHash = yield* Password.hash(randomBytes(16).toString("hex"), passwordCost)
     // A hash takes 128 MiB and most of a core for a quarter of a second: two at a time, whatever
     // the number of sign-ins in flight (issue 28).
     const hashing = yield* Effect.makeSemaphore(2)
@@ -125,8 +126,8 @@ export class Sessions extends Effect.Service<Sessions>()("adintel/Sessions", {
         }
         yield* repo.clearFailures("account", subjects[0][1])
         // A hash made at a lower cost is made again now that the password is at hand.
-        if (Password.isWeak(stored.value)) {
-          yield* repo.rehash(found.value.id, stored.value, yield* hashing.withPermits(1)(Password.hash(input.password)))
+        if (Password.isWeak(stored.value, passwordCost)) {
+          yield* repo.rehash(found.value.id, stored.value, yield* hashing.withPermits(1)(Password.hash(input.password, passwordCost)))
         }
         yield* repo.removeEnded(found.value.id, at, idleSince(at), maxSessionsPerAccount - 1)
         const token = randomBytes(32).toString("base64url")

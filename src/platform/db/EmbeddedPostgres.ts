@@ -53,6 +53,12 @@ export interface ClusterOptions {
    * superuser and password are the primary's (it is a copy).
    */
   readonly replicaOf?: Cluster
+  /**
+   * Default true. False (test runs only): `fsync`, `synchronous_commit` and `full_page_writes`
+   * off, so commits wait on no disk; a crash of the machine may lose or corrupt the cluster,
+   * which a test run throws away anyway.
+   */
+  readonly durable?: boolean
 }
 
 /**
@@ -74,6 +80,9 @@ const rootFallbackBase = "/var/lib/adintel"
 
 /** Checkpoint spacing for bulk loads; docker-compose.yml passes the same to its `db` service. */
 export const walSettings = ["max_wal_size=4GB", "checkpoint_timeout=15min"] as const
+
+/** What a throwaway (test) cluster gives up: waiting for the disk at each commit and checkpoint. */
+const notDurable = ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] as const
 
 const defaultSharedBuffers = () => `${Math.max(128, Math.min(2048, Math.floor(os.totalmem() / 4 / 1024 / 1024)))}MB`
 
@@ -147,7 +156,8 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       // page to the WAL again (data checksums are on). At the default 1 GB a million-ad import
       // checkpointed every few seconds and most of its WAL was these copies; the WAL is recycled,
       // so the cost is disk held between checkpoints, not growth.
-      ...walSettings.flatMap((setting) => ["-c", setting])
+      ...walSettings.flatMap((setting) => ["-c", setting]),
+      ...(options.durable === false ? notDurable.flatMap((setting) => ["-c", setting]) : [])
       // A standby says "ready to accept read-only connections"; one that is not (its signal
       // lost) says the primary's line, and is found out by `pg_is_in_recovery()`, not by a hang.
     ], how(), options.replicaOf === undefined ? "database system is ready to accept connections" : "database system is ready to accept")
