@@ -68,7 +68,7 @@ describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
       yield* rows(onReplica, "select pg_wal_replay_pause()")
       yield* eventually(rows<{ state: string }>(onReplica, "select pg_get_wal_replay_pause_state() as state"), (r) => r[0]!.state === "paused")
       yield* rows(onPrimary, "insert into probe values (4)")
-      const [{ ahead }] = yield* rows<{ ahead: string }>(onPrimary, "select pg_current_wal_lsn()::text as ahead")
+      const [{ ahead }] = yield* rows<{ ahead: string }>(onPrimary, "select pg_current_wal_insert_lsn()::text as ahead")
       yield* eventually(
         rows<{ received: string }>(onReplica, "select pg_wal_lsn_diff(pg_last_wal_receive_lsn(), $1::pg_lsn)::text as received", [ahead]),
         (r) => Number(r[0]!.received) >= 0

@@ -266,8 +266,10 @@ export const readLayer = (
       spanAttributes: [["db.system.name", "postgresql"], ["adintel.read", "replicas"]]
     })
 
+    // The insert position, which the commit just made is behind: with `synchronous_commit=off`
+    // the write position (`pg_current_wal_lsn()`) can still stand before it (SPEC-NOTES).
     const wrote = (kind: WrittenKind) =>
-      replicas.length === 0 ? Effect.void : primarySql`select pg_current_wal_lsn()::text as lsn`.pipe(
+      replicas.length === 0 ? Effect.void : primarySql`select pg_current_wal_insert_lsn()::text as lsn`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(LsnRow))),
         Effect.flatMap(([{ lsn }]) => Ref.update(floors, (all) => new Map(all).set(kind, lsnOf(lsn)))),
         // Not known where the primary is: this kind's reads stay on it until the next write.
