@@ -17,15 +17,6 @@ const password = "a fair-use password"
 const soft = "/api/v1/probe/soft"
 const inFlightRefusal = `{"success":false,"error":"Too many requests in flight. Max 4 at a time."}`
 
-/** The latency of a call in milliseconds: real time, what a client waits. */
-const timed = (path: string, key: string) =>
-  Effect.gen(function*() {
-    const started = performance.now()
-    const answer = yield* call(path, keyHeader(key))
-    expect(answer.status).toBe(200)
-    return performance.now() - started
-  })
-
 /** Waits until `condition` holds, looking every few milliseconds of real time (the server answers over real sockets). */
 const pause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 const until = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
@@ -33,7 +24,6 @@ const until = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
     while (!(yield* condition)) yield* pause
   })
 
-const p95 = (samples: ReadonlyArray<number>) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.95) - 1]!
 
 describe("fair use: calls in flight and the rate window (issue 28)", () => {
   layer(withProbeHold((api) => testServer({ api, config: { rateLimitPerMinute: 8 } })).pipe(Layer.provideMerge(TestDatabase)))((it) => {
@@ -109,33 +99,33 @@ describe("fair use: the statement timeout and one account's heavy load (issue 28
         expect(slept).toEqual([{ slept: "" }])
       }))
 
-    it.effect("one account's 50 concurrent heavy calls leave another account's cheap call at its idle p95 (within 3x, same run)", () =>
+    it.effect("one account's 50 concurrent heavy calls do not queue another account's cheap calls behind them", () =>
       Effect.gen(function*() {
         const heavy = yield* account({ plan: "pro" })
         const light = yield* account({ plan: "pro" })
+        const inFlight = yield* InFlight
         const sql = yield* SqlClient.SqlClient
         const sleeping = Effect.map(sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep%' and state = 'active'`, (rows) => rows[0]!.n)
-        // The best of three rounds: a round is noisy on a shared machine, never 3x better than it should be.
-        let best = Infinity
-        for (let round = 0; round < 3 && best > 3; round++) {
-          const idle: Array<number> = []
-          for (let i = 0; i < 40; i++) idle.push(yield* timed(soft, light.api_key))
-          const load = yield* Effect.fork(Effect.all(Array.from({ length: 50 }, () => call("/api/v1/probe/slow?ms=200", keyHeader(heavy.api_key))), { concurrency: "unbounded" }))
-          // Measured by calls sent every 20 ms from 50 ms after the heavy ones (on loopback they are
-          // in by then) while the load lasts (2.5 s with the cap, 1 s on the whole pool without),
-          // each timed on its own. (Not timed from what the database shows: that look-up would
-          // queue for a connection behind the load it looks for.)
-          const loaded = yield* Effect.all(
-            Array.from({ length: 40 }, (_, i) => Effect.zipRight(Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50 + i * 20))), timed(soft, light.api_key))),
-            { concurrency: "unbounded" }
-          )
-          const heavyAnswers = yield* Fiber.join(load)
-          expect(heavyAnswers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true)
-          expect(yield* sleeping).toBe(0)
-          best = Math.min(best, p95(loaded) / p95(idle))
-          console.log(`fair use round ${round + 1}: idle p95 ${p95(idle).toFixed(1)} ms, loaded p95 ${p95(loaded).toFixed(1)} ms`)
+        let heavyAnswered = 0
+        const load = yield* Effect.fork(Effect.all(
+          Array.from({ length: 50 }, () => Effect.tap(call("/api/v1/probe/slow?ms=200", keyHeader(heavy.api_key)), () => Effect.sync(() => heavyAnswered++))),
+          { concurrency: "unbounded" }
+        ))
+        // The heavy calls are in: more of them than the cap, running or waiting for a slot.
+        yield* until(Effect.map(inFlight.users(heavy.id), (users) => users > 4))
+        const heavyAnsweredBefore: Array<number> = []
+        for (let i = 0; i < 3; i++) {
+          expect((yield* call(soft, keyHeader(light.api_key))).status).toBe(200)
+          heavyAnsweredBefore.push(heavyAnswered)
         }
-        expect(best).toBeLessThanOrEqual(3)
+        const heavyAnswers = yield* Fiber.join(load)
+        expect(heavyAnswers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true)
+        expect(yield* sleeping).toBe(0)
+        // Counted, not timed (a loaded machine slows both sides alike): with 4 heavy calls at a
+        // time the cheap ones pass while the first few heavy ones sleep. Without the cap the
+        // pool's 10 connections go to the heavy calls in their order, and the first cheap call
+        // waits for 40 of them to start, 30 to end.
+        expect(heavyAnsweredBefore[2]).toBeLessThan(20)
       }))
   })
 })
