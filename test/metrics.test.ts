@@ -103,7 +103,7 @@ describe("GET /metrics (issue 30; INTERPRETATIONS R2)", () => {
         expect(valueOf(after, "adintel_http_requests_total", { route: "unmatched", status: "404" }) -
           valueOf(before, "adintel_http_requests_total", { route: "unmatched", status: "404" })).toBe(3)
         const routes = after.find((f) => f.name === "adintel_http_requests_total")!.metrics.map((m) => m.labels?.["route"])
-        expect(routes.filter((r) => r?.startsWith("/no/") || r?.includes("secret"))).toEqual([])
+        expect(routes.filter((r) => r?.startsWith("/no/") || r?.includes("secret-in-query"))).toEqual([])
       }))
 
     it.effect("counts imported records by entity and the ads counted into the trends, whose backlog is then empty", () =>
