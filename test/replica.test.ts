@@ -4,7 +4,7 @@ import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import * as path from "node:path"
 import { clientLayer, sqlStateOf } from "../src/platform/db/Database.js"
-import { type Cluster, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
+import type { Cluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { ReadSql, readLayer, ReadYourWrites, ReplicaHealth } from "../src/platform/db/Replicas.js"
 import { cluster, eventually } from "./support/StreamingReplicas.js"
 import { tempDir } from "./support/TempDir.js"
@@ -183,7 +183,8 @@ describe("a streaming replica of the embedded PostgreSQL (issue 31)", () => {
     Effect.scoped(Effect.gen(function*() {
       const dir = yield* tempDir("replica-killed")
       const primary = yield* cluster(path.join(dir, "primary"))
-      const replica = yield* Effect.promise(() => startCluster({ dataDir: path.join(dir, "replica"), persistent: false, durable: false, sharedBuffers: "128MB", replicaOf: primary }))
+      // Scoped like the primary: stopped mid-load below, and stopped all the same if an assertion fails first.
+      const replica = yield* cluster(path.join(dir, "replica"), primary)
       const { read, health } = yield* reads(primary, [replica])
       yield* health.check
       expect(yield* servedBy(read)).toBe("replica")
