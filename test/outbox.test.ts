@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
+import pg from "pg"
+import { inject } from "vitest"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -119,6 +121,24 @@ layer(services)("the outbox", (it) => {
         expect(read).toEqual(["first", "second"])
         expect(yield* events.latestEvent(created.id)).toBe(cursor)
       }))
+
+    it.effect("a transaction open in another database of the server holds no stream back (migration 0103)", () =>
+      Effect.gen(function*() {
+        const created = yield* account()
+        const events = yield* AccountEvents
+        // Another database's write transaction, open from before the event to after its read.
+        const elsewhere = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
+        yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            await elsewhere.connect()
+            await elsewhere.query("begin")
+            await elsewhere.query("select pg_current_xact_id()")
+          }),
+          () => Effect.promise(() => elsewhere.end())
+        )
+        yield* events.emit([{ accountId: created.id, type: "webhook.test", data: { n: 1 } }], new Date(Date.UTC(2026, 10, 2)))
+        expect((yield* events.eventsAfter(created.id, 0, 10)).map((e) => e.data["n"])).toEqual([1])
+      }).pipe(Effect.scoped))
 
     it.effect("pruning forgets only events older than the instant, at most the batch's size", () =>
       Effect.gen(function*() {

@@ -80,8 +80,8 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
       /**
        * The account's events after the one at position `seq` (0: from its first), in commit
        * order, at most `limit`: ordered by (transaction, seq), and only those of transactions
-       * older than every one still running, so an event committed later is never passed over
-       * (migration 0091). An event pruned since it was read restarts at the oldest kept.
+       * older than every one of this database still running, so an event committed later is never
+       * passed over (migrations 0091 and 0103). An event pruned since it was read restarts at the oldest kept.
        */
       after: (accountId: AccountId, seq: number, limit: number): Effect.Effect<ReadonlyArray<StoredEvent>> =>
         SqlSchema.findAll({
@@ -91,7 +91,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
             select seq::text, id, account_id::text, type, data, created_at from outbox_events
              where account_id = ${accountId}::uuid
                and (xid, seq) > (coalesce((select xid from outbox_events where seq = ${seq}), '0'::xid8), ${seq})
-               and xid < pg_snapshot_xmin(pg_current_snapshot())
+               and xid < (select outbox_horizon())
              order by outbox_events.xid, outbox_events.seq -- (the table's: the answer's seq is text, and 10 sorts before 9)
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),
@@ -99,7 +99,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
       /**
        * Every account's events of one type created at or after `from`, after `position` (none:
        * from the oldest), in commit order as `after` reads them (only transactions older than
-       * every one still running), at most `limit`: a reader that keeps the last one's position
+       * every one of this database still running), at most `limit`: a reader that keeps the last one's position
        * reads each event once.
        */
       ofType: (type: EventType, from: Date, position: CommitPosition | null, limit: number): Effect.Effect<ReadonlyArray<CommittedEvent>> =>
@@ -110,7 +110,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("adintel/OutboxRepo
             select seq::text, xid::text, id, account_id::text, type, data, created_at from outbox_events
              where type = ${type} and created_at >= ${from}
                and (xid, seq) > (${position?.xid ?? "0"}::xid8, ${position?.seq ?? 0})
-               and xid < pg_snapshot_xmin(pg_current_snapshot())
+               and xid < (select outbox_horizon())
              order by outbox_events.xid, outbox_events.seq
              limit ${limit}`
         })(undefined).pipe(Effect.orDie),

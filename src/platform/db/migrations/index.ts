@@ -51,6 +51,7 @@ import m0098 from "./0098_saved_search_match_groups.js"
 import m0099 from "./0099_saved_search_probes.js"
 import m0100 from "./0100_saved_search_digest_queue.js"
 import m0102 from "./0102_saved_search_queries.js"
+import m0103 from "./0103_outbox_horizon_per_database.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -103,7 +104,8 @@ export const migrations = {
   "0098_saved_search_match_groups": m0098,
   "0099_saved_search_probes": m0099,
   "0100_saved_search_digest_queue": m0100,
-  "0102_saved_search_queries": m0102
+  "0102_saved_search_queries": m0102,
+  "0103_outbox_horizon_per_database": m0103
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
