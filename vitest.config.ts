@@ -1,10 +1,26 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * Test files run side by side in 3 workers by default (`TEST_WORKERS`): on this project's
+ * 2-core machine a file spends much of its time waiting on PostgreSQL, a child process or a
+ * socket, so a third worker fills the cores the others leave idle.
+ */
+const workers = Number(process.env["TEST_WORKERS"] ?? 3)
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // One PostgreSQL for the run (embedded unless DATABASE_URL is set); each file gets its own database.
     globalSetup: ["test/support/globalSetup.ts"],
+    // A worker keeps its modules from one file to the next (each file still builds its own
+    // layers and database): loading the service's modules anew for each file was a third of the
+    // suite's CPU. What a file may not leak into the next is undone by `restoreEffectIt.ts`.
+    isolate: false,
+    setupFiles: ["test/support/restoreEffectIt.ts"],
+    // As many workers at the start as at most: tinypool ending an idle worker mid-run failed
+    // the run with an unhandled "Terminating worker thread".
+    minWorkers: workers,
+    maxWorkers: workers,
     testTimeout: 60_000,
     hookTimeout: 120_000
   }

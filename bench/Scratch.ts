@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { copyFile, mkdtemp, open, readdir, readFile, rm } from "node:fs/promises"
 import * as http from "node:http"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { AppConfig } from "../src/platform/AppConfig.js"
 import * as Database from "../src/platform/db/Database.js"
@@ -65,8 +67,54 @@ const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): P
 /** The scratch clusters by their databases' URLs: what `BENCH_REPLICA` makes a replica of. */
 const scratchClusters = new Map<string, { readonly cluster: Cluster; readonly dir: string; readonly database: string }>()
 
-/** A fresh embedded PostgreSQL with one database, removed after `use` whatever happens. */
-export const withScratchDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> =>
+/**
+ * `BENCH_ADMIN_URL`: a running PostgreSQL (a URL with the right to create databases) that holds
+ * the scratch database instead of an embedded cluster started for the run, and `BENCH_TEMPLATE`
+ * an already migrated database there to clone it from. The test run passes its own cluster and
+ * template (test/support/Benchmark.ts), so that a benchmark at the small scale spends its time on
+ * what it measures, not on `initdb`. The PostgreSQL CPU figures are then the whole server's.
+ * Not with `BENCH_REPLICA`, which copies the scratch database's cluster.
+ */
+const sharedServer = () => process.env["BENCH_REPLICA"] === "1" ? undefined : process.env["BENCH_ADMIN_URL"]
+
+/** A database made on `adminUrl`'s server (a clone of `BENCH_TEMPLATE` when set), dropped after `use`. */
+const withDatabaseOn = <A>(adminUrl: string, name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> =>
+  withTempDir(name, async (dir) => {
+    const { default: pg } = await import("pg")
+    const database = `bench_${randomBytes(6).toString("hex")}`
+    const template = process.env["BENCH_TEMPLATE"]
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      try {
+        await client.query(statement)
+      } finally {
+        await client.end()
+      }
+    }
+    const drop = () => admin(`drop database if exists ${pg.escapeIdentifier(database)} with (force)`)
+    await admin(`create database ${pg.escapeIdentifier(database)}${template === undefined ? "" : ` template ${pg.escapeIdentifier(template)}`}`)
+    const forget = onInterrupt(drop)
+    const url = new URL(adminUrl)
+    url.pathname = `/${database}`
+    try {
+      return await use(url.toString(), dir)
+    } finally {
+      forget()
+      await drop()
+    }
+  })
+
+/**
+ * A fresh embedded PostgreSQL with one database, removed after `use` whatever happens (or a
+ * database on `BENCH_ADMIN_URL`'s server, see `sharedServer`).
+ */
+export const withScratchDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> => {
+  const shared = sharedServer()
+  return shared === undefined ? withEmbeddedDatabase(name, use) : withDatabaseOn(shared, name, use)
+}
+
+const withEmbeddedDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> =>
   withTempDir(name, async (dir) => {
     const cluster = await startCluster({ dataDir: dir, persistent: false })
     const forget = onInterrupt(() => cluster.stop())
@@ -208,6 +256,14 @@ export const startServer = async (url: string, logFile: string, env: Record<stri
   }
 }
 
+/**
+ * How the server is started: as `npm start` does (tsx, the sources), or, when this script runs
+ * from a compiled tree (its own file is `.js`: the test run's, test/support/CompiledTree.ts), that
+ * tree's `src/main.js`, which loads in less than half the CPU.
+ */
+const serverEntry = () =>
+  import.meta.url.endsWith(".js") ? [fileURLToPath(new URL("../src/main.js", import.meta.url))] : ["--import", "tsx", "src/main.ts"]
+
 /** The service on `port`, or "port taken" when `retry` and it could not bind it. */
 const startServerOn = async (url: string, port: number, logFile: string, env: Record<string, string>, retry: boolean) => {
   // BENCH_PROFILE_DIR=dir writes a CPU profile of the server there.
@@ -215,7 +271,7 @@ const startServerOn = async (url: string, port: number, logFile: string, env: Re
   const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []
   const log = await open(logFile, "w")
   const replica = await replicaOf(url)
-  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...flags, ...serverEntry()], {
     env: {
       ...process.env,
       DATABASE_URL: url,

@@ -11,6 +11,7 @@
  * (BENCH_SCALE=demo by default here, 30,000 ads), on a server of its own.
  */
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { type ScaleName, scales } from "../src/demo/World.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
@@ -93,7 +94,8 @@ export const measureBrands = async (url: string, dir: string, running?: { readon
   }
 }
 
-if (process.argv[1]?.endsWith("brands.ts")) {
+// Run as a script (from the sources or a compiled tree), not imported by bench/ads.ts.
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
   runBench(() =>
     withBenchDatabase("bench-brands", async (url, dir, loaded) => {

@@ -1,6 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { spawn } from "node:child_process"
+import * as path from "node:path"
+import { inject } from "vitest"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { freePort } from "../src/platform/db/EmbeddedPostgres.js"
 import { TestDatabaseUrl } from "./support/TestDatabase.js"
@@ -15,7 +17,7 @@ import { countAt, fresh, get, nextAt, Receiver, register, world } from "./suppor
  */
 
 /**
- * The service as an operator runs it (`node --import tsx src/main.ts`), on the file's database,
+ * The service as an operator runs it (`src/main`, from the run's compiled tree: CompiledTree.ts), on the file's database,
  * real time, its webhook workers polling every 2 s; `kill` is SIGKILL. Stopped (SIGINT) with the scope.
  * A claimed delivery's lease is its attempt's 10 s timeout and 1 s (`WEBHOOK_LEASE_MARGIN`, 30 s
  * by default): what a killed process held is sent again 11 s after its claim, not 40.
@@ -27,7 +29,7 @@ const service = Effect.gen(function*() {
   return yield* Effect.acquireRelease(
     Effect.sync(() => {
       const { DATABASE_URL: _url, DATA_DIR: _dir, PORT: _port, ...env } = process.env
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, [path.join(inject("compiledTree"), "src", "main.js")], {
         env: {
           ...env,
           DATABASE_URL: Redacted.value(url),

@@ -1,10 +1,14 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
+import * as path from "node:path"
+import { inject } from "vitest"
+import { databaseName } from "./RunDatabases.js"
 
 /**
  * Benchmarks run at every scale; the tests in `test/benchmarks/` run each at `small`, briefly, so
- * none can rot (issue 29): each `bench:*` script runs to its end and prints its figures. Their
+ * none can rot (issue 29): each `bench:*` script runs to its end and prints its figures, from
+ * the run's compiled tree and on the run's cluster. Their
  * figures are measured by `npm run bench*`, never asserted here; what is asserted is that every
  * request answered 200 (the scripts stop at the first that does not) and that each figure the
  * script reports is there. One file per script, so that they run side by side.
@@ -15,8 +19,12 @@ export const bench = (script: string, env: Record<string, string>) =>
   Effect.async<{ readonly code: number; readonly output: string }>((resume) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", script],
-      { env: { ...process.env, BENCH_SCALE: "small", ...env }, maxBuffer: 16 * 1024 * 1024, timeout: 170_000 },
+      // The script as JavaScript (CompiledTree.ts): it starts its server from the same tree.
+      [path.join(inject("compiledTree"), script.replace(/\.ts$/, ".js"))],
+      {
+        // The run's cluster holds the scratch database, cloned from its migrated template (bench/Scratch.ts).
+        env: { ...process.env, BENCH_SCALE: "small", BENCH_ADMIN_URL: inject("adminDatabaseUrl"), BENCH_TEMPLATE: databaseName("template", inject("testRunId")), ...env },
+        maxBuffer: 16 * 1024 * 1024, timeout: 170_000 },
       (error, stdout, stderr) => resume(Effect.succeed({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }))
     )
   })

@@ -5,6 +5,7 @@ import * as path from "node:path"
 import pg from "pg"
 import type { TestProject } from "vitest/node"
 import { type Cluster, ClusterStartError, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
+import { compiledTreeDir, compileTree } from "./CompiledTree.js"
 import { clientOn, databaseName, databaseUrl, dropDatabase, newDatabaseId, type RunDatabase, sealTemplate, TestDatabaseUrl, withAdmin } from "./RunDatabases.js"
 
 declare module "vitest" {
@@ -13,6 +14,8 @@ declare module "vitest" {
     readonly adminDatabaseUrl: string
     /** Names this run's template databases (`TestDatabase.databaseName`), unique on a shared server. */
     readonly testRunId: string
+    /** The sources as JavaScript (`CompiledTree.ts`): what the benchmarks and restarted servers run. */
+    readonly compiledTree: string
   }
 }
 
@@ -37,18 +40,25 @@ const dropRunDatabases = (adminUrl: string, runId: string) =>
 /** One PostgreSQL server per test run: `DATABASE_URL` when set, else an embedded one without durability. */
 export default async function setup(project: TestProject) {
   const runId = newDatabaseId()
+  const tree = compiledTreeDir(process.cwd(), runId)
+  const removeTree = await compileTree(process.cwd(), tree)
+  project.provide("compiledTree", tree)
   const external = process.env["DATABASE_URL"]
   if (external) {
     await Effect.runPromise(migratedTemplate(external, runId))
     project.provide("adminDatabaseUrl", external)
     project.provide("testRunId", runId)
     // Another run may share the server: this run's templates go, nothing else.
-    return () => Effect.runPromise(dropRunDatabases(external, runId))
+    return async () => {
+      await Effect.runPromise(dropRunDatabases(external, runId))
+      await removeTree()
+    }
   }
   // Created by startCluster (mode 0700), so that failing to create it is its sentence too.
   const dir = path.join(tmpdir(), `adintel-test-${runId}`)
-  const cluster: Cluster = await startCluster({ dataDir: dir, dataDirSetting: "TMPDIR", persistent: false, durable: false }).catch(async (error: unknown) => {
+  const cluster: Cluster = await startCluster({ dataDir: dir, dataDirSetting: "TMPDIR", persistent: false, durable: false, maxConnections: 400 }).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined)
+    await removeTree()
     if (!(error instanceof ClusterStartError)) throw error
     // The sentence alone, as `npm start` prints it: vitest would add its own stack trace.
     process.stderr.write(error.message + "\n")
@@ -57,6 +67,7 @@ export default async function setup(project: TestProject) {
   const stop = async () => {
     await cluster.stop()
     await rm(dir, { recursive: true, force: true })
+    await removeTree()
   }
   await Effect.runPromise(migratedTemplate(cluster.adminUrl, runId)).catch(async (error: unknown) => {
     await stop()

@@ -59,6 +59,8 @@ export interface ClusterOptions {
    * which a test run throws away anyway.
    */
   readonly durable?: boolean
+  /** PostgreSQL's `max_connections` (default 100): a test run's one cluster serves every file's pools and servers. */
+  readonly maxConnections?: number
 }
 
 /**
@@ -157,7 +159,8 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       // checkpointed every few seconds and most of its WAL was these copies; the WAL is recycled,
       // so the cost is disk held between checkpoints, not growth.
       ...walSettings.flatMap((setting) => ["-c", setting]),
-      ...(options.durable === false ? notDurable.flatMap((setting) => ["-c", setting]) : [])
+      ...(options.durable === false ? notDurable.flatMap((setting) => ["-c", setting]) : []),
+      ...(options.maxConnections === undefined ? [] : ["-c", `max_connections=${options.maxConnections}`])
       // A standby says "ready to accept read-only connections"; one that is not (its signal
       // lost) says the primary's line, and is found out by `pg_is_in_recovery()`, not by a hang.
     ], how(), options.replicaOf === undefined ? "database system is ready to accept connections" : "database system is ready to accept")
