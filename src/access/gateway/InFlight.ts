@@ -1,4 +1,4 @@
-import { Effect, Exit, type Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { AppConfig } from "../../platform/AppConfig.js"
 import { rateLimitRefusals, record } from "../../platform/telemetry/Metrics.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
@@ -57,7 +57,8 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
               yield* leave(accountId, entry)
               return yield* taken
             }
-            yield* Effect.addFinalizer(() => Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
+            // On the scope itself (not `Effect.addFinalizer`, which diffs every fiber ref around it).
+            yield* Scope.addFinalizer(yield* Effect.scope, Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
           })
         ))
     }
