@@ -6,51 +6,22 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { AudioExtractor } from "../src/transcripts/engines/audio/AudioExtractor.js"
-import { findOnPath, runChild } from "../src/platform/ChildProcess.js"
+import { runChild } from "../src/platform/ChildProcess.js"
 import { ScriptWriterLive, TranscriberLive } from "../src/transcripts/Engines.js"
-import { MediaFetcher } from "../src/transcripts/engines/media/MediaFetcher.js"
 import * as OfflineScript from "../src/transcripts/engines/script/OfflineScript.js"
 import { type ScriptBrief, type WrittenScript } from "../src/transcripts/engines/Pipeline.js"
 import * as Pocketsphinx from "../src/transcripts/engines/speech/Pocketsphinx.js"
 import { ScriptWriter } from "../src/transcripts/engines/script/ScriptWriter.js"
 import { Transcriber } from "../src/transcripts/engines/speech/Transcriber.js"
-import { smallWorldServer } from "./support/AdWorld.js"
+import { ffmpeg, fixture, pocketsphinx, speech, wer, withPath } from "./support/SpeechEngines.js"
 import { tempDir } from "./support/TempDir.js"
-import { get, MediaOrigin, mediaOrigin, post, scriptsUsed, signedInAccount, uniqueId } from "./support/Transcripts.js"
 
 /**
  * The transcript pipeline's real engines (issue 6): ffmpeg and pocketsphinx on committed media
  * (test/fixtures/make-fixtures.sh), the offline script writer, and the OpenAI-compatible
- * transcription and language-model engines against a recording HTTP server.
+ * transcription and language-model engines against a recording HTTP server. The same engines
+ * through HTTP: test/transcribeHttp.test.ts.
  */
-
-const fixture = (name: string) => path.join(import.meta.dirname, "fixtures", name)
-const withPath = <A, E, R>(effect: Effect.Effect<A, E, R>, env: Record<string, string> = {}) =>
-  Effect.withConfigProvider(effect, ConfigProvider.fromMap(new Map([["PATH", process.env.PATH ?? ""], ...Object.entries(env)])))
-
-// Real components: CI installs them (.ci/run); elsewhere these tests show as skipped, not passed.
-const ffmpeg = Option.isSome(await Effect.runPromise(withPath(findOnPath("ffmpeg"))))
-const pocketsphinx = await Effect.runPromise(withPath(Pocketsphinx.find))
-const speech = ffmpeg && Option.isSome(pocketsphinx)
-if (!speech) {
-  console.warn("Real transcript engines not installed (ffmpeg, pocketsphinx, pocketsphinx-en-us): their tests are skipped. .ci/run installs them.")
-}
-
-/** Word error rate: word-level edit distance over the reference's length, case and punctuation aside. */
-const wer = (reference: string, hypothesis: string) => {
-  const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ").split(/\s+/).filter((w) => w !== "")
-  const ref = words(reference)
-  const hyp = words(hypothesis)
-  let row = Array.from({ length: hyp.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= ref.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= hyp.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1))
-    }
-    row = next
-  }
-  return row[hyp.length]! / ref.length
-}
 
 const extractor = AudioExtractor.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PATH", process.env.PATH ?? ""]])))))
 
@@ -164,55 +135,6 @@ describe("ffmpeg and pocketsphinx", () => {
       expect(transcriber.engine).toBe("none (set TRANSCRIBE_URL or install pocketsphinx)")
       expect((yield* Effect.flip(transcriber.transcribe(fixture("ad-speech.txt")))).reason).toBe("no speech engine is configured")
     }))
-})
-
-describe("the real pipeline through HTTP", () => {
-  const pipeline = Layer.mergeAll(MediaFetcher.remote, AudioExtractor.layerConfig, TranscriberLive, ScriptWriter.offline)
-  layer(
-    Layer.mergeAll(
-      smallWorldServer({ pipeline, env: { MEDIA_FETCH_ALLOW: "127.0.0.2", PATH: process.env.PATH ?? "" } }),
-      Layer.unwrapEffect(Effect.map(
-        Effect.promise(() => Promise.all([readFile(fixture("ad-speech.mp4")), readFile(fixture("silent.mp4"))])),
-        ([ad, silent]) => mediaOrigin({ "/ad.mp4": ad, "/silent.mp4": silent })
-      ))
-    ),
-    { timeout: 120_000 }
-  )((it) => {
-    it.effect.skipIf(!speech)("a video URL becomes its transcript, and the transcript a similar script", () =>
-      Effect.gen(function*() {
-        const { base } = yield* MediaOrigin
-        const reference = yield* Effect.promise(() => readFile(fixture("ad-speech.txt"), "utf8"))
-        const user = yield* signedInAccount({ script_generation_limit: 5 })
-        const video_id = uniqueId("video")
-        const answer = yield* post("/api/v1/clipapp-shop/video/transcript/generate", user.both, { video_id, video_url: `${base}/ad.mp4` })
-        expect(answer.status).toBe(200)
-        expect(answer.json).toMatchObject({ success: true, source: "generated", script_generations_remaining: 4 })
-        expect(wer(reference, answer.json.transcript)).toBeLessThan(0.35)
-        expect(answer.json.segments.length).toBeGreaterThan(1)
-
-        const script = yield* post("/api/v1/clipapp-shop/video/script/similar", user.both, {
-          video_id,
-          transcript: answer.json.transcript,
-          product_name: "Night Balm",
-          production_level: "Low"
-        })
-        expect(script.status).toBe(200)
-        expect(script.json.script).toEqual(OfflineScript.write({ transcript: answer.json.transcript, product_name: "Night Balm", production_level: "Low" }).script)
-        expect(script.json.script_generations_remaining).toBe(3)
-      }), { timeout: 120_000 })
-
-    it.effect.skipIf(!speech)("a silent video answers Transcription failed, takes no generation and stores nothing", () =>
-      Effect.gen(function*() {
-        const { base } = yield* MediaOrigin
-        const user = yield* signedInAccount({ script_generation_limit: 5 })
-        const video_id = uniqueId("video")
-        const answer = yield* post("/api/v1/clipapp-shop/video/transcript/generate", user.both, { video_id, video_url: `${base}/silent.mp4` })
-        expect([answer.status, answer.body]).toEqual([200, JSON.stringify({ success: false, message: "Transcription failed" })])
-        expect(yield* scriptsUsed(user.id)).toBe(0)
-        const read = yield* get(`/api/v1/clipapp-shop/video/transcript?video_id=${video_id}`, user.key)
-        expect(read.json.transcript).toBe(null)
-      }), { timeout: 120_000 })
-  })
 })
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,4 @@
+import { fuzzShard } from "./support/Fuzz.js"
+
+// Issue 16, half of the probes (the other half: test/fuzz.test.ts); see test/support/Fuzz.ts.
+fuzzShard(2, 2)
