@@ -1,4 +1,5 @@
 import { Duration, Effect, Schedule } from "effect"
+import pg from "pg"
 import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
 
 /** A throwaway embedded cluster in `dir` (a streaming replica of `replicaOf`, when given), without durability, stopped and removed with the scope. */
@@ -17,3 +18,22 @@ export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) 
     Effect.filterOrFail(holds, () => "not yet"),
     Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30))))
   )
+
+/** A client on `url`, ended with the scope. */
+export const connected = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      return client
+    }),
+    (client) => Effect.promise(() => client.end())
+  )
+
+/** The rows `text` answers. */
+export const rows = <A extends pg.QueryResultRow>(client: pg.Client, text: string, values: ReadonlyArray<unknown> = []) =>
+  Effect.promise(() => client.query<A>(text, [...values]).then((r) => r.rows))
+
+/** How `text` fails (its SQLSTATE and message), or undefined when it does not. */
+export const failure = (client: pg.Client, text: string) =>
+  Effect.promise(() => client.query(text).then(() => undefined, (error: { code?: string; message: string }) => ({ code: error.code, message: error.message })))
