@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { execFile } from "node:child_process"
 import { writeFile } from "node:fs/promises"
 import * as path from "node:path"
+import { inject } from "vitest"
 import { AdminServices, runAdmin } from "../src/app/Admin.js"
 import { flagshipAdCount } from "../src/demo/FlagshipBrand.js"
 import { AppConfig } from "../src/platform/AppConfig.js"
@@ -14,14 +15,19 @@ import { clientOn, TestDatabaseUrl, TestDatabaseUrlLive } from "./support/TestDa
 import { tempDir } from "./support/TempDir.js"
 import { call, keyHeader, signIn, testEnvironment, testServer } from "./support/TestServer.js"
 
-/** Runs `npm run admin -- <args>` as an operator would, against the test database. */
+/**
+ * Runs the CLI as a process, as `npm run admin -- <args>` does, against the test database: from
+ * the run's compiled tree (test/support/CompiledTree.ts), since tsx's loading of the sources is
+ * not this file's subject (test/embeddedPostgres.test.ts runs `tsx src/cli.ts` as npm does) and
+ * cost each command about 11 s of CPU.
+ */
 const admin = (...args: Array<string>) =>
   Effect.flatMap(TestDatabaseUrl, (url) =>
     Effect.promise(() =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           process.execPath,
-          ["--import", "tsx", "src/cli.ts", ...args],
+          [path.join(inject("compiledTree"), "src", "cli.js"), ...args],
           {
             env: { ...process.env, DATABASE_URL: Redacted.value(url), KEY_ENCRYPTION_SECRET: "test-key-encryption-secret-0123456789", NO_COLOR: "1" },
             timeout: 60_000
