@@ -1,93 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
-import { Clock, Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
+import { Clock, Effect, TestClock } from "effect"
 import { anchorsOf } from "../src/ads/savedSearches/Anchors.js"
-import { CurrentImport, ImportEvents } from "../src/access/events/ImportEvents.js"
-import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
-import type { AccountId } from "../src/kernel/Ids.js"
-import { Ingest } from "../src/ingest/Ingest.js"
-import { IngestRepo } from "../src/ingest/IngestRepo.js"
-import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
-import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { migrations } from "../src/platform/db/migrations/index.js"
-import { ad } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
-import { advertiser } from "./support/BrandWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, sendJson, testServer } from "./support/TestServer.js"
+import { account, balanceOf } from "./support/TestServer.js"
+import { adOf, allIds, asQuery, create, DAY, error, eventsOf, get, prefix, send, summed, world } from "./support/SavedSearchWorld.js"
+
 
 /**
  * Saved searches (issue 32; INTERPRETATIONS H1) and the tracked brands' diffs (H3), through
  * HTTP: exact bodies, the search's own 400s, other accounts' ids, the plan's cap, the import's
  * matching pass against the live search (an oracle), its events, an import sent twice, and the
- * inbox item.
+ * inbox item. The events of imports: test/savedSearchEvents.test.ts.
  */
 
-const prefix = "/api/v1/saved-searches"
-const DAY = 86_400_000
-
-const world = Layer.effectDiscard(ingestAll("advertisers", [
-  advertiser("ss-adv-1", "Lumen Outfitters"),
-  advertiser("ss-adv-2", "Quokka Garden Supply"),
-  advertiser("ss-brand", "Tracked Brand Co"),
-  advertiser("ss-adv-1", "Lumen Pins", undefined, "pinboard")
-])).pipe(
-  Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default)),
-  Layer.provideMerge(TestDatabase)
-)
-
-const get = (key: string, path: string) => sendJson(key, "GET", path)
-const send = sendJson
-const create = (key: string, body: unknown) => send(key, "POST", prefix, body)
-const error = (message: string) => JSON.stringify({ success: false, error: message })
-
-/** A social ad with no lander or store, first seen `day` days into September 2026. */
-const adOf = (id: string, day: number, extra: Record<string, unknown> = {}) =>
-  ad(id, {
-    lander_external_id: null,
-    store_external_id: null,
-    first_seen: new Date(Date.UTC(2026, 8, 1) + day * DAY + (id.length % 7) * 60_000).toISOString(),
-    last_seen: "2026-10-01T00:00:00Z",
-    ...extra
-  })
-
-/** Every id of a P1 route, page by page. */
-const allIds = (key: string, path: string, query: Record<string, string>) =>
-  Effect.gen(function*() {
-    const ids: Array<string> = []
-    let token: string | null = null
-    for (;;) {
-      const params: URLSearchParams = new URLSearchParams(token === null ? { ...query, limit: "50" } : { scroll_token: token })
-      const page: { status: number; json: any } = yield* get(key, `${path}?${params}`)
-      expect(page.status).toBe(200)
-      ids.push(...page.json.data.map((a: { id: string }) => a.id))
-      token = page.json.scroll_token
-      if (token === null) return ids
-    }
-  })
-
-/** A saved search's filters as the search route's query string carries them. */
-const asQuery = (filters: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]))
-
-/** Events summed per type, in the order the types first occur (an import's lanes each write their own). */
-const summed = (events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>) => {
-  const byType = new Map<string, { brand_id: unknown; count: number; ad_ids: Array<string> }>()
-  for (const e of events) {
-    const sum = byType.get(e.type) ?? { brand_id: e.data.brand_id, count: 0, ad_ids: [] }
-    sum.count += Number(e.data.count)
-    sum.ad_ids.push(...(e.data.ad_ids as Array<string>))
-    sum.ad_ids.sort()
-    byType.set(e.type, sum)
-  }
-  return Array.from(byType, ([type, data]) => ({ type, data }))
-}
-
-const eventsOf = (accountId: AccountId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ type: string; data: Record<string, unknown> }>`select type, data from outbox_events where account_id = ${accountId}::uuid order by seq`)
 
 describe("saved searches (H1)", () => {
   layer(world, { timeout: 120_000 })((it) => {
@@ -321,166 +251,6 @@ describe("saved searches (H1)", () => {
   })
 })
 
-describe("saved-search events: one per import and saved search (H1, H3)", () => {
-  // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
-  const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
-    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)),
-    Layer.provideMerge(TestDatabase)
-  )
-  layer(importWorld, { timeout: 120_000 })((it) => {
-    /** `n` ads (several batches, both lanes), one in `every` of each word's headline from `from`. */
-    const importOf = (tag: string, n: number, words: ReadonlyArray<readonly [word: string, every: number, from: number]>) =>
-      Array.from({ length: n }, (_, i) => {
-        const word = words.find(([, every, from]) => i % every === from)?.[0] ?? "plain"
-        return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
-      })
-
-    const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`
-      select (select count(*) from import_pending_events)::int + (select count(*) from import_pending_query_matches)::int as n`)
-    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-    it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>
-      Effect.gen(function*() {
-        const { api_key, id } = yield* account({ plan: "pro" })
-        const few = (yield* create(api_key, { name: "Few", library: "social", filters: { q: "zebrafinch" } })).json.saved_search
-        const many = (yield* create(api_key, { name: "Many", library: "social", filters: { q: "okapi" } })).json.saved_search
-        yield* create(api_key, { name: "None", library: "social", filters: { q: "narwhal" } })
-        yield* TestClock.adjust("1 second")
-        yield* ingestAll("ads", importOf("lanes", 2_500, [["zebrafinch", 40, 0], ["okapi", 16, 1]]))
-
-        const fewMatches = yield* allIds(api_key, `${prefix}/${few.id}/matches`, {})
-        const manyMatches = yield* allIds(api_key, `${prefix}/${many.id}/matches`, {})
-        expect([fewMatches.length, manyMatches.length]).toEqual([63, 157])
-        const events = yield* eventsOf(id)
-        expect(events.map((e) => [e.type, e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([
-          ["saved_search.matches_new", few.id, 63, fewMatches],
-          ["saved_search.matches_new", many.id, 157, manyMatches.slice(0, 100)]
-        ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))))
-        // Both name the same import; nothing is left waiting.
-        expect(new Set(events.map((e) => e.data.import_id)).size).toBe(1)
-        expect(events[0]!.data.import_id).toMatch(uuid)
-        expect((yield* pendingRows)[0]!.n).toBe(0)
-      }))
-
-    it.effect("an import that fails halfway tells the matches its committed batches stored, once", () =>
-      Effect.gen(function*() {
-        const { api_key, id } = yield* account({ plan: "pro" })
-        const search = (yield* create(api_key, { name: "Axolotl", library: "social", filters: { q: "axolotl" } })).json.saved_search
-        yield* TestClock.adjust("1 second")
-        const ingest = yield* Ingest
-        // The upload breaks once the first batch (1,000 lines, both lanes) is committed.
-        const firstBatch = yield* Deferred.make<void>()
-        const failed = yield* Effect.flip(ingest.records(
-          "ads",
-          Stream.concat(
-            Stream.fromIterable(importOf("broken", 1_500, [["axolotl", 20, 3]])),
-            Stream.fromEffect(Effect.zipRight(Deferred.await(firstBatch), Effect.fail("the upload broke")))
-          ),
-          (progress) => (progress.accepted >= 1_000 ? Deferred.succeed(firstBatch, undefined) : Effect.void)
-        ))
-        expect(failed).toBe("the upload broke")
-        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
-        // The first batch's 50 matches, and none of the lines after it.
-        expect(stored).toHaveLength(50)
-        const told = yield* eventsOf(id)
-        expect(told.map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, stored.length, stored]])
-        // A later import tells nothing again.
-        yield* ingestAll("ads", importOf("after", 10, []))
-        expect((yield* eventsOf(id)).length).toBe(1)
-      }))
-
-    it.effect("a search's matches from many imports, their first-seen days interleaved, page in the live search's order at every limit", () =>
-      Effect.gen(function*() {
-        const { api_key } = yield* account({ plan: "pro" })
-        const search = (yield* create(api_key, { name: "Tapir", library: "social", filters: { q: "tapir" } })).json.saved_search
-        yield* TestClock.adjust("1 second")
-        // Six imports, each its own match row, each spanning most of the month (and ties on first_seen).
-        for (let n = 0; n < 6; n++) {
-          yield* ingestAll("ads", Array.from({ length: 9 }, (_, i) =>
-            adOf(`ss-tapir-${n}-${i}`, (i * 3 + n * 5) % 28, { headline: `tapir ${n} import`, advertiser_external_id: "ss-adv-1" })))
-        }
-        yield* TestClock.adjust("61 seconds")
-        const live = yield* allIds(api_key, "/api/v1/adlibrary", { q: "tapir", sort: "newest" })
-        expect(live).toHaveLength(54)
-        expect(yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})).toEqual(live)
-        for (const limit of [1, 2, 5, 7]) {
-          yield* TestClock.adjust("61 seconds")
-          const ids: Array<string> = []
-          let page = (yield* get(api_key, `${prefix}/${search.id}/matches?limit=${limit}`)).json
-          for (;;) {
-            expect(page.data.length).toBe(Math.min(limit, live.length - ids.length))
-            ids.push(...page.data.map((a: { id: string }) => a.id))
-            if (page.scroll_token === null) break
-            page = (yield* get(api_key, `${prefix}/${search.id}/matches?scroll_token=${page.scroll_token}`)).json
-          }
-          expect({ limit, ids }).toEqual({ limit, ids: live })
-        }
-      }))
-
-    it.effect("searches that ask the same thing share one query: each sees the imports after it was saved, is told its own, and keeps the matches when the other is deleted", () =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const [a, b] = [yield* account({ plan: "pro" }), yield* account({ plan: "pro" })]
-        const queriesOf = (word: string) =>
-          sql<{ searches: number }>`select searches from saved_search_queries where tsq = websearch_to_tsquery('english', ${word})`
-        const early = (yield* create(a.api_key, { name: "Early", library: "social", filters: { q: "Wombats" } })).json.saved_search
-        yield* ingestAll("ads", importOf("wb-1", 30, [["wombat", 3, 0]]))
-        // Saved between the two imports, the same query in other words ("Wombats" and "wombat" compile alike).
-        const late = (yield* create(b.api_key, { name: "Late", library: "social", filters: { q: "wombat" } })).json.saved_search
-        expect((yield* queriesOf("wombat")).map((q) => q.searches)).toEqual([2])
-        yield* ingestAll("ads", importOf("wb-2", 30, [["wombat", 5, 0]]))
-
-        const earlyMatches = yield* allIds(a.api_key, `${prefix}/${early.id}/matches`, {})
-        const lateMatches = yield* allIds(b.api_key, `${prefix}/${late.id}/matches`, {})
-        expect([earlyMatches.length, lateMatches.length]).toEqual([16, 6])
-        expect(lateMatches.every((id) => id.startsWith("ss-wb-2-"))).toBe(true)
-        expect(earlyMatches.filter((id) => id.startsWith("ss-wb-2-"))).toEqual(lateMatches)
-        // Each account is told its own: a's two imports, b's second only.
-        const told = (id: AccountId) => Effect.map(eventsOf(id), (events) => events.map((e) => [e.data.saved_search_id, e.data.count]))
-        expect(yield* told(a.id)).toEqual([[early.id, 10], [early.id, 6]])
-        expect(yield* told(b.id)).toEqual([[late.id, 6]])
-
-        // One delete leaves the other's matches; the last takes the query and its rows.
-        expect((yield* send(a.api_key, "DELETE", `${prefix}/${early.id}`)).status).toBe(200)
-        expect(yield* allIds(b.api_key, `${prefix}/${late.id}/matches`, {})).toEqual(lateMatches)
-        expect((yield* queriesOf("wombat")).map((q) => q.searches)).toEqual([1])
-        expect((yield* send(b.api_key, "DELETE", `${prefix}/${late.id}`)).status).toBe(200)
-        expect(yield* queriesOf("wombat")).toEqual([])
-        const left = yield* sql<{ n: number }>`
-          select (select count(*) from saved_search_query_matches m where not exists (select from saved_search_queries q where q.id = m.query_id))::int as n`
-        expect(left[0]!.n).toBe(0)
-      }))
-
-    it.scoped("an import that died before its end (its process killed) is told by the first import an hour after its last batch", () =>
-      Effect.gen(function*() {
-        const { api_key, id } = yield* account({ plan: "pro" })
-        const search = (yield* create(api_key, { name: "Pangolin", library: "social", filters: { q: "pangolin" } })).json.saved_search
-        yield* TestClock.adjust("1 second")
-        // An ingest whose import never reaches its end: its batches commit, nothing tells them.
-        const imports = yield* ImportEvents
-        const dying = Context.get(
-          yield* Layer.build(Ingest.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(ImportEvents, ImportEvents.make({
-            ...imports,
-            duringImport: (effect) => Effect.provideService(effect, CurrentImport, { id: randomUUID() })
-          }))))),
-          Ingest
-        )
-        yield* dying.records("ads", Stream.fromIterable(importOf("dead", 30, [["pangolin", 3, 0]])))
-        expect(yield* eventsOf(id)).toEqual([])
-        expect((yield* pendingRows)[0]!.n).toBeGreaterThan(0)
-        // Within the hour another import's end leaves them (that import may still be running).
-        yield* TestClock.adjust("59 minutes")
-        yield* ingestAll("ads", importOf("soon", 3, []))
-        expect(yield* eventsOf(id)).toEqual([])
-        yield* TestClock.adjust("61 seconds")
-        yield* ingestAll("ads", importOf("later", 3, []))
-        const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
-        expect(stored).toHaveLength(10)
-        expect((yield* eventsOf(id)).map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, 10, stored]])
-        expect((yield* pendingRows)[0]!.n).toBe(0)
-      }))
-  })
-})
 
 describe("migration 0098: match rows per saved search and batch", () => {
   layer(TestDatabase)((it) => {

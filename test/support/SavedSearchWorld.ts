@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { expect } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import type { AccountId } from "../../src/kernel/Ids.js"
+import { Ingest } from "../../src/ingest/Ingest.js"
+import { ad } from "../fixtures/world.js"
+import { ingestAll } from "./AdWorld.js"
+import { advertiser } from "./BrandWorld.js"
+import { TestDatabase } from "./TestDatabase.js"
+import { sendJson, testServer } from "./TestServer.js"
+
+// What the saved searches' tests share (test/savedSearches.test.ts, test/savedSearchEvents.test.ts).
+
+export const prefix = "/api/v1/saved-searches"
+export const DAY = 86_400_000
+
+export const world = Layer.effectDiscard(ingestAll("advertisers", [
+  advertiser("ss-adv-1", "Lumen Outfitters"),
+  advertiser("ss-adv-2", "Quokka Garden Supply"),
+  advertiser("ss-brand", "Tracked Brand Co"),
+  advertiser("ss-adv-1", "Lumen Pins", undefined, "pinboard")
+])).pipe(
+  Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default)),
+  Layer.provideMerge(TestDatabase)
+)
+
+export const get = (key: string, path: string) => sendJson(key, "GET", path)
+export const send = sendJson
+export const create = (key: string, body: unknown) => send(key, "POST", prefix, body)
+export const error = (message: string) => JSON.stringify({ success: false, error: message })
+
+/** A social ad with no lander or store, first seen `day` days into September 2026. */
+export const adOf = (id: string, day: number, extra: Record<string, unknown> = {}) =>
+  ad(id, {
+    lander_external_id: null,
+    store_external_id: null,
+    first_seen: new Date(Date.UTC(2026, 8, 1) + day * DAY + (id.length % 7) * 60_000).toISOString(),
+    last_seen: "2026-10-01T00:00:00Z",
+    ...extra
+  })
+
+/** Every id of a P1 route, page by page. */
+export const allIds = (key: string, path: string, query: Record<string, string>) =>
+  Effect.gen(function*() {
+    const ids: Array<string> = []
+    let token: string | null = null
+    for (;;) {
+      const params: URLSearchParams = new URLSearchParams(token === null ? { ...query, limit: "50" } : { scroll_token: token })
+      const page: { status: number; json: any } = yield* get(key, `${path}?${params}`)
+      expect(page.status).toBe(200)
+      ids.push(...page.json.data.map((a: { id: string }) => a.id))
+      token = page.json.scroll_token
+      if (token === null) return ids
+    }
+  })
+
+/** A saved search's filters as the search route's query string carries them. */
+export const asQuery = (filters: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]))
+
+/** Events summed per type, in the order the types first occur (an import's lanes each write their own). */
+export const summed = (events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>) => {
+  const byType = new Map<string, { brand_id: unknown; count: number; ad_ids: Array<string> }>()
+  for (const e of events) {
+    const sum = byType.get(e.type) ?? { brand_id: e.data.brand_id, count: 0, ad_ids: [] }
+    sum.count += Number(e.data.count)
+    sum.ad_ids.push(...(e.data.ad_ids as Array<string>))
+    sum.ad_ids.sort()
+    byType.set(e.type, sum)
+  }
+  return Array.from(byType, ([type, data]) => ({ type, data }))
+}
+
+export const eventsOf = (accountId: AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ type: string; data: Record<string, unknown> }>`select type, data from outbox_events where account_id = ${accountId}::uuid order by seq`)
