@@ -1,102 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
-import parsePrometheusTextFormat from "parse-prometheus-text-format"
-import pg from "pg"
-import * as path from "node:path"
-import { DemoData } from "../src/demo/DemoData.js"
+import { Effect } from "effect"
 import { flagship } from "../src/demo/FlagshipBrand.js"
-import { Ingest } from "../src/ingest/Ingest.js"
-import * as Database from "../src/platform/db/Database.js"
-import { type Cluster, ensureDatabase } from "../src/platform/db/EmbeddedPostgres.js"
-import { ReplicaHealth } from "../src/platform/db/Replicas.js"
-import { loadSmallWorld, recordsOf } from "./support/AdWorld.js"
-import { cluster, eventually } from "./support/StreamingReplicas.js"
-import { tempDir } from "./support/TempDir.js"
-import { account, balanceOf, call, keyHeader, testServer, TestServer } from "./support/TestServer.js"
-import { get as workspaceGet, keyAuth, post as workspacePost, v1 } from "./support/Workspace.js"
+import { eventually } from "./support/StreamingReplicas.js"
+import { account, call, keyHeader } from "./support/TestServer.js"
+import { adminToken, caughtUp, gauge, onReplica, replicaCommits, replicaHolds, search, server, words } from "./support/ReplicatedService.js"
 
 /**
  * The service on a primary and a streaming replica (issue 31, R1), through HTTP: research reads
  * are served by the replica, metering and the workspace by the primary, and a replica that stops
  * mid-load costs no call an error.
+ * Metering, the workspace and a replica stopped mid-load: test/replicaMetering.test.ts.
  */
-
-class Clusters extends Context.Tag("test/Clusters")<Clusters, { readonly primary: Cluster; readonly replica: Cluster }>() {}
-
-/** A primary with database `adintel` and its replica; the service's client over both (`REPLICA_MAX_LAG` 1 s), migrated. */
-const replicated = Layer.unwrapScoped(Effect.gen(function*() {
-  const dir = yield* tempDir("replicated")
-  const primary = yield* cluster(path.join(dir, "primary"))
-  yield* Effect.promise(() => ensureDatabase(primary.adminUrl, "adintel"))
-  const replica = yield* cluster(path.join(dir, "replica"), primary)
-  const config = ConfigProvider.fromMap(new Map([["DATABASE_REPLICA_URLS", replica.urlFor("adintel")], ["REPLICA_MAX_LAG", "1 second"]]))
-  return Database.clientLayer(Redacted.make(primary.urlFor("adintel"))).pipe(
-    Layer.provide(Layer.setConfigProvider(config)),
-    Layer.tap((context) => Effect.provide(Database.migrate, context)),
-    Layer.orDie,
-    Layer.merge(Layer.succeed(Clusters, { primary, replica }))
-  )
-}))
-
-const adminToken = "replica-metrics-admin-token-0123456789"
-
-const server = Layer.effectDiscard(loadSmallWorld).pipe(
-  Layer.provideMerge(Layer.mergeAll(
-    testServer({ config: { rateLimitPerMinute: 100_000, adminToken: Option.some(Redacted.make(adminToken)) } }),
-    DemoData.Default
-  )),
-  Layer.provideMerge(Ingest.Default),
-  Layer.provideMerge(replicated)
-)
-
-/** The replica's series of a gauge on `/metrics`, read by a Prometheus text-format parser. */
-const gauge = (name: string) =>
-  Effect.map(call("/metrics", { headers: { Authorization: `Bearer ${adminToken}` } }), (answer) => {
-    expect(answer.status).toBe(200)
-    const family = parsePrometheusTextFormat(answer.body).find((f) => f.name === name)
-    return family?.metrics.find((m) => m.labels?.["replica"] === "replica-1")?.value
-  })
-
-const onReplica = <A extends pg.QueryResultRow>(text: string) =>
-  Effect.flatMap(Clusters, ({ replica }) =>
-    Effect.promise(async () => {
-      // On its `postgres` database: these reads add nothing to `adintel`'s statistics.
-      const client = new pg.Client({ connectionString: replica.adminUrl })
-      await client.connect()
-      try {
-        return (await client.query<A>(text)).rows
-      } finally {
-        await client.end()
-      }
-    }))
-
-/** Whether the replica's `adintel` holds an ad's transcript yet. */
-const replicaHolds = (adId: string) =>
-  Effect.flatMap(Clusters, ({ replica }) =>
-    Effect.promise(async () => {
-      const client = new pg.Client({ connectionString: replica.urlFor("adintel") })
-      await client.connect()
-      try {
-        return (await client.query("select 1 from transcripts where subject = 'ad' and subject_id = $1", [adId])).rowCount === 1
-      } finally {
-        await client.end()
-      }
-    }))
-
-/** Transactions the replica has committed in `adintel` (its own statistics: what it served). */
-const replicaCommits = Effect.map(
-  onReplica<{ n: string }>("select xact_commit::text as n from pg_stat_database where datname = 'adintel'"),
-  (rows) => Number(rows[0]!.n)
-)
-
-/** The replica in: its replay lag under `REPLICA_MAX_LAG`. */
-const caughtUp = Effect.flatMap(ReplicaHealth, (health) =>
-  eventually(Effect.zipRight(health.check, health.states), (states) => states[0]?.healthy === true))
-
-/** Words of the small world's social headlines: searches that find ads. */
-const words = recordsOf("ads").filter((ad) => ad.library === "social").slice(0, 8).map((ad) => String(ad.headline).split(/[^A-Za-z]+/).find((w) => w.length > 4)!)
-const search = (key: string, n: number) => call(`/api/v1/adlibrary?q=${encodeURIComponent(words[n % words.length]!)}&limit=5`, keyHeader(key))
 
 describe("the service on a primary and a streaming replica (issue 31)", () => {
   // Live clock: the waits below are on PostgreSQL's replay and statistics, in real time.
@@ -213,51 +128,5 @@ describe("the service on a primary and a streaming replica (issue 31)", () => {
         expect(yield* read("replica-read-2")).toEqual(record("Stored with the replay paused."))
         expect(yield* read("replica-read-never")).toEqual(record(null))
       }).pipe(Effect.ensuring(Effect.orDie(onReplica("select pg_wal_replay_resume()")))))
-
-    it.effect("metering stays exact on the primary: 60 searches in flight on 25 credits, exactly 25 answered, balance 0", () =>
-      Effect.gen(function*() {
-        yield* caughtUp
-        const { id, api_key } = yield* account({ patch: { monthly_limit: 25 } })
-        const { url } = yield* TestServer
-        const statuses = yield* Effect.promise(() =>
-          Promise.all(Array.from({ length: 60 }, (_, n) => fetch(`${url}/api/v1/adlibrary?q=${encodeURIComponent(words[0]!)}&limit=${1 + (n % 5)}`, keyHeader(api_key)).then((r) => r.status))))
-        expect(statuses.filter((s) => s === 200)).toHaveLength(25)
-        expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([])
-        expect((yield* balanceOf(id)).total_remaining).toBe(0)
-      }))
-
-    it.effect("with the replica's replay paused, an account reads its workspace write at once (the primary serves it)", () =>
-      Effect.gen(function*() {
-        yield* caughtUp
-        yield* onReplica("select pg_wal_replay_pause()")
-        const { api_key } = yield* account()
-        const auth = keyAuth(api_key)
-        const created = yield* workspacePost(auth, `${v1}/create-folder`, { name: "Read my write" })
-        expect(created.status).toBe(200)
-        const tree = yield* workspaceGet(auth, `${v1}/folders-with-boards`)
-        expect(tree.json.data).toEqual([{ id: created.json.folder.id, name: "Read my write", boards: [] }])
-      }).pipe(Effect.ensuring(Effect.orDie(onReplica("select pg_wal_replay_resume()")))))
-
-    it.effect("the replica stopped mid-load: every search answers 200, then the primary serves them", () =>
-      Effect.gen(function*() {
-        yield* caughtUp
-        const { replica } = yield* Clusters
-        const { api_key } = yield* account()
-        const [answers] = yield* Effect.all([
-          Effect.forEach(Array.from({ length: 80 }, (_, n) => n), (n) => search(api_key, n), { concurrency: 4 }),
-          Effect.promise(() => replica.stop()).pipe(Effect.delay("200 millis"))
-        ], { concurrency: 2 })
-        expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body])).toEqual([])
-        const health = yield* ReplicaHealth
-        yield* health.check
-        expect((yield* health.states)[0]).toMatchObject({ name: "replica-1", healthy: false })
-        expect(yield* gauge("adintel_replica_healthy")).toBe("0")
-        // Still ready: with no healthy replica the primary serves every read (R1).
-        const ready = yield* call("/ready")
-        expect(ready.status).toBe(200)
-        expect(JSON.parse(ready.body).replicas).toEqual([
-          { name: "replica-1", healthy: false, lag_ms: null, reason: expect.stringMatching(/^it cannot be reached \(|^it did not answer/), checked_at: expect.any(String) }
-        ])
-      }))
   })
 })
