@@ -263,52 +263,52 @@ const problemWith = (answer: Answer): Option.Option<string> => {
  * they send every probe once.
  */
 export const fuzzShard = (shard: number, shards: number) =>
-describe(`contract-driven fuzzing (issue 16), probes ${shard} of every ${shards}`, () => {
-  layer(server)((it) => {
-    it.effect("no operation answers a 5xx or a malformed refusal, whatever its parameters carry", () =>
-      Effect.gen(function*() {
-        const { url } = yield* TestServer
-        const owner = yield* account({ plan: "premium", password: "fuzz-password-1", patch: { monthly_limit: 1_000_000 } })
-        const session = yield* signIn(owner.email, "fuzz-password-1")
-        const { origin } = yield* sameOrigin
-        const credentials = (operation: Operation): Record<string, string> => {
-          const schemes = new Set(operation.security.flatMap((s) => Object.keys(s)))
-          if (schemes.has("AdminToken")) return { authorization: `Bearer ${adminToken}` }
-          if (schemes.has("ApiKeyHeader")) return { "x-api-key": owner.api_key }
-          if (schemes.has("SessionCookie")) return { cookie: session.cookie, origin }
-          return { origin }
-        }
-        const seen = new Set<string>()
-        const probes = [...operations, ...mirrors].flatMap((operation) => {
-          const signature = signatureOf(operation)
-          const twinSeen = seen.has(signature)
-          seen.add(signature)
-          return probesOf(operation, twinSeen)
-        }).filter((_, i) => i % shards === shard - 1)
-        const problems: Array<string> = []
-        const statuses = new Map<number, number>()
-        const started = performance.now()
-        yield* Effect.forEach(probes, (probe) =>
-          Effect.promise(async () => {
-            const target = `${url}${probe.path}${probe.query === "" ? "" : `?${probe.query}`}`
-            const headers: Record<string, string> = { ...credentials(probe.operation) }
-            const init: RequestInit = { method: probe.operation.method, headers }
-            if (Option.isSome(probe.body)) {
-              headers["content-type"] = probe.body.value[0]
-              init.body = probe.body.value[1]
-            }
-            const response = await fetch(target, init)
-            const answer: Answer = { status: response.status, headers: response.headers, body: await response.text() }
-            statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
-            Option.map(problemWith(answer), (problem) => problems.push(`${probe.operation.method} ${probe.operation.path} ${probe.what}: ${problem}`))
-          }), { concurrency: 6, discard: true })
-        const seconds = ((performance.now() - started) / 1000).toFixed(1)
-        console.log(`${operations.length} operations and ${mirrors.length} mirrors, shard ${shard} of ${shards}: ${probes.length} requests in ${seconds} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
-        expect(problems).toEqual([])
-        // The probes reached validation: most of them are refused as bad input.
-        expect(statuses.get(400) ?? 0).toBeGreaterThan(probes.length / 2)
-        expect(operations.length).toBeGreaterThan(180)
-        expect(mirrors.length).toBeGreaterThan(150)
-      }), { timeout: 120_000 })
+  describe(`contract-driven fuzzing (issue 16), probes ${shard} of every ${shards}`, () => {
+    layer(server)((it) => {
+      it.effect("no operation answers a 5xx or a malformed refusal, whatever its parameters carry", () =>
+        Effect.gen(function*() {
+          const { url } = yield* TestServer
+          const owner = yield* account({ plan: "premium", password: "fuzz-password-1", patch: { monthly_limit: 1_000_000 } })
+          const session = yield* signIn(owner.email, "fuzz-password-1")
+          const { origin } = yield* sameOrigin
+          const credentials = (operation: Operation): Record<string, string> => {
+            const schemes = new Set(operation.security.flatMap((s) => Object.keys(s)))
+            if (schemes.has("AdminToken")) return { authorization: `Bearer ${adminToken}` }
+            if (schemes.has("ApiKeyHeader")) return { "x-api-key": owner.api_key }
+            if (schemes.has("SessionCookie")) return { cookie: session.cookie, origin }
+            return { origin }
+          }
+          const seen = new Set<string>()
+          const probes = [...operations, ...mirrors].flatMap((operation) => {
+            const signature = signatureOf(operation)
+            const twinSeen = seen.has(signature)
+            seen.add(signature)
+            return probesOf(operation, twinSeen)
+          }).filter((_, i) => i % shards === shard - 1)
+          const problems: Array<string> = []
+          const statuses = new Map<number, number>()
+          const started = performance.now()
+          yield* Effect.forEach(probes, (probe) =>
+            Effect.promise(async () => {
+              const target = `${url}${probe.path}${probe.query === "" ? "" : `?${probe.query}`}`
+              const headers: Record<string, string> = { ...credentials(probe.operation) }
+              const init: RequestInit = { method: probe.operation.method, headers }
+              if (Option.isSome(probe.body)) {
+                headers["content-type"] = probe.body.value[0]
+                init.body = probe.body.value[1]
+              }
+              const response = await fetch(target, init)
+              const answer: Answer = { status: response.status, headers: response.headers, body: await response.text() }
+              statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
+              Option.map(problemWith(answer), (problem) => problems.push(`${probe.operation.method} ${probe.operation.path} ${probe.what}: ${problem}`))
+            }), { concurrency: 6, discard: true })
+          const seconds = ((performance.now() - started) / 1000).toFixed(1)
+          console.log(`${operations.length} operations and ${mirrors.length} mirrors, shard ${shard} of ${shards}: ${probes.length} requests in ${seconds} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+          expect(problems).toEqual([])
+          // The probes reached validation: most of them are refused as bad input.
+          expect(statuses.get(400) ?? 0).toBeGreaterThan(probes.length / 2)
+          expect(operations.length).toBeGreaterThan(180)
+          expect(mirrors.length).toBeGreaterThan(150)
+        }), { timeout: 120_000 })
+    })
   })
-})
