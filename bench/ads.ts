@@ -17,6 +17,12 @@
  * and its time against the import's, and the time until every route answers, "live"); or with
  * `BENCH_COUNTING=alongside`, by the server's counting fiber as the import goes, the server
  * started first, as a deployment imports.
+ *
+ * `BENCH_PARTS` (a comma-separated list; all of them by default) measures only some parts on the
+ * loaded world: `searches` (the shapes above and the scroll walks), `brand-tabs`, `landers` (the
+ * lander library and the trend routes), `brands` (the tracker and the inbox), `window-move` (the
+ * trends' midnight). The test of each mode (counting alongside, a replica) asks only for the parts
+ * the mode changes: the default run's test already covers every part.
  */
 import * as path from "node:path"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
@@ -36,6 +42,13 @@ const walkPages = Number(process.env["BENCH_WALK_PAGES"] ?? 200)
 const seed = 1
 /** Who counts the import's trends: the benchmark after it, or the server alongside it. */
 const alongside = process.env["BENCH_COUNTING"] === "alongside"
+const allParts = ["searches", "brand-tabs", "landers", "brands", "window-move"] as const
+const parts = new Set((process.env["BENCH_PARTS"] ?? allParts.join(",")).split(",").map((part) => part.trim()))
+for (const part of parts) {
+  if (!(allParts as ReadonlyArray<string>).includes(part)) throw new Error(`BENCH_PARTS: ${JSON.stringify(part)} is none of ${allParts.join(", ")}`)
+}
+/** Whether `part` is measured in this run. */
+const measured = (part: typeof allParts[number]) => parts.has(part)
 
 const importAds = (url: string, countBeside: boolean) =>
   importWorld(url, { scale: scaleName, seed, only: ["stores", "landers", "advertisers", "ads"] }, countBeside)
@@ -91,54 +104,59 @@ const measure = async (url: string, dir: string, loaded: boolean) => {
     const base = `http://127.0.0.1:${server.port}`
     const request = timedClient(base, key!, await pgCpuMeter(url))
     try {
-      const countries = ["US", "GB", "CA", "AU", "DE"]
-      const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
-        ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
-        ["keyword + 2 filters", (n) => [`/api/v1/adlibrary?q=${encodeURIComponent(keywordsOf(picked[n % picked.length]!.headline))}&country=${countries[n % 5]}&status=active`]],
-        ["filters only, newest", (n) => [`/api/v1/adlibrary?country=${countries[n % 5]}&format=video,image&sort=newest`]],
-        ["magic-ai text", (n) => ["/api/v1/magic-ai", { text: reworded(picked[n % picked.length]!.body), library: ["social"] }]]
-      ]
-      console.log("Warming up…")
-      for (let n = 0; n < warmUpRounds(20, samples); n++) for (const [, next] of shapes) await request(...next(n))
-      const figures = new Figures()
-      // Interleaved, so a burst of noise on the machine hits every shape alike.
-      for (let n = 0; n < samples; n++) {
-        for (const [name, next] of shapes) figures.add(name, await request(...next(n + 1000)))
-      }
-      console.log(`Walking ${walks} scrolls to page ${walkPages} (or their last)…`)
-      const first: Array<Timed> = []
-      const deep: Array<Timed> = []
-      let deepest = walkPages
-      for (let w = 0; w < walks; w++) {
-        const search = `/api/v1/adlibrary?country=${countries[w % 5]}&sort=${w % 2 === 0 ? "newest" : "longest_running"}&limit=20`
-        let page = await request(search)
-        let depth = 1
-        while (depth < walkPages && page.json.has_more) {
-          page = await request(`/api/v1/adlibrary?scroll_token=${page.json.scroll_token}`)
-          depth++
-        }
-        deep.push(page)
-        deepest = Math.min(deepest, depth)
-        // page 1 of the same search, timed next to the deep page for a fair pair
-        first.push(await request(search))
-      }
-      for (const timed of first) figures.add("scroll page 1", timed)
-      for (const timed of deep) figures.add(`scroll page ${deepest} (deepest walked)`, timed)
-      figures.print("shape", "GET /api/v1/credits (baseline)")
-      const ratio = percentile(deep.map((t) => t.ms), 50) / percentile(first.map((t) => t.ms), 50)
-      console.log("")
-      console.log(`page ${deepest} / page 1 (p50): ${ratio.toFixed(2)}   (goal ≤ 1.5)`)
-      console.log(`searches p95: keyword ${percentile(figures.ms("keyword + 2 filters"), 95).toFixed(1)} ms, filters ${percentile(figures.ms("filters only, newest"), 95).toFixed(1)} ms   (goal < 50 ms)`)
-      console.log(`magic-ai text p95: ${percentile(figures.ms("magic-ai text"), 95).toFixed(1)} ms   (goal < 150 ms)`)
-      await measureBrandTabs(request, samples)
-      await landersAndTrends(request, samples)
+      if (measured("searches")) await searches(request, picked)
+      if (measured("brand-tabs")) await measureBrandTabs(request, samples)
+      if (measured("landers")) await landersAndTrends(request, samples)
       // The brand tracker and the inbox (bench/brands.ts) on the same server: another start would
       // only cost the run its time.
-      await measureBrands(url, dir, server)
+      if (measured("brands")) await measureBrands(url, dir, server)
     } finally {
       await server.stop()
     }
-    await windowMove(url)
+    if (measured("window-move")) await windowMove(url)
+}
+
+/** The ad searches: the shapes interleaved with the baseline, then scrolls walked deep. */
+const searches = async (request: (route: string, body?: unknown) => Promise<Timed>, picked: ReadonlyArray<{ headline: string; body: string }>) => {
+  const countries = ["US", "GB", "CA", "AU", "DE"]
+  const shapes: Array<[name: string, next: (n: number) => [string, unknown?]]> = [
+    ["GET /api/v1/credits (baseline)", () => ["/api/v1/credits"]],
+    ["keyword + 2 filters", (n) => [`/api/v1/adlibrary?q=${encodeURIComponent(keywordsOf(picked[n % picked.length]!.headline))}&country=${countries[n % 5]}&status=active`]],
+    ["filters only, newest", (n) => [`/api/v1/adlibrary?country=${countries[n % 5]}&format=video,image&sort=newest`]],
+    ["magic-ai text", (n) => ["/api/v1/magic-ai", { text: reworded(picked[n % picked.length]!.body), library: ["social"] }]]
+  ]
+  console.log("Warming up…")
+  for (let n = 0; n < warmUpRounds(20, samples); n++) for (const [, next] of shapes) await request(...next(n))
+  const figures = new Figures()
+  // Interleaved, so a burst of noise on the machine hits every shape alike.
+  for (let n = 0; n < samples; n++) {
+    for (const [name, next] of shapes) figures.add(name, await request(...next(n + 1000)))
+  }
+  console.log(`Walking ${walks} scrolls to page ${walkPages} (or their last)…`)
+  const first: Array<Timed> = []
+  const deep: Array<Timed> = []
+  let deepest = walkPages
+  for (let w = 0; w < walks; w++) {
+    const search = `/api/v1/adlibrary?country=${countries[w % 5]}&sort=${w % 2 === 0 ? "newest" : "longest_running"}&limit=20`
+    let page = await request(search)
+    let depth = 1
+    while (depth < walkPages && page.json.has_more) {
+      page = await request(`/api/v1/adlibrary?scroll_token=${page.json.scroll_token}`)
+      depth++
+    }
+    deep.push(page)
+    deepest = Math.min(deepest, depth)
+    // page 1 of the same search, timed next to the deep page for a fair pair
+    first.push(await request(search))
+  }
+  for (const timed of first) figures.add("scroll page 1", timed)
+  for (const timed of deep) figures.add(`scroll page ${deepest} (deepest walked)`, timed)
+  figures.print("shape", "GET /api/v1/credits (baseline)")
+  const ratio = percentile(deep.map((t) => t.ms), 50) / percentile(first.map((t) => t.ms), 50)
+  console.log("")
+  console.log(`page ${deepest} / page 1 (p50): ${ratio.toFixed(2)}   (goal ≤ 1.5)`)
+  console.log(`searches p95: keyword ${percentile(figures.ms("keyword + 2 filters"), 95).toFixed(1)} ms, filters ${percentile(figures.ms("filters only, newest"), 95).toFixed(1)} ms   (goal < 50 ms)`)
+  console.log(`magic-ai text p95: ${percentile(figures.ms("magic-ai text"), 95).toFixed(1)} ms   (goal < 150 ms)`)
 }
 
 runBench(() => withBenchDatabase("bench-ads", measure))
