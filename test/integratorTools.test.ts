@@ -11,8 +11,9 @@ import { TestServer } from "./support/TestServer.js"
 /**
  * Issue 27: the contract works in the tools integrators use, run offline on what the service
  * serves: `redocly lint` with the recommended ruleset (no configuration, no ignore file), and
- * the document's tags and mirrors. The clients (openapi-typescript and a `--strict` openapi-fetch
- * program, `/docs` in Chromium, the MCP Inspector): test/integratorClients.test.ts.
+ * the document's tags and mirrors. The clients: openapi-typescript and a `--strict` openapi-fetch
+ * program in test/integratorClients.test.ts, `/docs` in Chromium and the MCP Inspector in
+ * test/integratorBrowsers.test.ts.
  */
 
 describe("the contract in integrators' tools (issue 27)", () => {
