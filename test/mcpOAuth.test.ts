@@ -1,86 +1,24 @@
 import { SqlClient } from "@effect/sql"
-import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
 import { describe, expect, layer } from "@effect/vitest"
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
-import { Deferred, Effect, Exit, Layer, TestClock } from "effect"
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { Effect, Layer, TestClock } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import * as path from "node:path"
 import * as http from "node:http"
 import { Accounts } from "../src/access/accounts/Accounts.js"
-import { Gateway } from "../src/access/gateway/Gateway.js"
 import { maxGrantsPerAccount, maxUsedRefreshTokens } from "../src/access/oauth/OAuthRepo.js"
-import { loadedSmallWorldServer } from "./support/AdWorld.js"
 import { TrustProxy } from "../src/platform/Forwarded.js"
+import { creditsWith, maxPending, oauthServer, password, rateLimit } from "./support/McpOAuth.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, signIn, TestServer, testServer } from "./support/TestServer.js"
 
 /**
- * Issue 21, M3-M4: the OAuth 2.1 authorization server of `/mcp`, driven by the official MCP SDK's
- * OAuth client (discovery, registration, PKCE, refresh) with the sign-in and consent pages in
- * headless Chromium; then what must be refused: a wrong verifier, a code used twice or too late,
+ * Issue 21, M3-M4: the OAuth 2.1 authorization server of `/mcp` (the official MCP SDK's OAuth
+ * client through the sign-in and consent pages in headless Chromium: test/mcpOAuthBrowser.test.ts,
+ * a file of its own for the browser's CPU); here its documents, and what must be refused: a wrong verifier, a code used twice or too late,
  * a refresh token used twice, a foreign redirect URI, a token for another resource, the key
  * regenerated, the plan downgraded, too many calls.
  */
 
-const password = "an oauth password"
-const rateLimit = 12
-const maxPending = 8
-
-/** The SDK's OAuth client state, kept in memory as a desktop client keeps it on disk. */
-class MemoryProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  constructor(readonly redirectUrl: string, readonly stateValue = "state-" + randomBytes(8).toString("hex")) {}
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "Test Desktop", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
-  }
-  state() {
-    return this.stateValue
-  }
-  clientInformation() {
-    return this.client
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-}
-
-/** The loopback listener a desktop client opens for the redirect: the first URL it receives. */
-const callbackServer = Effect.gen(function*() {
-  const received = yield* Deferred.make<URL>()
-  const server = yield* Effect.acquireRelease(
-    Effect.async<http.Server>((resume) => {
-      const server = http.createServer((request, response) => {
-        Deferred.unsafeDone(received, Exit.succeed(new URL(request.url ?? "/", "http://127.0.0.1")))
-        response.writeHead(200, { "content-type": "text/plain" }).end("You can close this window.")
-      })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-    }),
-    (server) => Effect.sync(() => server.close())
-  )
-  const address = server.address()
-  return { port: typeof address === "object" && address !== null ? address.port : 0, received }
-})
 
 /** A plain HTTP request that may name its own Host (another resource's origin). */
 const raw = (url: string, options: { method?: string; headers?: Record<string, string>; body?: string }) =>
@@ -139,17 +77,6 @@ const consent = (options: {
 const token = (fields: Record<string, string>) =>
   Effect.map(call("/mcp/oauth/token", { method: "POST", headers: formHeaders, body: form(fields) }), (answer) => ({ ...answer, json: JSON.parse(answer.body) }))
 
-/** `tools/call` of `get_credits` with an access token: the HTTP status, and the result. */
-const creditsWith = (accessToken: string) =>
-  Effect.map(
-    call("/mcp", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_credits", arguments: {} } })
-    }),
-    (answer) => ({ status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined })
-  )
-
 /** A client, a signed-in account with a code for it, and the tokens the code is exchanged for. */
 const connected = (plan: "basic" | "pro" = "pro") =>
   Effect.gen(function*() {
@@ -167,10 +94,7 @@ const connected = (plan: "basic" | "pro" = "pro") =>
 
 describe("MCP over OAuth 2.1", () => {
   // Every registration here comes from 127.0.0.1: the per-address limit is tested on its own below.
-  layer(loadedSmallWorldServer({
-    config: { rateLimitPerMinute: rateLimit },
-    env: { OAUTH_MAX_PENDING_CLIENTS: String(maxPending), OAUTH_REGISTRATIONS_PER_ADDRESS: "100000" }
-  }))((it) => {
+  layer(oauthServer)((it) => {
     it.effect("publishes the discovery documents of M3", () =>
       Effect.gen(function*() {
         const { url } = yield* TestServer
@@ -190,78 +114,6 @@ describe("MCP over OAuth 2.1", () => {
           expect(metadata.token_endpoint_auth_methods_supported).toContain("none")
         }
       }))
-
-    it.scoped.skipIf(!hasChromium)("connects the SDK client through sign-in and consent in Chromium, calls tools, refreshes, disconnects", () =>
-      Effect.gen(function*() {
-        const { url } = yield* TestServer
-        const owner = yield* account({ plan: "pro", password })
-        const callback = yield* callbackServer
-        const redirectUrl = `http://127.0.0.1:${callback.port}/callback`
-        const provider = new MemoryProvider(redirectUrl)
-        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })
-        const first = new Client({ name: "oauth-test", version: "1.0.0" })
-        // No token yet: the server's 401 sends the SDK through discovery and registration to the authorize URL.
-        const refused = yield* Effect.promise(() => first.connect(transport).then(() => undefined, (e: unknown) => e))
-        expect(refused).toBeInstanceOf(UnauthorizedError)
-        const authorizationUrl = provider.authorizationUrl!
-        expect(authorizationUrl.pathname).toBe("/mcp/oauth/authorize")
-        expect(authorizationUrl.searchParams.get("resource")).toBe(`${url}/mcp`)
-
-        const browser = yield* launchChromium
-        const page = yield* Effect.promise(() => browser.newPage())
-        const run = <A>(f: () => Promise<A>) => Effect.promise(f)
-        // Not signed in: the login page, which comes back to the authorization request.
-        yield* run(() => page.goto(authorizationUrl.href))
-        expect(new URL(page.url()).pathname).toBe("/login")
-        yield* run(() => page.fill("#email", owner.email))
-        yield* run(() => page.fill("#password", password))
-        yield* run(() => Promise.all([page.waitForURL((u) => u.pathname === "/mcp/oauth/authorize"), page.click("button[type=submit]")]))
-        expect(yield* run(() => page.textContent("#client-name"))).toBe("Test Desktop")
-        expect(yield* run(() => page.textContent("#redirect-host"))).toBe(`127.0.0.1:${callback.port}`)
-        expect(yield* run(() => page.textContent("#account"))).toBe(owner.email)
-        yield* run(() => page.screenshot({ path: path.join(artifacts(), "mcp-consent.png"), fullPage: true }))
-        yield* run(() => Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click("#allow")]))
-        const redirected = yield* Deferred.await(callback.received)
-        expect(redirected.searchParams.get("state")).toBe(provider.stateValue)
-        const code = redirected.searchParams.get("code")!
-
-        yield* Effect.promise(() => transport.finishAuth(code))
-        expect(provider.saved?.token_type).toBe("Bearer")
-        expect(provider.saved?.expires_in).toBe(3600)
-
-        const client = new Client({ name: "oauth-test", version: "1.0.0" })
-        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })))
-        const tools = yield* Effect.promise(() => client.listTools())
-        expect(tools.tools.length).toBeGreaterThan(30)
-        const names = ["search_social_ads", "explore_shop_products", "get_credits"]
-        for (const name of names) {
-          const result = yield* Effect.promise(() => client.callTool({ name, arguments: name === "search_social_ads" ? { limit: 2 } : {} }))
-          expect(result.isError).toBe(false)
-        }
-        expect((yield* balanceOf(owner.id)).used).toBe(names.length)
-        // Answers are written to the ledger by the gateway's batching fiber: its queue drained first.
-        yield* (yield* Gateway).flush
-        const sql = yield* SqlClient.SqlClient
-        const ledger = yield* sql<{ method: string; route: string; status: number }>`
-          select method, route, status from request_ledger where account_id = ${owner.id}::uuid order by id`
-        expect(ledger).toEqual(names.map((route) => ({ method: "MCP", route, status: 200 })))
-
-        // Refresh: a new pair; the old access token is refused, the new one works.
-        const before = provider.saved!
-        expect(yield* Effect.promise(() => auth(provider, { serverUrl: new URL(`${url}/mcp`) }))).toBe("AUTHORIZED")
-        const after = provider.saved!
-        expect(after.refresh_token).not.toBe(before.refresh_token)
-        expect((yield* creditsWith(before.access_token)).status).toBe(401)
-        expect((yield* creditsWith(after.access_token)).json.result.isError).toBe(false)
-
-        // The key page lists the client; Disconnect ends its tokens.
-        yield* run(() => page.goto(`${url}/api`))
-        expect(yield* run(() => page.textContent("#mcp-clients"))).toContain("Test Desktop")
-        yield* run(() => Promise.all([page.waitForURL(`${url}/api`), page.click("#mcp-clients button")]))
-        expect(yield* run(() => page.textContent("#mcp-clients"))).toContain("None.")
-        expect((yield* creditsWith(after.access_token)).status).toBe(401)
-        yield* Effect.promise(() => client.close())
-      }), 120_000)
 
     it.effect("refuses a wrong PKCE verifier, a code used twice (revoking its tokens) and a code past its minute", () =>
       Effect.gen(function*() {
