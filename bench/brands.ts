@@ -10,6 +10,7 @@
  * Prints p50/p95 of each and the p95 ratio against the baseline. Alone: `npm run bench:brands`
  * (BENCH_SCALE=demo by default here, 30,000 ads), on a server of its own.
  */
+import { realpathSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -94,8 +95,9 @@ export const measureBrands = async (url: string, dir: string, running?: { readon
   }
 }
 
-// Run as a script (from the sources or a compiled tree), not imported by bench/ads.ts.
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script (from the sources or a compiled tree), not imported by bench/ads.ts. Node names
+// the main module by its real path: a script reached through a symbolic link is still this one.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
   runBench(() =>
     withBenchDatabase("bench-brands", async (url, dir, loaded) => {
