@@ -108,7 +108,9 @@ describe("fair use: the statement timeout and one account's heavy load (issue 28
         const sleeping = Effect.map(sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep%' and state = 'active'`, (rows) => rows[0]!.n)
         let heavyAnswered = 0
         const load = yield* Effect.fork(Effect.all(
-          Array.from({ length: 50 }, () => Effect.tap(call("/api/v1/probe/slow?ms=200", keyHeader(heavy.api_key)), () => Effect.sync(() => heavyAnswered++))),
+          // Half a second each: at 4 at a time, 8 answered a second, so that three cheap calls slowed
+          // by a loaded machine (the test run's other files) still see fewer than 20 (at 200 ms, 24 once).
+          Array.from({ length: 50 }, () => Effect.tap(call("/api/v1/probe/slow?ms=500", keyHeader(heavy.api_key)), () => Effect.sync(() => heavyAnswered++))),
           { concurrency: "unbounded" }
         ))
         // The heavy calls are in: more of them than the cap, running or waiting for a slot.
