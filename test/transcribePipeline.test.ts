@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
-import { AudioExtractor } from "../src/transcripts/engines/audio/AudioExtractor.js"
+import { AudioExtractor, wavPeak } from "../src/transcripts/engines/audio/AudioExtractor.js"
 import { runChild } from "../src/platform/ChildProcess.js"
 import { ScriptWriterLive, TranscriberLive } from "../src/transcripts/Engines.js"
 import * as OfflineScript from "../src/transcripts/engines/script/OfflineScript.js"
@@ -24,6 +24,35 @@ import { tempDir } from "./support/TempDir.js"
  */
 
 const extractor = AudioExtractor.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PATH", process.env.PATH ?? ""]])))))
+
+/**
+ * A 16 kHz mono 16-bit WAV of `samples` samples, all 0 but the one at `at`, which is `value`
+ * (then -`value` next to it): what `toWav` writes.
+ */
+const wavOf = (dir: string, name: string, samples: number, at: number, value: number) =>
+  Effect.promise(async () => {
+    const data = Buffer.alloc(samples * 2)
+    if (value !== 0) {
+      data.writeInt16LE(value, at * 2)
+      data.writeInt16LE(-value, at * 2 + 2)
+    }
+    const header = Buffer.alloc(44)
+    header.write("RIFF", 0, "ascii")
+    header.writeUInt32LE(36 + data.length, 4)
+    header.write("WAVEfmt ", 8, "ascii")
+    header.writeUInt32LE(16, 16)
+    header.writeUInt16LE(1, 20) // PCM
+    header.writeUInt16LE(1, 22) // mono
+    header.writeUInt32LE(16_000, 24)
+    header.writeUInt32LE(32_000, 28) // bytes a second
+    header.writeUInt16LE(2, 32)
+    header.writeUInt16LE(16, 34)
+    header.write("data", 36, "ascii")
+    header.writeUInt32LE(data.length, 40)
+    const file = path.join(dir, `${name}.wav`)
+    await writeFile(file, Buffer.concat([header, data]))
+    return file
+  })
 
 /** Media to WAV to transcript in one scope, with the WAV's path kept to check it is gone after. */
 const transcribeFile = (file: string) =>
@@ -128,6 +157,29 @@ describe("ffmpeg and pocketsphinx", () => {
       // The real media still converts.
       expect((yield* Effect.scoped(audio.toWav(fixture("ad-speech.mp4")))).seconds).toBeGreaterThan(12)
     }), { timeout: 60_000 })
+
+  // The decoder is a stand-in here (a script printing one timed word): the subject is which audio
+  // reaches it. The real decoder on real silence: the test above.
+  it.scopedLive("audio under the silence gate (-60 dBFS) is an empty transcript without the decoder; audio above it is decoded", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("silence-gate")
+      const decoder = path.join(dir, "pocketsphinx_continuous")
+      const ran = path.join(dir, "ran")
+      yield* Effect.promise(() => writeFile(decoder, `#!/bin/sh\necho >> ${ran}\necho "hello 0.10 0.50 0.900"\n`, { mode: 0o755 }))
+      const transcriber = yield* Effect.provide(Transcriber, Pocketsphinx.layer({ binary: decoder, modelDir: dir }))
+      const gate = Math.round(Pocketsphinx.silenceGate * 32768)
+      // Two seconds each; the loudest sample past the first piece wavPeak reads (1 MiB).
+      const quiet = yield* wavOf(dir, "quiet", 40_000, 36_000, gate - 1)
+      const audible = yield* wavOf(dir, "audible", 40_000, 36_000, gate + 1)
+      const zeros = yield* wavOf(dir, "zeros", 40_000, 0, 0)
+      expect(yield* wavPeak(audible)).toBe((gate + 1) / 32768)
+      expect(yield* wavPeak(zeros)).toBe(0)
+      expect(yield* transcriber.transcribe(quiet)).toEqual({ text: "", segments: [] })
+      expect(yield* transcriber.transcribe(zeros)).toEqual({ text: "", segments: [] })
+      expect(existsSync(ran)).toBe(false)
+      expect(yield* transcriber.transcribe(audible)).toEqual({ text: "hello", segments: [{ start: 0.1, end: 0.5, text: "hello" }] })
+      expect(existsSync(ran)).toBe(true)
+    }))
 
   it.effect("without pocketsphinx and TRANSCRIBE_URL, the engine is none and says why", () =>
     Effect.gen(function*() {

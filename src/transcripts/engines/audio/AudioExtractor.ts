@@ -1,4 +1,4 @@
-import { mkdtemp, open, rm } from "node:fs/promises"
+import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Config, Context, Duration, Effect, Layer, Option, type Scope } from "effect"
@@ -90,39 +90,70 @@ const installerBinary: Effect.Effect<Option.Option<string>> = Effect.tryPromise(
   Effect.orElseSucceed(() => Option.none<string>())
 )
 
-/**
- * A canonical 16-bit PCM WAV's duration from its header: the `data` chunk's length over the
- * byte rate. A length the writer could not patch (streamed output) counts as "to the end".
- */
-export const wavSeconds = (file: string): Effect.Effect<number, AudioUnavailable> =>
+/** Where a canonical WAV's samples are: the `data` chunk's offset and length, and the byte rate. */
+const wavLayout = async (handle: FileHandle) => {
+  const size = (await handle.stat()).size
+  const header = Buffer.alloc(Math.min(size, 4096))
+  await handle.read(header, 0, header.length, 0)
+  if (header.length < 12 || header.toString("ascii", 0, 4) !== "RIFF" || header.toString("ascii", 8, 12) !== "WAVE") {
+    throw new Error("not a WAV")
+  }
+  let byteRate = 0
+  for (let at = 12; at + 8 <= header.length;) {
+    const id = header.toString("ascii", at, at + 4)
+    const length = header.readUInt32LE(at + 4)
+    if (id === "fmt " && at + 20 <= header.length) byteRate = header.readUInt32LE(at + 16)
+    if (id === "data") {
+      if (byteRate <= 0) throw new Error("no fmt chunk before data")
+      const available = size - (at + 8)
+      return { dataAt: at + 8, dataBytes: Math.max(0, Math.min(length, available)), byteRate }
+    }
+    at += 8 + length + (length % 2)
+  }
+  throw new Error("no data chunk")
+}
+
+const readWav = <A>(file: string, f: (handle: FileHandle, layout: Awaited<ReturnType<typeof wavLayout>>) => Promise<A>) =>
   Effect.tryPromise({
     try: async () => {
       const handle = await open(file, "r")
       try {
-        const size = (await handle.stat()).size
-        const header = Buffer.alloc(Math.min(size, 4096))
-        await handle.read(header, 0, header.length, 0)
-        if (header.length < 12 || header.toString("ascii", 0, 4) !== "RIFF" || header.toString("ascii", 8, 12) !== "WAVE") {
-          throw new Error("not a WAV")
-        }
-        let byteRate = 0
-        for (let at = 12; at + 8 <= header.length;) {
-          const id = header.toString("ascii", at, at + 4)
-          const length = header.readUInt32LE(at + 4)
-          if (id === "fmt " && at + 20 <= header.length) byteRate = header.readUInt32LE(at + 16)
-          if (id === "data") {
-            if (byteRate <= 0) throw new Error("no fmt chunk before data")
-            const available = size - (at + 8)
-            return Math.max(0, Math.min(length, available)) / byteRate
-          }
-          at += 8 + length + (length % 2)
-        }
-        throw new Error("no data chunk")
+        return await f(handle, await wavLayout(handle))
       } finally {
         await handle.close()
       }
     },
     catch: () => new AudioUnavailable({ reason: "ffmpeg wrote no readable audio" })
+  })
+
+/**
+ * A canonical 16-bit PCM WAV's duration from its header: the `data` chunk's length over the
+ * byte rate. A length the writer could not patch (streamed output) counts as "to the end".
+ */
+export const wavSeconds = (file: string): Effect.Effect<number, AudioUnavailable> =>
+  readWav(file, async (_, { byteRate, dataBytes }) => dataBytes / byteRate)
+
+/** The pieces `wavPeak` reads at a time: its memory, whatever the audio's length. */
+const peakChunkBytes = 1 << 20
+
+/**
+ * The loudest sample of a 16-bit PCM WAV (what `toWav` writes), as a fraction of full scale:
+ * 0 for digital silence, 1 at clipping. Read in pieces of `peakChunkBytes`.
+ */
+export const wavPeak = (file: string): Effect.Effect<number, AudioUnavailable> =>
+  readWav(file, async (handle, { dataAt, dataBytes }) => {
+    const chunk = Buffer.alloc(Math.min(peakChunkBytes, dataBytes))
+    let peak = 0
+    for (let done = 0; done + 1 < dataBytes;) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, dataBytes - done), dataAt + done)
+      if (bytesRead < 2) break
+      for (let at = 0; at + 1 < bytesRead; at += 2) {
+        const sample = Math.abs(chunk.readInt16LE(at))
+        if (sample > peak) peak = sample
+      }
+      done += bytesRead - (bytesRead % 2)
+    }
+    return Math.min(1, peak / 32768)
   })
 
 const make = (binary: Option.Option<string>, settings: FfmpegSettings) =>

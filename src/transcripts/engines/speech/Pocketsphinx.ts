@@ -3,7 +3,7 @@ import { access } from "node:fs/promises"
 import * as path from "node:path"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 import { optionalSetting } from "../../../platform/AppConfig.js"
-import { wavSeconds } from "../audio/AudioExtractor.js"
+import { wavPeak, wavSeconds } from "../audio/AudioExtractor.js"
 import { findOnPath, isExecutable, runChild } from "../../../platform/ChildProcess.js"
 import { type Segment, type Transcript, TranscriptionFailed } from "../Pipeline.js"
 import { Transcriber } from "./Transcriber.js"
@@ -143,6 +143,14 @@ export interface PocketsphinxSettings {
 const defaults: PocketsphinxSettings = { base: Duration.seconds(60), perAudioSecond: 1 }
 
 /**
+ * Audio whose loudest sample is under -60 dBFS holds nothing to hear: it is an empty transcript
+ * without running the decoder, which spends seconds of CPU on it all the same (7 s for the 13 s
+ * of silence in test/fixtures/silent.mp4). Digital silence is -91 dBFS in ffmpeg's terms; the
+ * quietest speech a phone records is far above -60.
+ */
+export const silenceGate = 10 ** (-60 / 20)
+
+/**
  * Runs `pocketsphinx_continuous -infile <wav> -time yes`. `-remove_silence no`: with its
  * voice-activity detection on, this version prints word times shifted by an unrelated offset
  * (and its recognition was no better on our fixtures); without it, the whole file is one
@@ -159,6 +167,9 @@ export const layer = (install: PocketsphinxInstall, options: Partial<Pocketsphin
       transcribe: (wavPath) =>
         Effect.gen(function*() {
           const seconds = yield* wavSeconds(wavPath).pipe(Effect.mapError(() => failed("not a readable WAV")))
+          if ((yield* wavPeak(wavPath).pipe(Effect.mapError(() => failed("not a readable WAV")))) < silenceGate) {
+            return { text: "", segments: [] }
+          }
           const timeout = Duration.sum(Duration.decode(settings.base), Duration.seconds(seconds * settings.perAudioSecond))
           const exit = yield* runChild(install.binary, [
             "-infile",
