@@ -259,7 +259,7 @@ const problemWith = (answer: Answer): Option.Option<string> => {
 /**
  * The fuzzing test of one shard (1 to `shards`) of the probes: every `shards`-th of them, from the
  * `shard`-th. The probes cost about 10 ms of CPU each, server and client in one process, and the
- * shards run side by side in files of their own (test/fuzz.test.ts, test/fuzz2.test.ts): together
+ * shards run side by side in files of their own (test/fuzz.test.ts, fuzz2.test.ts, fuzz3.test.ts): together
  * they send every probe once.
  */
 export const fuzzShard = (shard: number, shards: number) =>

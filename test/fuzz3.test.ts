@@ -1,0 +1,5 @@
+import { fuzzShard } from "./support/Fuzz.js"
+
+// Issue 16, a third of the probes (the others: test/fuzz.test.ts and test/fuzz2.test.ts);
+// see test/support/Fuzz.ts.
+fuzzShard(3, 3)
