@@ -11,12 +11,32 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  */
 export const openers = ["test/readiness.test.ts", "test/routes.test.ts", "test/http.test.ts", "test/gateway.test.ts"]
 
-/** Vitest's order (`BaseSequencer`), with the `openers` first. */
+/**
+ * The benchmarks' tests each run a script, its server and PostgreSQL side by side: up to both
+ * cores for 15-30 s. In vitest's order they are all the longest (or, on a clean clone, all the
+ * smallest files) and ran at once, each then at a quarter of the machine.
+ */
+const isBenchmark = (file: string) => file.startsWith("test/benchmarks/")
+
+/**
+ * Vitest's order (`BaseSequencer`), with the `openers` first and the benchmarks spread evenly
+ * over the rest: one at a time beside the in-process files.
+ */
 export default class OpenersFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const sorted = await super.sort(files)
-    const rank = (file: TestSpecification) => openers.indexOf(path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/"))
+    const name = (file: TestSpecification) => path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/")
+    const rank = (file: TestSpecification) => openers.indexOf(name(file))
     const first = sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b))
-    return [...first, ...sorted.filter((file) => rank(file) < 0)]
+    const benchmarks = sorted.filter((file) => rank(file) < 0 && isBenchmark(name(file)))
+    const rest = sorted.filter((file) => rank(file) < 0 && !isBenchmark(name(file)))
+    const every = (rest.length + benchmarks.length) / Math.max(1, benchmarks.length)
+    const spread: Array<TestSpecification> = []
+    for (const file of rest) {
+      // The first half a step in: the start is the workers' cold load (the openers).
+      if (benchmarks.length > 0 && spread.length >= Math.round((spread.filter((f) => isBenchmark(name(f))).length + 0.5) * every)) spread.push(benchmarks.shift()!)
+      spread.push(file)
+    }
+    return [...first, ...spread, ...benchmarks]
   }
 }
