@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config"
-import OpenersFirst from "./test/support/Sequencer.js"
+import SuiteOrder from "./test/support/Sequencer.js"
 
 /**
  * Test files run side by side in 4 workers by default (`TEST_WORKERS`): on this project's
@@ -23,8 +23,9 @@ export default defineConfig({
     // the run with an unhandled "Terminating worker thread".
     minWorkers: workers,
     maxWorkers: workers,
-    // Light files first, one per worker: they take each worker's cold start (Sequencer.ts).
-    sequence: { sequencer: OpenersFirst },
+    // Light files first, one per worker, to take each worker's cold start; the benchmarks spread
+    // over the run (Sequencer.ts).
+    sequence: { sequencer: SuiteOrder },
     testTimeout: 60_000,
     hookTimeout: 120_000
   }

@@ -22,7 +22,7 @@ const isBenchmark = (file: string) => file.startsWith("test/benchmarks/")
  * Vitest's order (`BaseSequencer`), with the `openers` first and the benchmarks spread evenly
  * over the rest: one at a time beside the in-process files.
  */
-export default class OpenersFirst extends BaseSequencer {
+export default class SuiteOrder extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const sorted = await super.sort(files)
     const name = (file: TestSpecification) => path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/")
