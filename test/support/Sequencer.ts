@@ -32,9 +32,10 @@ export default class SuiteOrder extends BaseSequencer {
     const rest = sorted.filter((file) => rank(file) < 0 && !isBenchmark(name(file)))
     const every = (rest.length + benchmarks.length) / Math.max(1, benchmarks.length)
     const spread: Array<TestSpecification> = []
-    for (const file of rest) {
-      // The first half a step in: the start is the workers' cold load (the openers).
-      if (benchmarks.length > 0 && spread.length >= Math.round((spread.filter((f) => isBenchmark(name(f))).length + 0.5) * every)) spread.push(benchmarks.shift()!)
+    for (const [placed, file] of rest.entries()) {
+      // The k-th benchmark at (k + 0.5) steps: the start is the workers' cold load (the openers).
+      const benchmarksPlaced = spread.length - placed
+      if (benchmarks.length > 0 && spread.length >= Math.round((benchmarksPlaced + 0.5) * every)) spread.push(benchmarks.shift()!)
       spread.push(file)
     }
     return [...first, ...spread, ...benchmarks]

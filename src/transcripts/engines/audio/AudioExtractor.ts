@@ -138,13 +138,16 @@ const peakChunkBytes = 1 << 20
 
 /**
  * The loudest sample of a 16-bit PCM WAV (what `toWav` writes), as a fraction of full scale:
- * 0 for digital silence, 1 at clipping. Read in pieces of `peakChunkBytes`.
+ * 0 for digital silence, 1 at clipping. Read in pieces of `peakChunkBytes`, and no further than
+ * the piece where a sample reaches `enough`: a caller asking only whether the audio is that loud
+ * (the silence gate, on every transcription) reads speech's first piece, not all of it.
  */
-export const wavPeak = (file: string): Effect.Effect<number, AudioUnavailable> =>
+export const wavPeak = (file: string, enough = 1): Effect.Effect<number, AudioUnavailable> =>
   readWav(file, async (handle, { dataAt, dataBytes }) => {
     const chunk = Buffer.alloc(Math.min(peakChunkBytes, dataBytes))
+    const stopAt = enough * 32768
     let peak = 0
-    for (let done = 0; done + 1 < dataBytes;) {
+    for (let done = 0; done + 1 < dataBytes && peak < stopAt;) {
       const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, dataBytes - done), dataAt + done)
       if (bytesRead < 2) break
       for (let at = 0; at + 1 < bytesRead; at += 2) {

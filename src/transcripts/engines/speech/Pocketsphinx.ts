@@ -167,7 +167,7 @@ export const layer = (install: PocketsphinxInstall, options: Partial<Pocketsphin
       transcribe: (wavPath) =>
         Effect.gen(function*() {
           const seconds = yield* wavSeconds(wavPath).pipe(Effect.mapError(() => failed("not a readable WAV")))
-          if ((yield* wavPeak(wavPath).pipe(Effect.mapError(() => failed("not a readable WAV")))) < silenceGate) {
+          if ((yield* wavPeak(wavPath, silenceGate).pipe(Effect.mapError(() => failed("not a readable WAV")))) < silenceGate) {
             return { text: "", segments: [] }
           }
           const timeout = Duration.sum(Duration.decode(settings.base), Duration.seconds(seconds * settings.perAudioSecond))
