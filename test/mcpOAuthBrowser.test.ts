@@ -7,7 +7,7 @@ import { Deferred, Effect } from "effect"
 import * as path from "node:path"
 import { Gateway } from "../src/access/gateway/Gateway.js"
 import { artifacts, hasChromium, launchChromium } from "./support/Chromium.js"
-import { callbackServer, creditsWith, MemoryProvider, oauthServer, password } from "./support/McpOAuth.js"
+import { callbackServer, creditsWith, MemoryProvider, oauthServer, password, unpooledFetch } from "./support/McpOAuth.js"
 import { account, balanceOf, TestServer } from "./support/TestServer.js"
 
 /**
@@ -25,7 +25,7 @@ describe("MCP over OAuth 2.1, in a browser", () => {
         const callback = yield* callbackServer
         const redirectUrl = `http://127.0.0.1:${callback.port}/callback`
         const provider = new MemoryProvider(redirectUrl)
-        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })
+        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider, fetch: unpooledFetch })
         const first = new Client({ name: "oauth-test", version: "1.0.0" })
         // No token yet: the server's 401 sends the SDK through discovery and registration to the authorize URL.
         const refused = yield* Effect.promise(() => first.connect(transport).then(() => undefined, (e: unknown) => e))
@@ -57,7 +57,7 @@ describe("MCP over OAuth 2.1, in a browser", () => {
         expect(provider.saved?.expires_in).toBe(3600)
 
         const client = new Client({ name: "oauth-test", version: "1.0.0" })
-        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })))
+        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider, fetch: unpooledFetch })))
         const tools = yield* Effect.promise(() => client.listTools())
         expect(tools.tools.length).toBeGreaterThan(30)
         const names = ["search_social_ads", "explore_shop_products", "get_credits"]
@@ -75,7 +75,7 @@ describe("MCP over OAuth 2.1, in a browser", () => {
 
         // Refresh: a new pair; the old access token is refused, the new one works.
         const before = provider.saved!
-        expect(yield* Effect.promise(() => auth(provider, { serverUrl: new URL(`${url}/mcp`) }))).toBe("AUTHORIZED")
+        expect(yield* Effect.promise(() => auth(provider, { serverUrl: new URL(`${url}/mcp`), fetchFn: unpooledFetch }))).toBe("AUTHORIZED")
         const after = provider.saved!
         expect(after.refresh_token).not.toBe(before.refresh_token)
         expect((yield* creditsWith(before.access_token)).status).toBe(401)

@@ -1,8 +1,10 @@
 import { Deferred, Effect, Exit } from "effect"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { randomBytes } from "node:crypto"
 import * as http from "node:http"
+import { Readable } from "node:stream"
 import { loadedSmallWorldServer } from "./AdWorld.js"
 import { call } from "./TestServer.js"
 
@@ -81,3 +83,26 @@ export const creditsWith = (accessToken: string) =>
     }),
     (answer) => ({ status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined })
   )
+
+/**
+ * `fetch` on a new connection for every request (`agent: false`), for the SDK client of a test
+ * that idles for seconds in a browser between its requests. Through the global fetch's pool, a
+ * request went out twice in seven runs on a kept-alive socket the server was closing at that
+ * moment (its 5 s idle timeout, timers late on a loaded machine): ECONNRESET, a race of HTTP/1.1
+ * keep-alive, not of the OAuth flow under test. The answer streams, as the SDK reads it.
+ */
+export const unpooledFetch: FetchLike = (url, init) =>
+  new Promise((resolve, reject) => {
+    const request = http.request(url, { method: init?.method ?? "GET", headers: Object.fromEntries(new Headers(init?.headers)), agent: false, signal: init?.signal ?? undefined }, (response) => {
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(response.headers)) {
+        for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one)
+      }
+      const status = response.statusCode ?? 0
+      const empty = status === 204 || status === 304 || init?.method === "HEAD"
+      if (empty) response.resume()
+      resolve(new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), { status, headers }))
+    })
+    request.on("error", reject)
+    request.end(init?.body === undefined || init.body === null ? undefined : String(init.body))
+  })
