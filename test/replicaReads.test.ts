@@ -55,19 +55,32 @@ describe("reads over streaming replicas of the embedded PostgreSQL (issue 31)", 
       // Read-only, whoever serves it: PostgreSQL's own refusal.
       expect(yield* Effect.flip(read`insert into probe values (9)`).pipe(Effect.map(sqlStateOf))).toBe("25006")
 
+      // A write after a quiet spell longer than REPLICA_MAX_LAG, replayed a moment after the check
+      // began: in, its lag that moment, not the quiet spell. (The quiet spell is the subject: it is
+      // what the time since the last replayed transaction measured.)
+      yield* Effect.promise(() => onReplica.query("select pg_wal_replay_pause()"))
+      yield* Effect.sleep("1500 millis")
+      yield* write`insert into probe values (3)`
+      yield* Effect.fork(Effect.delay(Effect.promise(() => onReplica.query("select pg_wal_replay_resume()")), "200 millis"))
+      yield* health.check
+      const afterQuiet = (yield* health.states)[0]!
+      expect(afterQuiet).toMatchObject({ healthy: true, reason: null })
+      expect(afterQuiet.lagMs).toBeGreaterThan(0)
+      expect(afterQuiet.lagMs).toBeLessThanOrEqual(1000)
+
       // Replay paused and the primary written past REPLICA_MAX_LAG: out, and the primary answers with the new row.
       yield* Effect.promise(() => onReplica.query("select pg_wal_replay_pause()"))
       yield* write`insert into probe values (2)`
       yield* eventually(Effect.zipRight(health.check, health.states), (s) => !s[0]!.healthy)
       expect((yield* health.states)[0]).toMatchObject({ healthy: false, reason: "its replay lag is over REPLICA_MAX_LAG (1s)" })
       expect(yield* servedBy(read)).toBe("primary")
-      expect(yield* read<{ n: number }>`select n from probe order by n`).toEqual([{ n: 1 }, { n: 2 }])
+      expect(yield* read<{ n: number }>`select n from probe order by n`).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
 
       // Resumed: caught up and back in.
       yield* Effect.promise(() => onReplica.query("select pg_wal_replay_resume()"))
       yield* eventually(Effect.zipRight(health.check, health.states), (s) => s[0]!.healthy)
       expect(yield* servedBy(read)).toBe("replica")
-      expect(yield* read<{ n: number }>`select n from probe order by n`).toEqual([{ n: 1 }, { n: 2 }])
+      expect(yield* read<{ n: number }>`select n from probe order by n`).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
     })), 120_000)
 
   it.live("ReadYourWrites: after a write of a kind, its reads are served by the primary until the replica has replayed it; other reads stay on the replica", () =>

@@ -5,6 +5,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Config, Context, Duration, Effect, FiberRef, Layer, Option, Redacted, Ref, Schedule, Schema, type Scope } from "effect"
 import type { ConfigError } from "effect/ConfigError"
+import type { ParseError } from "effect/ParseResult"
 import Pg from "pg"
 import { sqlStateOf } from "./SqlState.js"
 
@@ -18,7 +19,9 @@ import { sqlStateOf } from "./SqlState.js"
  *   replica is configured and the primary serves it.
  * - Each statement goes to the next healthy replica in turn, else to the primary.
  * - Every `checkEvery`, each replica's lag is read: none when it has replayed the primary's
- *   current WAL position, else the time since the last transaction it replayed. A replica past
+ *   current WAL position, else the time it takes to replay that far (waited for up to
+ *   `REPLICA_MAX_LAG`, at most 2 s; past that, at least the time since the last transaction it
+ *   replayed). A replica past
  *   `REPLICA_MAX_LAG`, or that does not answer within `checkTimeout`, is out until a check finds
  *   it well again.
  * - A statement that fails on a replica is run once more on the primary, in the same call (and
@@ -89,6 +92,9 @@ export const maxLag = Config.duration("REPLICA_MAX_LAG").pipe(Config.withDefault
 const checkEvery = Duration.seconds(2)
 /** A check that takes longer than this finds the replica out. */
 const checkTimeout = Duration.seconds(2)
+/** How often a check looks again at a replica short of the primary's position, and for how long at most (never past `REPLICA_MAX_LAG`). */
+const lookEvery = Duration.millis(50)
+const catchUpWaitMax = Duration.seconds(2)
 
 /** A pool whose every connection is read-only and bounded like the primary's. */
 const readOnlyClient = (url: Redacted.Redacted, pool: PoolOptions, name: string) =>
@@ -139,6 +145,7 @@ export const readLayer = (
   Layer.scopedContext(Effect.gen(function*() {
     const primarySql = yield* SqlClient.SqlClient
     const [urls, lagLimit] = yield* Effect.all([replicaUrls, maxLag])
+    const catchUpWait = Duration.min(lagLimit, catchUpWaitMax)
     const primary = yield* readOnlyClient(primaryUrl, pool, "primary")
     const replicas = yield* Effect.forEach(urls, (url, i) =>
       Effect.map(readOnlyClient(url, pool, `replica-${i + 1}`), (client) => ({ name: `replica-${i + 1}`, client })))
@@ -158,34 +165,54 @@ export const readLayer = (
         Ref.update(states, (all) => all.map((s, i) => (i === index ? { ...state, name: s.name, checkedAt: new Date(now).toISOString() } : s))))
 
     /**
-     * One replica's lag against the primary's current WAL position, read just before: when it
-     * has not replayed that far, the time from its last replayed transaction to the Clock's now.
+     * One replica's lag against the primary's WAL position `lsn`, read at `readAt`: 0 when it has
+     * replayed that far; else the time it takes to get there, looked at every `lookEvery` for up
+     * to `catchUpWait`. A replica still short of it then is as late as the longer of that wait and
+     * the time since the last transaction it replayed. (The time since its last replayed
+     * transaction alone made a replica that was a moment from a write made after a quiet second
+     * look a second late: under load, with calls over a second apart, it was out at most checks.)
      */
-    const checkOne = (index: number, lsn: string) => {
+    const checkOne = (index: number, lsn: string, readAt: number) => {
       const { client } = replicas[index]!
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      const look = Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.flatMap(
           client`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught_up, pg_last_wal_replay_lsn()::text as replayed,
                         (extract(epoch from (${new Date(now)}::timestamptz - pg_last_xact_replay_timestamp())) * 1000)::float8 as behind_ms,
                         pg_is_in_recovery() as standby`,
           Schema.decodeUnknown(Schema.Tuple(LagRow))
         )).pipe(
-        Effect.timeoutFail({ duration: checkTimeout, onTimeout: () => "it did not answer within 2 seconds" }),
+        Effect.map(([row]) => row),
+        Effect.timeoutFail({ duration: checkTimeout, onTimeout: () => "it did not answer within 2 seconds" })
+      )
+      const settled = (row: typeof LagRow.Type) => !row.standby || row.caught_up === true
+      const lagAfter = Effect.gen(function*() {
+        const first = yield* look
+        if (settled(first)) return { row: first, lagMs: 0 }
+        const until = readAt + Duration.toMillis(catchUpWait)
+        const lookAgain: Effect.Effect<typeof LagRow.Type, SqlError | ParseError | string> = Effect.flatMap(
+          Effect.zipRight(Effect.sleep(lookEvery), look),
+          (row) => Effect.flatMap(Clock.currentTimeMillis, (now) => settled(row) || now >= until ? Effect.succeed(row) : lookAgain)
+        )
+        const row = yield* lookAgain
+        const waited = (yield* Clock.currentTimeMillis) - readAt
+        return { row, lagMs: row.caught_up === true ? waited : Math.max(waited, row.behind_ms ?? Number.POSITIVE_INFINITY) }
+      })
+      return lagAfter.pipe(
         Effect.matchEffect({
           onFailure: (error) =>
             setState(index, { healthy: false, lagMs: null, reason: typeof error === "string" ? error : `it cannot be reached (${error.message})` }),
-          onSuccess: ([row]) => {
+          onSuccess: ({ lagMs, row }) => {
             const position = row.replayed === null ? 0n : lsnOf(row.replayed)
-            return Effect.zipRight(Ref.update(replayed, (all) => all.map((p, i) => (i === index ? position : p))), stateFrom(index, row))
+            return Effect.zipRight(Ref.update(replayed, (all) => all.map((p, i) => (i === index ? position : p))), stateFrom(index, row, lagMs))
           }
         })
       )
     }
 
     /** A replica's state from its check: in when it is a standby within `REPLICA_MAX_LAG`. */
-    const stateFrom = (index: number, row: typeof LagRow.Type) => {
+    const stateFrom = (index: number, row: typeof LagRow.Type, measured: number) => {
       if (!row.standby) return setState(index, { healthy: false, lagMs: null, reason: "it is not a standby (pg_is_in_recovery() is false)" })
-      const lagMs = row.caught_up === true ? 0 : Math.max(0, Math.round(row.behind_ms ?? Number.POSITIVE_INFINITY))
+      const lagMs = Math.max(0, Math.round(measured))
       const healthy = lagMs <= Duration.toMillis(lagLimit)
       return setState(index, {
         healthy,
@@ -195,8 +222,9 @@ export const readLayer = (
     }
 
     const check = replicas.length === 0 ? Effect.void : Effect.gen(function*() {
+      const readAt = yield* Clock.currentTimeMillis
       const [{ lsn }] = yield* Effect.flatMap(primarySql`select pg_current_wal_lsn()::text as lsn`, Schema.decodeUnknown(Schema.Tuple(LsnRow)))
-      yield* Effect.forEach(replicas, (_, i) => checkOne(i, lsn), { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(replicas, (_, i) => checkOne(i, lsn, readAt), { concurrency: "unbounded", discard: true })
     }).pipe(
       Effect.catchAll((error) => Effect.logWarning("Replicas: the primary's WAL position could not be read; replicas keep their state", error)),
       Effect.withSpan("ReplicaHealth.check")
