@@ -96,7 +96,7 @@ const chargeWith = (options: { readonly refusal?: Refusal; readonly digest?: boo
     })
     const context = yield* Layer.build(CallCharge.DefaultWithoutDependencies.pipe(
       Layer.provideMerge(InFlight.Default),
-      Layer.provide([gateway, AppConfig.layerWith({ maxCallsInFlight: 1, inFlightWait: Duration.seconds(10) })])
+      Layer.provide([gateway, AppConfig.layerWith({ maxCallsInFlight: 1, inFlightWait: Duration.seconds(10), maxStreamsPerAccount: 2 })])
     ))
     return { charge: Context.get(context, CallCharge), inFlight: Context.get(context, InFlight), settled }
   })
@@ -196,15 +196,36 @@ describe("the credit as a scoped resource (CallCharge)", () => {
       expect(yield* inFlight.users(account)).toBe(0)
     }))
 
-  it.scoped("an open-ended call takes no slot: it is admitted while another call holds the only one", () =>
+  it.scoped("an open-ended call takes no slot of the calls in flight: it is admitted while another call holds the only one", () =>
     Effect.gen(function*() {
       const { charge, inFlight } = yield* chargeWith()
       const release = yield* Deferred.make<void>()
       const holder = yield* Effect.fork(metered(charge, "/holder", Deferred.await(release)))
       while ((yield* inFlight.users(account)) < 1) yield* Effect.yieldNow()
-      const admission = yield* Effect.scoped(charge.take(key, { method: "POST", route: "/events" }, { holdsSlot: false }))
+      const admission = yield* Effect.scoped(charge.take(key, { method: "POST", route: "/events" }, { slot: "stream" }))
       expect(admission.chargeId).toBe("/events#2")
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(holder)
+    }))
+
+  it.scoped("open streams past MAX_STREAMS_PER_ACCOUNT (2): refused at once with TooManyInFlight, its credit back; a closed stream frees its place", () =>
+    Effect.gen(function*() {
+      const { charge, settled } = yield* chargeWith()
+      const stream = (route: string) => charge.take(key, { method: "POST", route }, { slot: "stream" })
+      const first = yield* Scope.make()
+      yield* Scope.extend(stream("/events-1"), first)
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* stream("/events-2")
+        const refused = yield* Effect.flip(Effect.scoped(stream("/events-3")))
+        expect(refused).toEqual(new Refusal({ error: TooManyInFlight.atMost(2), rate: Option.some(admissionFor("/events-3#3").rate) }))
+      }))
+      yield* Scope.close(first, Exit.void)
+      yield* Effect.scoped(stream("/events-4"))
+      expect(yield* Ref.get(settled)).toEqual([
+        { chargeId: "/events-3#3", status: 429, keep: false },
+        { chargeId: "/events-2#2", status: 200, keep: true },
+        { chargeId: "/events-1#1", status: 200, keep: true },
+        { chargeId: "/events-4#4", status: 200, keep: true }
+      ])
     }))
 })

@@ -4,11 +4,11 @@ import { SqlClient } from "@effect/sql"
 import { existsSync, readFileSync } from "node:fs"
 import { runChild } from "../src/platform/ChildProcess.js"
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream, TestClock } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { InFlight } from "../src/access/gateway/InFlight.js"
-import { AdIntelRpcs, makeClient, type StreamedEvent } from "../src/rpc.js"
-import { eventually as eventuallyReal } from "./support/StreamingReplicas.js"
+import { AdIntelRpcs, type StreamedEvent } from "../src/rpc.js"
+import { clientFor, eventually, rpcExchange, takeAdvancing, untilSleepingFor } from "./support/RpcCalls.js"
 import { loadedSmallWorldServer, smallWorld } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./support/TestServer.js"
@@ -18,43 +18,6 @@ import { account, balanceOf, call, keyHeader, TestServer, testServer } from "./s
 type Json = Record<string, any>
 
 const socialIds = (Array.from(smallWorld.records.ads()) as Array<Json>).filter((ad) => ad.library === "social").length
-
-/**
- * Waits until some fiber sleeps until `ms` after the TestClock's now: a stream that looked and
- * waits for its next look. Checked every 10 ms of real time (the server answers in real time).
- */
-const untilSleepingFor = (ms: number) =>
-  Effect.gen(function*() {
-    for (let tries = 0; tries < 1_000; tries++) {
-      const now = yield* Clock.currentTimeMillis
-      if (Chunk.some(yield* TestClock.sleeps(), (at) => at === now + ms)) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-    }
-    return yield* Effect.dieMessage(`No fiber came to sleep for ${ms} ms`)
-  })
-
-/**
- * The next item of `queue`, moving the TestClock a second at a time until one comes (at most a
- * minute of it): on a loaded machine the stream may not yet sleep for its next look when the
- * test first moves the clock, and another fiber's sleep may have answered \`untilSleepingFor\`.
- */
-const takeAdvancing = <A>(queue: Queue.Queue<A>) =>
-  Effect.gen(function*() {
-    for (let seconds = 0; seconds < 60; seconds++) {
-      yield* TestClock.adjust("1 second")
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-      const item = yield* Queue.poll(queue)
-      if (Option.isSome(item)) return item.value
-    }
-    return yield* Effect.dieMessage("Nothing came in a minute of the TestClock")
-  })
-
-/** `eventually` on the real clock: it polls what PostgreSQL and the server show in real time (the TestClock stays still). */
-const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => boolean) =>
-  Effect.withClock(eventuallyReal(read, holds), Clock.make())
-
-/** A typed client of the test server with `key`, living as long as the test's scope. */
-const clientFor = (key: string) => Effect.flatMap(TestServer, ({ url }) => makeClient(url, key))
 
 /** A client sending the key as `Authorization: Bearer` instead of `X-API-Key`. */
 const bearerClient = (key: string) =>
@@ -258,14 +221,6 @@ describe("RPC rate window", () => {
       }))
   })
 })
-
-/** One NDJSON exchange with `/rpc` by plain fetch: the calls' request lines, the answer as it arrives. */
-const rpcExchange = (key: string | null, calls: ReadonlyArray<{ readonly tag: string; readonly payload: Json }>) =>
-  call("/rpc", {
-    method: "POST",
-    headers: { "content-type": "application/ndjson", ...(key === null ? {} : { "X-API-Key": key }) },
-    body: calls.map(({ payload, tag }, id) => JSON.stringify({ _tag: "Request", id: String(id), tag, payload, headers: [] }) + "\n").join("")
-  })
 
 describe("RPC rate-limit fields", () => {
   layer(testServer({ config: { rateLimitPerMinute: 3 } }).pipe(Layer.provideMerge(TestDatabase)), { timeout: 60_000 })((it) => {

@@ -41,6 +41,10 @@ export interface AppSettings {
   readonly maxCallsInFlight: number
   /** ...and how long a call past that waits for one of them to end before its 429. */
   readonly inFlightWait: Duration.Duration
+  /** RPC `Events` streams of one account open at once per replica (issue 44); one more is refused at once... */
+  readonly maxStreamsPerAccount: number
+  /** ...and how long one stays open before it ends (the client resumes with `after_seq`). */
+  readonly streamMaxLifetime: Duration.Duration
   /** The admin API and its routes exist only when this is set. */
   readonly adminToken: Option.Option<Redacted.Redacted>
   /**
@@ -99,6 +103,17 @@ export const settings: Config.Config<AppSettings> = Config.all({
     Config.withDefault(4)
   ),
   inFlightWait: Config.duration("IN_FLIGHT_WAIT").pipe(Config.withDefault(Duration.seconds(2))),
+  maxStreamsPerAccount: Config.integer("MAX_STREAMS_PER_ACCOUNT").pipe(
+    Config.validate({ message: "MAX_STREAMS_PER_ACCOUNT must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
+    Config.withDefault(3)
+  ),
+  streamMaxLifetime: Config.duration("STREAM_MAX_LIFETIME").pipe(
+    Config.validate({
+      message: "STREAM_MAX_LIFETIME must be from 1 second to 24 hours",
+      validation: (lifetime) => Duration.between(lifetime, { minimum: Duration.seconds(1), maximum: Duration.hours(24) })
+    }),
+    Config.withDefault(Duration.hours(1))
+  ),
   // A bearer token that opens every account: long enough that guessing is hopeless (issue 28).
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).length > 0)),

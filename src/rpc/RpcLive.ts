@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import type { Headers } from "@effect/platform/Headers"
 import { type Rpc, RpcSerialization, RpcServer } from "@effect/rpc"
-import { Chunk, Context, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
+import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Schema, Scope, Stream } from "effect"
 import { AccountEvents, type StoredEvent } from "../access/events/AccountEvents.js"
 import { Caller } from "../access/gateway/Api.js"
 import * as ApiKey from "../access/gateway/ApiKey.js"
@@ -13,6 +13,8 @@ import { libraryByPublicName, SearchQuery } from "../ads/library/Filters.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { type InputParts, ProjectedRoute } from "./Procedure.js"
+import { AppConfig } from "../platform/AppConfig.js"
+import { EventFeeds } from "./EventFeeds.js"
 import { RpcRateNotes } from "./RateHeaders.js"
 import { AdIntelRpcs, type Events, type ExportSearch, MeteredRpc, OpenEnded, projectedProcedures, type StreamedEvent } from "./Procedures.js"
 
@@ -27,10 +29,6 @@ import { AdIntelRpcs, type Events, type ExportSearch, MeteredRpc, OpenEnded, pro
  */
 
 export const rpcPath = "/rpc"
-
-/** How often `Events` looks for new events, and how many it reads at a time. */
-const eventsPollEvery = Duration.seconds(1)
-const eventsBatch = 100
 
 /** Headers a request of the route's handler must not carry (they describe the RPC's own HTTP exchange). */
 const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer", "expect"])
@@ -67,7 +65,7 @@ export const MeteredRpcLive = Layer.effect(
         const openEnded = Option.getOrElse(Context.getOption(rpc.annotations, OpenEnded), () => false)
         const answered = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
         const key = ApiKey.fromRequest({ headers, query: {} })
-        const admission = yield* charge.take(key, { method: "POST", route: `${rpcPath}/${rpc._tag}` }, { settledBy: answered, holdsSlot: !openEnded }).pipe(
+        const admission = yield* charge.take(key, { method: "POST", route: `${rpcPath}/${rpc._tag}` }, { settledBy: answered, slot: openEnded ? "stream" : "call" }).pipe(
           Effect.catchTag("Refusal", (refusal) =>
             Effect.zipRight(
               Effect.all([
@@ -96,6 +94,8 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
   const routes = yield* RouteHandlers
   const exporter = yield* AdExport
   const events = yield* AccountEvents
+  const feeds = yield* EventFeeds
+  const { streamMaxLifetime } = yield* AppConfig
 
   /** A projected procedure: its route's handler on the payload. */
   function project<P extends Projected>(rpc: P): Rpc.ToHandlerFn<P, Caller>
@@ -141,17 +141,14 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
         return Stream.map(Stream.zipWithIndex(pages), ([data, index]) => ({ page: index + 1, data }))
       })),
 
+    // One credit to open, kept once open (MeteredRpcLive); ended after `STREAM_MAX_LIFETIME`
+    // (the client resumes with `after_seq`) or by its key's or plan's refusal (EventFeeds.ts).
     Events: ({ after_seq }: typeof Events.payloadSchema.Type) =>
-      Stream.unwrap(Effect.gen(function*() {
-        const { accountId } = yield* Caller
-        const cursor = yield* Ref.make(after_seq ?? (yield* events.latestEvent(accountId)))
-        const poll = Effect.gen(function*() {
-          const batch = yield* events.eventsAfter(accountId, yield* Ref.get(cursor), eventsBatch)
-          if (batch.length === 0) return yield* Effect.as(Effect.sleep(eventsPollEvery), Chunk.empty<StreamedEvent>())
-          yield* Ref.set(cursor, batch[batch.length - 1]!.seq)
-          return Chunk.fromIterable(batch.map(wireOf))
-        })
-        return Stream.repeatEffectChunk(poll)
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const { accountId, chargeId } = yield* Caller
+        const after = after_seq ?? (yield* events.latestEvent(accountId))
+        const stream = yield* feeds.stream(accountId, chargeId, after)
+        return stream.pipe(Stream.map(wireOf), Stream.interruptAfter(streamMaxLifetime))
       }))
   }
 }))
@@ -163,4 +160,4 @@ export const RpcLive = HttpApiBuilder.Router.use((router) =>
     const rateNotes = yield* RpcRateNotes
     yield* router.post(rpcPath, rateNotes.serve(app))
   })
-).pipe(Layer.provide([RpcHandlersLive, MeteredRpcLive, RpcSerialization.layerNdjson]), Layer.provide(RpcRateNotes.Default))
+).pipe(Layer.provide([RpcHandlersLive, MeteredRpcLive, RpcSerialization.layerNdjson]), Layer.provide([RpcRateNotes.Default, EventFeeds.Default]))

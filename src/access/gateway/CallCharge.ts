@@ -78,8 +78,11 @@ export interface TakeOptions {
    * `CallEnd`; an RPC stream's opening). It closes with the call's scope at the latest.
    */
   readonly settledBy?: Scope.Scope
-  /** Whether the call holds one of the account's slots in flight (an open-ended stream does not). */
-  readonly holdsSlot?: boolean
+  /**
+   * Which of the account's slots the call holds: one of its calls in flight (the default), or
+   * one of its open streams (an open-ended stream, which waits more than it reads).
+   */
+  readonly slot?: "call" | "stream"
 }
 
 export class CallCharge extends Effect.Service<CallCharge>()("adintel/CallCharge", {
@@ -113,11 +116,9 @@ export class CallCharge extends Effect.Service<CallCharge>()("adintel/CallCharge
           ({ chargeId }) =>
             Scope.addFinalizerExit(settledBy, (exit) => gateway.settle(chargeId, { status: statusOfEnd(exit), startedAt, keep: keepsCredit(exit) }))
         ))
-        if (options.holdsSlot !== false) {
-          yield* inFlight.take(admission.accountId).pipe(
-            Effect.mapError((error) => new Refusal({ error, rate: Option.some(admission.rate) }))
-          )
-        }
+        yield* (options.slot === "stream" ? inFlight.openStream : inFlight.take)(admission.accountId).pipe(
+          Effect.mapError((error) => new Refusal({ error, rate: Option.some(admission.rate) }))
+        )
         return admission
       })
     }

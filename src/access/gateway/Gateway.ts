@@ -319,9 +319,26 @@ export class Gateway extends Effect.Service<Gateway>()("adintel/Gateway", {
         }
       })
 
+    /**
+     * Whether the calls charged `chargeIds` would still be admitted (an open stream's re-check,
+     * issue 44): by charge, nothing when it would, else the refusal admission would answer (a
+     * key revoked or regenerated, a plan lowered). A charge not found counts as a key gone.
+     */
+    const standings = (chargeIds: ReadonlyArray<string>) =>
+      Effect.map(chargeIds.length === 0 ? Effect.succeed([]) : repo.standings(chargeIds), (rows) => {
+        const found = new Map(rows.map((row) => [row.charge_id, row.outcome]))
+        return new Map(chargeIds.map((id) => {
+          const outcome = found.get(id) ?? "unauthorized"
+          return [id, outcome === "admitted" ? Option.none() : Option.some(
+            outcome === "plan_required" ? PlanRequired.forService(config.serviceName) : new Unauthorized()
+          )] as const
+        }))
+      })
+
     const span = serviceSpan
     return {
       admit: Effect.fn("Gateway.admit", span)(admit),
+      standings: Effect.fn("Gateway.standings", span)(standings),
       admitDigest: Effect.fn("Gateway.admitDigest", span)(admitDigest),
       chargePage: Effect.fn("Gateway.chargePage", span)(chargePage),
       rateSlot: Effect.fn("Gateway.rateSlot", span)(rateSlot),

@@ -40,6 +40,13 @@ export interface Completion {
   readonly latencyMs: number
 }
 
+/** Whether the key and plan a charge was admitted with would still be admitted (a stream's re-check, issue 44). */
+export const Standing = Schema.Struct({
+  charge_id: Schema.String,
+  outcome: Schema.Literal("admitted", "unauthorized", "plan_required")
+})
+export type Standing = typeof Standing.Type
+
 /** A charge that has not completed, as the sweeper finds it. */
 export const OpenCharge = Schema.Struct({
   id: Schema.String,
@@ -151,6 +158,24 @@ export class GatewayRepo extends Effect.Service<GatewayRepo>()("adintel/GatewayR
       admitMany,
 
       chargePage,
+
+      /**
+       * Each charge's standing: its key revoked (a regenerated key) is `unauthorized`, its
+       * account's plan without API access `plan_required`; a charge not found is absent.
+       */
+      standings: (chargeIds: ReadonlyArray<string>) =>
+        SqlSchema.findAll({
+          Request: Schema.Array(Schema.String),
+          Result: Standing,
+          execute: (ids) =>
+            sql`select l.id::text as charge_id,
+                       case when ak.id is null then 'unauthorized' when not p.api_access then 'plan_required' else 'admitted' end as outcome
+                  from request_ledger l
+                  left join api_keys ak on ak.id = l.key_id and ak.revoked_at is null
+                  left join accounts a on a.id = ak.account_id
+                  left join plans p on p.name = a.plan
+                 where l.id = any(${ids}::bigint[])`
+        })(chargeIds).pipe(Effect.orDie),
 
       /** The account of a live key, without charging it (the free MCP messages, M1). */
       accountOfKey: (keyHash: Uint8Array) =>

@@ -10,12 +10,15 @@ import type { AccountId } from "../../kernel/Ids.js"
  * flight at once on a replica, keys and sessions alike, so no account can hold the connection
  * pool while others wait. A call past it waits up to `IN_FLIGHT_WAIT` for one of the account's
  * calls to end, then is refused (429, `Retry-After`). Per replica: each holds its own pool.
+ * Its open RPC streams are counted apart (`openStream`).
  */
 export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
   effect: Effect.gen(function*() {
-    const { inFlightWait, maxCallsInFlight } = yield* AppConfig
+    const { inFlightWait, maxCallsInFlight, maxStreamsPerAccount } = yield* AppConfig
     /** The accounts with calls in flight or waiting: an entry goes with its last user. */
     const accounts = new Map<AccountId, { readonly semaphore: Effect.Semaphore; users: number }>()
+    /** The accounts' open streams, by account: an entry goes with its last stream. */
+    const streams = new Map<AccountId, number>()
 
     const enter = (accountId: AccountId) =>
       Effect.gen(function*() {
@@ -39,6 +42,8 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
       accounts: Effect.withSpan(Effect.sync(() => accounts.size), "InFlight.accounts", span),
       /** An account's calls in flight or waiting for a slot. */
       users: Effect.fn("InFlight.users", span)((accountId: AccountId) => Effect.sync(() => accounts.get(accountId)?.users ?? 0)),
+      /** An account's open streams. */
+      streams: Effect.fn("InFlight.streams", span)((accountId: AccountId) => Effect.sync(() => streams.get(accountId) ?? 0)),
       /**
        * One of the account's slots, held until the scope (the request's) closes; refused with
        * `TooManyInFlight` once `IN_FLIGHT_WAIT` passes without one.
@@ -60,7 +65,27 @@ export class InFlight extends Effect.Service<InFlight>()("adintel/InFlight", {
             // On the scope itself (not `Effect.addFinalizer`, which diffs every fiber ref around it).
             yield* Scope.addFinalizer(yield* Effect.scope, Effect.zipRight(entry.semaphore.release(1), leave(accountId, entry)))
           })
-        ))
+        )),
+      /**
+       * One of the account's open streams (RPC `Events`, issue 44), held until the scope (the
+       * stream's) closes: a stream waits more than it reads, so it takes no slot of the calls in
+       * flight but one of `MAX_STREAMS_PER_ACCOUNT`, refused at once with `TooManyInFlight`
+       * past them (a stream does not end soon enough to wait for).
+       */
+      openStream: Effect.fn("InFlight.openStream", span)((accountId: AccountId): Effect.Effect<void, TooManyInFlight, Scope.Scope> =>
+        Effect.uninterruptible(Effect.gen(function*() {
+          const open = streams.get(accountId) ?? 0
+          if (open >= maxStreamsPerAccount) {
+            yield* record(rateLimitRefusals, 1, { limit: "streams" })
+            return yield* TooManyInFlight.atMost(maxStreamsPerAccount)
+          }
+          streams.set(accountId, open + 1)
+          yield* Scope.addFinalizer(yield* Effect.scope, Effect.sync(() => {
+            const left = (streams.get(accountId) ?? 1) - 1
+            if (left === 0) streams.delete(accountId)
+            else streams.set(accountId, left)
+          }))
+        })))
     }
   })
 }) {}

@@ -44,7 +44,7 @@ export const admissionWait = Metric.histogram(
 )
 export const rateLimitRefusals = counter(
   "adintel_rate_limit_refusals_total",
-  "Calls refused with a 429 by a limit: the per-minute window, or the calls in flight"
+  "Calls refused with a 429 by a limit: the per-minute window (per_minute), the calls in flight (in_flight) or the open streams (streams)"
 )
 export const dbPoolConnections = gauge(
   "adintel_db_pool_connections",

@@ -1,0 +1,106 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream, TestClock } from "effect"
+import { AccountEvents } from "../src/access/events/AccountEvents.js"
+import { Accounts } from "../src/access/accounts/Accounts.js"
+import { InFlight } from "../src/access/gateway/InFlight.js"
+import { TooManyInFlight, type StreamedEvent } from "../src/rpc.js"
+import { clientFor, eventually, takeAdvancing } from "./support/RpcCalls.js"
+import { TestDatabase } from "./support/TestDatabase.js"
+import { account, balanceOf, testServer } from "./support/TestServer.js"
+
+/**
+ * RPC `Events` under abuse (issue 44) on the real server and PostgreSQL: a cap on an account's
+ * open streams, a lifetime, the opening credit kept once the stream is open, and a stream that
+ * ends when its key or plan would no longer be admitted. The feeds' logic on fakes:
+ * test/eventFeeds.test.ts.
+ */
+
+/** An `Events` stream of `key` in a scope of its own, its events queued as they come. */
+const openEvents = (key: string, after_seq?: number) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const client = yield* Scope.extend(clientFor(key), scope)
+    const received = yield* Queue.unbounded<StreamedEvent>()
+    const stream = client.Events(after_seq === undefined ? {} : { after_seq })
+    const fiber = yield* Effect.forkIn(Stream.runForEach(stream, (event) => Queue.offer(received, event)), scope)
+    return { scope, received, fiber }
+  })
+
+/** The account's `Events` charges the ledger has completed, and how. */
+const completedOpenings = (accountId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ status: number }>`select status from request_ledger
+                             where account_id = ${accountId}::uuid and route = '/rpc/Events' and completed_at is not null and refunded_at is null`)
+
+/** Moves the TestClock a second at a time until `fiber` ends (at most a minute of it). */
+const endOf = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+  Effect.gen(function*() {
+    for (let seconds = 0; seconds < 60 && Option.isNone(yield* Fiber.poll(fiber)); seconds++) {
+      yield* TestClock.adjust("1 second")
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    }
+    return yield* Fiber.await(fiber)
+  })
+
+describe("RPC Events under abuse (issue 44)", () => {
+  const server = testServer({ config: { maxStreamsPerAccount: 2, streamMaxLifetime: Duration.minutes(1) } })
+  layer(AccountEvents.Default.pipe(Layer.provideMerge(server), Layer.provideMerge(TestDatabase)), { timeout: 60_000 })((it) => {
+    it.scoped("past MAX_STREAMS_PER_ACCOUNT (2): TooManyInFlight at once, its credit back; the open ones' credits are kept from their opening; a closed one frees its place", () =>
+      Effect.gen(function*() {
+        const inFlight = yield* InFlight
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const first = yield* openEvents(api_key)
+        const second = yield* openEvents(api_key)
+        yield* eventually(inFlight.streams(id), (open) => open === 2)
+        // Kept at once: completed as answered while the streams are still open.
+        expect(yield* eventually(completedOpenings(id), (rows) => rows.length === 2)).toEqual([{ status: 200 }, { status: 200 }])
+        const client = yield* clientFor(api_key)
+        const refused = yield* Effect.flip(Stream.runDrain(client.Events({})))
+        expect(refused).toEqual(TooManyInFlight.atMost(2))
+        expect((yield* balanceOf(id)).used).toBe(2)
+        // Streams hold no slot of the calls in flight: a call still answers.
+        expect((yield* client.Credits({})).credits.used).toBe(3)
+        yield* Scope.close(first.scope, Exit.void)
+        yield* eventually(inFlight.streams(id), (open) => open === 1)
+        const third = yield* openEvents(api_key)
+        yield* eventually(inFlight.streams(id), (open) => open === 2)
+        expect((yield* balanceOf(id)).used).toBe(4)
+        yield* Effect.forEach([second, third], ({ scope }) => Scope.close(scope, Exit.void), { discard: true })
+        yield* eventually(inFlight.streams(id), (open) => open === 0)
+      }))
+
+    it.scoped("a regenerated key ends its open stream with Unauthorized, a plan lowered with PlanRequired, at the next look", () =>
+      Effect.gen(function*() {
+        const accounts = yield* Accounts
+        const inFlight = yield* InFlight
+        const regenerated = yield* account({ plan: "pro" })
+        const lowered = yield* account({ plan: "pro" })
+        const [onOldKey, onLoweredPlan] = yield* Effect.all([openEvents(regenerated.api_key), openEvents(lowered.api_key)])
+        yield* eventually(Effect.zipWith(inFlight.streams(regenerated.id), inFlight.streams(lowered.id), (a, b) => a + b), (open) => open === 2)
+        yield* accounts.regenerateKey(regenerated.id)
+        yield* accounts.update(lowered.id, { plan: "free" })
+        expect(yield* endOf(onOldKey.fiber)).toEqual(Exit.fail(expect.objectContaining({ _tag: "Unauthorized", error: "Unauthorized" })))
+        expect(yield* endOf(onLoweredPlan.fiber)).toEqual(
+          Exit.fail(expect.objectContaining({ _tag: "PlanRequired", error: "AdIntel Basic plan or higher required" }))
+        )
+        yield* Effect.forEach([onOldKey, onLoweredPlan], ({ scope }) => Scope.close(scope, Exit.void), { discard: true })
+        yield* eventually(inFlight.streams(regenerated.id), (open) => open === 0)
+      }))
+
+    it.scoped("a stream ends after STREAM_MAX_LIFETIME (1 minute); the client resumes with after_seq and misses nothing", () =>
+      Effect.gen(function*() {
+        const events = yield* AccountEvents
+        const { api_key, id } = yield* account({ plan: "pro" })
+        // From the account's start (it has no event yet): nothing emitted below can fall before it.
+        const stream = yield* openEvents(api_key, 0)
+        const [first] = yield* events.emit([{ accountId: id, type: "webhook.test", data: { n: 1 } }], new Date(0))
+        expect((yield* takeAdvancing(stream.received)).id).toBe(first!.id)
+        expect(yield* endOf(stream.fiber)).toEqual(Exit.void)
+        const [missed] = yield* events.emit([{ accountId: id, type: "webhook.test", data: { n: 2 } }], new Date(0))
+        const resumed = yield* openEvents(api_key, first!.seq)
+        expect((yield* takeAdvancing(resumed.received)).id).toBe(missed!.id)
+        yield* Scope.close(resumed.scope, Exit.void)
+      }))
+  })
+})
