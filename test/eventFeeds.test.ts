@@ -11,7 +11,7 @@ import { makeTestLayer } from "./support/TestLayer.js"
  * The account feeds behind RPC `Events` (issue 44), on fakes of the outbox and the gateway: the
  * subject is the logic (one look per account per second however many streams, the wake-ups,
  * the re-check of each stream's key and plan), moved by the TestClock in milliseconds. The
- * route on the real server and PostgreSQL: test/rpcStreams.test.ts.
+ * route on the real server and PostgreSQL: test/rpcAbuse.test.ts.
  */
 
 const alice = AccountId.make("00000000-0000-4000-8000-00000000000a")

@@ -109,3 +109,16 @@ export const envelope = <
 /** A field whose value is fixed by the spec; the constructor fills it in. */
 export const fixed = <const L extends string>(value: L) =>
   Schema.Literal(value).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => value))
+
+/**
+ * The status and wire body of a failure answered outside a route of the contract (the RPC
+ * exchange's refused body, issue 44): an expected failure as its class declares them, anything
+ * else the 500 envelope (spec: Errors).
+ */
+export const answerTo = (error: unknown): { readonly status: number; readonly body: unknown } =>
+  Option.match(Option.filter(classOf(error), (made) => Option.isSome(wireFormOfAst(made.ast))), {
+    onNone: () => ({ status: 500, body: { success: false, error: "Internal server error" } }),
+    // (`as any`: a class with a wire form is an `ApiError` class, which `envelope` takes; its
+    // fields need no service to encode.)
+    onSome: (made) => ({ status: statusOf(error), body: Schema.encodeUnknownSync(envelope(made as any) as Schema.Schema<unknown, unknown>)(error) })
+  })

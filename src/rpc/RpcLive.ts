@@ -1,20 +1,24 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Headers } from "@effect/platform/Headers"
-import { type Rpc, RpcSerialization, RpcServer } from "@effect/rpc"
-import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Schema, Scope, Stream } from "effect"
+import { Rpc, RpcGroup, RpcSchema, RpcSerialization, RpcServer } from "@effect/rpc"
+import { Cause, Context, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
 import { AccountEvents, type StoredEvent } from "../access/events/AccountEvents.js"
-import { Caller } from "../access/gateway/Api.js"
+import { Caller, type RateWindow } from "../access/gateway/Api.js"
 import * as ApiKey from "../access/gateway/ApiKey.js"
 import { CallCharge, CallEnd } from "../access/gateway/CallCharge.js"
+import { Refusal } from "../access/gateway/Gateway.js"
+import { withRateHeaders } from "../access/gateway/Http.js"
 import { chargedPages } from "../access/gateway/Pages.js"
 import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { AdExport } from "../ads/export/AdExport.js"
 import { libraryByPublicName, SearchQuery } from "../ads/library/Filters.js"
+import { answerTo } from "../kernel/Envelope.js"
 import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 import { describeParseError } from "../kernel/Issues.js"
 import { type InputParts, ProjectedRoute } from "./Procedure.js"
 import { AppConfig } from "../platform/AppConfig.js"
 import { EventFeeds } from "./EventFeeds.js"
+import { makeHttpProtocol } from "./HttpProtocol.js"
 import { RpcRateNotes } from "./RateHeaders.js"
 import { AdIntelRpcs, type Events, type ExportSearch, MeteredRpc, OpenEnded, projectedProcedures, type StreamedEvent } from "./Procedures.js"
 
@@ -128,7 +132,7 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
     data: event.data
   })
 
-  return {
+  return decodingAfterAdmission({
     ...projections,
 
     ExportSearch: ({ filters, library }: typeof ExportSearch.payloadSchema.Type) =>
@@ -150,14 +154,93 @@ export const RpcHandlersLive = AdIntelRpcs.toLayer(Effect.gen(function*() {
         const stream = yield* feeds.stream(accountId, chargeId, after)
         return stream.pipe(Stream.map(wireOf), Stream.interruptAfter(streamMaxLifetime))
       }))
-  }
+  })
 }))
 
-/** `/rpc` on the service's router: the group, its handlers and middleware, NDJSON framing, the rate fields on its answers. */
+/**
+ * Each handler behind the decode of its procedure's payload (issue 44): the group is served with
+ * payloads taken as they come (`servedRpcs`), so the middleware admits a call before anything
+ * reads its payload. A call without a key is `Unauthorized` whatever it sent, and a payload that
+ * does not decode is G11's `InvalidRequest` naming the field, metered like REST's 400, never the
+ * protocol's defect that printed the payload's schema.
+ */
+const decodingAfterAdmission = <H extends Record<string, unknown>>(handlers: H): H => {
+  const wrapped: Record<string, unknown> = {}
+  for (const [tag, handler] of Object.entries(handlers)) {
+    const rpc = AdIntelRpcs.requests.get(tag)!
+    const decode = (payload: unknown) => Effect.mapError(Schema.decodeUnknown(rpc.payloadSchema as Schema.Schema<unknown>)(payload), invalid)
+    // (`as`: each handler takes its own procedure's payload, which it gets decoded by that procedure's schema.)
+    const run = handler as (payload: unknown, options: unknown) => Effect.Effect<unknown, unknown> | Stream.Stream<unknown, unknown>
+    wrapped[tag] = RpcSchema.isStreamSchema(rpc.successSchema)
+      ? (payload: unknown, options: unknown) => Stream.unwrap(Effect.map(decode(payload), (decoded) => run(decoded, options) as Stream.Stream<unknown, unknown>))
+      : (payload: unknown, options: unknown) => Effect.flatMap(decode(payload), (decoded) => run(decoded, options) as Effect.Effect<unknown, unknown>)
+  }
+  // (`as`: the same tags, each handler the one given behind the decode of its own payload.)
+  return wrapped as H
+}
+
+/** A procedure as served: the same, its payload taken as it comes (its handler decodes it). */
+type Served<R> = R extends Rpc.Rpc<infer Tag, infer _Payload, infer Success, infer Failure, infer Middleware>
+  ? Rpc.Rpc<Tag, typeof Schema.Unknown, Success, Failure, Middleware>
+  : never
+
+/**
+ * The group as served: every procedure of the contract by its tag, schemas, annotations and
+ * middleware, with its payload taken as it comes (`decodingAfterAdmission`).
+ */
+const servedRpcs: RpcGroup.RpcGroup<Served<AdIntelRpcs>> = RpcGroup.make(
+  // (`any`: the list is built in a loop, so each element's tag is `string`; the group's type is
+  // the mapping `Served` of the contract's, which this loop is.)
+  ...[...AdIntelRpcs.requests.values()].map((rpc): any =>
+    Rpc.make(rpc._tag, { payload: Schema.Unknown, success: rpc.successSchema, error: rpc.errorSchema, defect: rpc.defectSchema })
+      .annotateContext(rpc.annotations)
+      .middleware(MeteredRpc)
+  )
+)
+
+/**
+ * An exchange whose body is refused before any message is read (nested too deep; issue 44),
+ * answered as a REST route answers such a body, in G1's order: admitted as one call of `/rpc`
+ * (no key: 401, and so on), then G11's 400, metered (its credit kept), with the call's window.
+ */
+const refuseBody = (charge: CallCharge) => (reason: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const key = ApiKey.fromRequest({ headers: request.headers, query: {} })
+    const rate = yield* Ref.make(Option.none<RateWindow>())
+    const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+      const admission = yield* charge.take(key, { method: "POST", route: rpcPath })
+      yield* Ref.set(rate, Option.some(admission.rate))
+      return yield* new InvalidRequest({ error: reason })
+    })))
+    const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+    const refusal = failure instanceof Refusal ? Option.some(failure) : Option.none()
+    const { body, status } = answerTo(Option.match(refusal, { onNone: () => failure, onSome: (refusal) => refusal.error }))
+    const window = Option.match(refusal, { onNone: () => Ref.get(rate), onSome: (refusal) => Effect.succeed(refusal.rate) })
+    const answer = Option.match(yield* window, {
+      onNone: () => HttpServerResponse.unsafeJson(body, { status }),
+      onSome: (rate) => withRateHeaders(HttpServerResponse.unsafeJson(body, { status }), rate, false)
+    })
+    return Option.match(Option.flatMap(refusal, (refusal) => refusal.retryAfter), {
+      onNone: () => answer,
+      onSome: (seconds) => HttpServerResponse.setHeader(answer, "retry-after", String(seconds))
+    })
+  })
+
+/**
+ * `/rpc` on the service's router: the group served through the bounded protocol
+ * (HttpProtocol.ts), its handlers and middleware, NDJSON framing, the rate fields on its answers.
+ */
 export const RpcLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const app = yield* RpcServer.toHttpApp(AdIntelRpcs, { spanPrefix: "Rpc" })
+    const charge = yield* CallCharge
+    const { httpApp, protocol } = yield* makeHttpProtocol(refuseBody(charge))
+    yield* RpcServer.make(servedRpcs, { spanPrefix: "Rpc" }).pipe(
+      Effect.provideService(RpcServer.Protocol, protocol),
+      Effect.interruptible,
+      Effect.forkScoped
+    )
     const rateNotes = yield* RpcRateNotes
-    yield* router.post(rpcPath, rateNotes.serve(app))
+    yield* router.post(rpcPath, rateNotes.serve(httpApp))
   })
 ).pipe(Layer.provide([RpcHandlersLive, MeteredRpcLive, RpcSerialization.layerNdjson]), Layer.provide([RpcRateNotes.Default, EventFeeds.Default]))

@@ -3,7 +3,7 @@ import { makeClient } from "../../src/rpc.js"
 import { eventually as eventuallyReal } from "./StreamingReplicas.js"
 import { call, TestServer } from "./TestServer.js"
 
-// What the tests of `/rpc` share (test/rpc.test.ts, test/rpcStreams.test.ts).
+// What the tests of `/rpc` share (test/rpc.test.ts, test/rpcAbuse.test.ts).
 
 type Json = Record<string, any>
 

@@ -7,7 +7,7 @@ import { InFlight } from "../src/access/gateway/InFlight.js"
 import { TooManyInFlight, type StreamedEvent } from "../src/rpc.js"
 import { clientFor, eventually, takeAdvancing } from "./support/RpcCalls.js"
 import { TestDatabase } from "./support/TestDatabase.js"
-import { account, balanceOf, testServer } from "./support/TestServer.js"
+import { account, balanceOf, call, testServer } from "./support/TestServer.js"
 
 /**
  * RPC `Events` under abuse (issue 44) on the real server and PostgreSQL: a cap on an account's
@@ -101,6 +101,58 @@ describe("RPC Events under abuse (issue 44)", () => {
         const resumed = yield* openEvents(api_key, first!.seq)
         expect((yield* takeAdvancing(resumed.received)).id).toBe(missed!.id)
         yield* Scope.close(resumed.scope, Exit.void)
+      }))
+  })
+})
+
+/** One line of an NDJSON exchange whose payload is `payload`, as JSON text. */
+const requestLine = (tag: string, payload: string) => `{"_tag":"Request","id":"0","tag":"${tag}","payload":${payload},"headers":[]}\n`
+
+describe("/rpc admits before it decodes (issue 44)", () => {
+  layer(testServer().pipe(Layer.provideMerge(TestDatabase)), { timeout: 60_000 })((it) => {
+    const exchange = (key: string | null, body: string) =>
+      call("/rpc", { method: "POST", headers: { "content-type": "application/ndjson", ...(key === null ? {} : { "X-API-Key": key }) }, body })
+
+    it.scoped("without a key, a payload that does not decode is Unauthorized, and nothing is said about the schema", () =>
+      Effect.gen(function*() {
+        const answer = yield* exchange(null, requestLine("SearchSocialAds", `{"limit":"lots","sort":42}`))
+        expect(answer.status).toBe(200)
+        expect(answer.body).toContain(`"_tag":"Unauthorized"`)
+        expect(answer.body).not.toMatch(/Die|Expected|limit|sort/)
+      }))
+
+    it.scoped("with a key, a payload that does not decode is InvalidRequest naming the field, metered as REST's 400 (G11)", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const client = yield* clientFor(api_key)
+        const answer = yield* exchange(api_key, requestLine("SearchSocialAds", `{"limit":"lots"}`))
+        expect(answer.status).toBe(200)
+        const exit = JSON.parse(answer.body.trim().split("\n").at(-1)!)
+        expect(exit).toMatchObject({ _tag: "Exit", exit: { _tag: "Failure", cause: { _tag: "Fail", error: { _tag: "InvalidRequest" } } } })
+        // The message REST answers for the same value of the same parameter.
+        const rest = yield* call("/api/v1/adlibrary?limit=lots", { headers: { "X-API-Key": api_key } })
+        expect(exit.exit.cause.error.error).toBe(JSON.parse(rest.body).error)
+        expect((yield* balanceOf(id)).used).toBe(2)
+        // A stream's payload alike.
+        const stream = yield* Effect.flip(Stream.runDrain(client.ExportSearch({ library: "social", filters: { limit: "5" } })))
+        expect(stream).toMatchObject({ _tag: "InvalidRequest" })
+      }))
+
+    it.scoped("a body nested 20,000 deep: 401 without a key; with one, REST's 400 for such a body, metered, never a 500", () =>
+      Effect.gen(function*() {
+        const deep = "[".repeat(20_000) + "]".repeat(20_000)
+        const body = requestLine("SearchSocialAds", `{"q":${deep}}`)
+        const refused = yield* exchange(null, body)
+        expect([refused.status, refused.body]).toEqual([401, `{"success":false,"error":"Unauthorized"}`])
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const answer = yield* exchange(api_key, body)
+        expect([answer.status, answer.body]).toEqual([400, `{"success":false,"error":"Malformed request body: JSON nested deeper than 32 levels"}`])
+        expect(answer.headers.get("ratelimit-policy")).toBe(`"minute";q=60;w=60`)
+        expect((yield* balanceOf(id)).used).toBe(1)
+        // At the limit: a payload 32 deep is read, and refused by its schema.
+        const atLimit = yield* exchange(api_key, requestLine("SearchSocialAds", `{"q":${"[".repeat(31)}${"]".repeat(31)}}`))
+        expect(atLimit.status).toBe(200)
+        expect(atLimit.body).toContain(`"_tag":"InvalidRequest"`)
       }))
   })
 })
