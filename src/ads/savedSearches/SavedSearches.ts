@@ -89,7 +89,7 @@ const viewOf = (row: StoredSearch): SavedSearch => ({
  * Saved searches (issue 32; INTERPRETATIONS H1): an ad-library search kept by name. The import
  * finds the new matches of every saved search at once per batch (`matchBatch`) and records them
  * in the batch's transaction; its end tells each account with one `saved_search.matches_new`
- * event per saved search (`ImportEvents.duringImport`).
+ * event naming each of its searches that matched (issue 44; `ImportEvents.duringImport`).
  */
 export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/SavedSearches", {
   effect: Effect.gen(function*() {
