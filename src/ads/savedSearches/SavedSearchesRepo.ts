@@ -363,8 +363,9 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               from found f
              group by f.query_id
           ), stored as (
-            insert into saved_search_query_matches (query_id, pass, newest, oldest, first_seens, ad_ids)
-            select g.query_id, p.n, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g, pass p
+            insert into saved_search_query_matches (query_id, pass, newest, oldest, first_seens, ad_ids, matches, matched_at)
+            select g.query_id, p.n, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows, g.count, ${at}
+              from grouped g, pass p
           ), pending as (
             insert into import_pending_query_matches (import_id, query_id, pass, count, sort_keys, ad_rows, ad_ids, written_at)
             select ${importId}::uuid, g.query_id, p.n, g.count, g.first_seens[1:${maxAdIdsPerEvent}], g.ad_rows[1:${maxAdIdsPerEvent}], g.ad_ids, ${at}
@@ -448,6 +449,56 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
             ${record(sql`select e.account_id, ${matchesNew}::text as type, e.data from events e order by e.import_id, e.account_id`)}
           )
           select count(*)::int as n from events`)).pipe(Effect.orDie),
+
+      /**
+       * Forgets match rows stored before `before` (migration 0105's `matched_at`), at most
+       * `limit` of them, the queries' and those from before migration 0102 alike; how many went.
+       */
+      forgetStoredBefore: (before: Date, limit: number): Effect.Effect<number> =>
+        countOf(sql`
+          with queries as (
+            delete from saved_search_query_matches where ctid = any(array(
+              select ctid from saved_search_query_matches where matched_at < ${before} order by matched_at limit ${limit}))
+            returning 1
+          ), searches as (
+            delete from saved_search_matches where ctid = any(array(
+              select ctid from saved_search_matches where matched_at < ${before} order by matched_at limit ${limit}))
+            returning 1
+          )
+          select ((select count(*) from queries) + (select count(*) from searches))::int as n`).pipe(Effect.orDie),
+
+      /** The queries that hold more than `keep` matches. */
+      queriesOver: (keep: number): Effect.Effect<ReadonlyArray<string>> =>
+        sql<{ id: string }>`
+          select query_id::text as id from saved_search_query_matches
+           group by query_id having sum(coalesce(matches, cardinality(ad_ids))) > ${keep}`.pipe(
+          Effect.flatMap(decodeRows(Schema.Struct({ id: Schema.String }))),
+          Effect.map((rows) => rows.map((r) => r.id)),
+          Effect.orDie
+        ),
+
+      /**
+       * Keeps each of these queries' `keep` most recently found matches (rows by pass, newest
+       * first; within the row that crosses the line, its first, the newest first seen, as
+       * `/matches` orders them): the rows wholly past the line go, the one across it is cut.
+       * Rows a concurrent pass writes meanwhile are not counted: the next prune counts them.
+       */
+      keepNewest: (queries: ReadonlyArray<string>, keep: number): Effect.Effect<void> =>
+        queries.length === 0 ? Effect.void : sql`
+          with ranked as materialized (
+            select m.ctid as row, coalesce(m.matches, cardinality(m.ad_ids)) as n,
+                   coalesce(sum(coalesce(m.matches, cardinality(m.ad_ids))) over (
+                     partition by m.query_id order by m.pass desc rows between unbounded preceding and 1 preceding), 0) as newer
+              from saved_search_query_matches m
+             where m.query_id = any(${queries}::bigint[])
+          ), gone as (
+            delete from saved_search_query_matches m using ranked r where m.ctid = r.row and r.newer >= ${keep}
+          )
+          update saved_search_query_matches m
+             set first_seens = m.first_seens[1:${keep} - r.newer], ad_ids = m.ad_ids[1:${keep} - r.newer],
+                 oldest = m.first_seens[${keep} - r.newer], matches = ${keep} - r.newer
+            from ranked r
+           where m.ctid = r.row and r.newer < ${keep} and r.newer + r.n > ${keep}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>
