@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
+import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { TestDatabase } from "./support/TestDatabase.js"
@@ -12,12 +14,12 @@ import { account, sendJson, testServer } from "./support/TestServer.js"
  * read once, queued under its slot and told when the slot comes, with the preferences of then.
  * Through HTTP (the inbox) and the tables a pass leaves behind: more events than a page and more
  * due groups than a transaction tells, preferences changed while an event waits, a search
- * deleted before its slot, and two passes at once.
+ * deleted before its slot, two passes at once, and an event naming many searches (issue 44).
  */
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
-const env = Layer.provideMerge(Layer.merge(testServer(), AccountEvents.Default), TestDatabase)
+const env = Layer.provideMerge(Layer.mergeAll(testServer(), AccountEvents.Default, SavedSearches.Default), TestDatabase)
 
 const send = sendJson
 const inboxOf = (key: string) => Effect.map(sendJson(key, "GET", "/api/v1/notifications?page_size=100"), (answer) => answer.json)
@@ -31,7 +33,7 @@ const saved = (key: string, name: string) =>
     return answer.json.saved_search.id as string
   })
 
-/** A matches event of the search, as the import's end records it, at the clock's instant. */
+/** A matches event of the search as the import's end recorded it before issue 44 (one per search), at the clock's instant. */
 const matched = (accountId: AccountId, searchId: string, adIds: ReadonlyArray<string>) =>
   Effect.flatMap(now, (at) =>
     Effect.flatMap(AccountEvents, (events) =>
@@ -130,6 +132,40 @@ describe("the saved-search digest queue (migration 0100)", () => {
         const [one, two] = yield* Effect.all([alertsPass, alertsPass], { concurrency: 2 })
         expect(one + two).toBe(3)
         expect((yield* inboxOf(owner.api_key)).total).toBe(3)
+      }))
+
+    it.effect("an event naming 250 searches (one per account and import since issue 44): each search its own item, told over two transactions of at most 200 groups; an event of before adds to its search's", () =>
+      Effect.gen(function*() {
+        const owner = yield* account({ plan: "premium" })
+        const searches = yield* SavedSearches
+        const ids = yield* Effect.forEach(Array.from({ length: 250 }, (_, i) => i), (i) =>
+          Effect.map(
+            searches.create({ accountId: owner.id, plan: "premium" }, { name: `many ${i}`, library: "social", filters: { q: `digest many ${i}` } }),
+            (search) => search.id
+          ))
+        const at = yield* now
+        yield* (yield* AccountEvents).emit([{
+          accountId: owner.id,
+          type: "saved_search.matches_new",
+          data: { import_id: randomUUID(), saved_searches: ids.map((id, i) => ({ saved_search_id: id, library: "social", count: 2, ad_ids: i < 100 ? [`many-${i}`] : [] })) }
+        }], at)
+        yield* TestClock.adjust("1 minute")
+        yield* matched(owner.id, ids[0]!, ["before-0"])
+        yield* alertsPass
+        expect((yield* queueRows)[0]!.n).toBe(251)
+        yield* toSlot(yield* nextDaily)
+        yield* alertsPass
+        const sql = yield* SqlClient.SqlClient
+        const items = yield* sql<{ search: string; count: number; ad_ids: Array<string>; events: number }>`
+          select data -> 'saved_search' ->> 'id' as search, (data ->> 'count')::int as count,
+                 array(select jsonb_array_elements_text(data -> 'ad_ids')) as ad_ids, jsonb_array_length(data -> 'event_ids') as events
+            from notifications where account_id = ${owner.id}::uuid`
+        const byId = new Map(items.map((item) => [item.search, item]))
+        expect(items).toHaveLength(250)
+        expect(byId.get(ids[0]!)).toEqual({ search: ids[0], count: 3, ad_ids: ["before-0", "many-0"], events: 2 })
+        expect(byId.get(ids[99]!)).toEqual({ search: ids[99], count: 2, ad_ids: ["many-99"], events: 1 })
+        expect(byId.get(ids[249]!)).toEqual({ search: ids[249], count: 2, ad_ids: [], events: 1 })
+        expect((yield* queueRows)[0]!.n).toBe(0)
       }))
   })
 })

@@ -4,6 +4,8 @@ import { randomUUID } from "node:crypto"
 import { Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { CurrentImport, ImportEvents } from "../src/access/events/ImportEvents.js"
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
+import { savedSearchLimits } from "../src/ads/savedSearches/Api.js"
+import { maxAdIdsPerEvent } from "../src/access/events/OutboxEvent.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
 import { IngestRepo } from "../src/ingest/IngestRepo.js"
@@ -13,15 +15,16 @@ import { ingestAll } from "./support/AdWorld.js"
 import { advertiser } from "./support/BrandWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, testServer } from "./support/TestServer.js"
-import { adOf, allIds, create, eventsOf, get, prefix, send } from "./support/SavedSearchWorld.js"
+import { adOf, allIds, create, eventsOf, get, matchesToldTo, prefix, send, sharesOf } from "./support/SavedSearchWorld.js"
 
 /**
- * Saved searches' events (issue 32; INTERPRETATIONS H1, H3): one per import and saved search,
- * whatever the import's batches and lanes, an import that fails halfway or dies, and searches
- * that share one query. (The routes: test/savedSearches.test.ts.)
+ * Saved searches' events (issue 32; INTERPRETATIONS H1, H3): one per account and import (issue
+ * 44), naming each search that matched, whatever the import's batches and lanes, an import that
+ * fails halfway or dies, searches that share one query, and an account's every search matching
+ * one import. (The routes: test/savedSearches.test.ts.)
  */
 
-describe("saved-search events: one per import and saved search (H1, H3)", () => {
+describe("saved-search events: one per account and import, naming each search (H1, H3)", () => {
   // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
   const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
     Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)),
@@ -39,7 +42,7 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
       select (select count(*) from import_pending_events)::int + (select count(*) from import_pending_query_matches)::int as n`)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-    it.effect("an import of 2,500 ads (three batches, both lanes) tells each matching search once, naming every match (the newest 100)", () =>
+    it.effect("an import of 2,500 ads (three batches, both lanes) is one event naming each matching search once, with its count and its newest matches (100 in all)", () =>
       Effect.gen(function*() {
         const { api_key, id } = yield* account({ plan: "pro" })
         const few = (yield* create(api_key, { name: "Few", library: "social", filters: { q: "zebrafinch" } })).json.saved_search
@@ -52,13 +55,16 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         const manyMatches = yield* allIds(api_key, `${prefix}/${many.id}/matches`, {})
         expect([fewMatches.length, manyMatches.length]).toEqual([63, 157])
         const events = yield* eventsOf(id)
-        expect(events.map((e) => [e.type, e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([
-          ["saved_search.matches_new", few.id, 63, fewMatches],
-          ["saved_search.matches_new", many.id, 157, manyMatches.slice(0, 100)]
-        ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))))
-        // Both name the same import; nothing is left waiting.
-        expect(new Set(events.map((e) => e.data.import_id)).size).toBe(1)
-        expect(events[0]!.data.import_id).toMatch(uuid)
+        expect(events.map((e) => e.type)).toEqual(["saved_search.matches_new"])
+        // The searches in id order, the event's 100 ad ids shared in turns: 50 each here.
+        const told = ([[few.id, fewMatches], [many.id, manyMatches]] as const).slice().sort(([a], [b]) => a.localeCompare(b))
+        const shares = sharesOf(told.map(([, matches]) => matches.length))
+        expect(shares).toEqual([50, 50])
+        expect(events[0]!.data).toEqual({
+          import_id: expect.stringMatching(uuid),
+          saved_searches: told.map(([sid, matches], i) => ({ saved_search_id: sid, library: "social", count: matches.length, ad_ids: matches.slice(0, shares[i]) }))
+        })
+        // Nothing is left waiting.
         expect((yield* pendingRows)[0]!.n).toBe(0)
       }))
 
@@ -82,8 +88,7 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
         // The first batch's 50 matches, and none of the lines after it.
         expect(stored).toHaveLength(50)
-        const told = yield* eventsOf(id)
-        expect(told.map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, stored.length, stored]])
+        expect(yield* matchesToldTo(id)).toEqual([[[search.id, stored.length, stored]]])
         // A later import tells nothing again.
         yield* ingestAll("ads", importOf("after", 10, []))
         expect((yield* eventsOf(id)).length).toBe(1)
@@ -136,9 +141,9 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         expect(lateMatches.every((id) => id.startsWith("ss-wb-2-"))).toBe(true)
         expect(earlyMatches.filter((id) => id.startsWith("ss-wb-2-"))).toEqual(lateMatches)
         // Each account is told its own: a's two imports, b's second only.
-        const told = (id: AccountId) => Effect.map(eventsOf(id), (events) => events.map((e) => [e.data.saved_search_id, e.data.count]))
-        expect(yield* told(a.id)).toEqual([[early.id, 10], [early.id, 6]])
-        expect(yield* told(b.id)).toEqual([[late.id, 6]])
+        const told = (id: AccountId) => Effect.map(matchesToldTo(id), (events) => events.map((searches) => searches.map(([sid, count]) => [sid, count])))
+        expect(yield* told(a.id)).toEqual([[[early.id, 10]], [[early.id, 6]]])
+        expect(yield* told(b.id)).toEqual([[[late.id, 6]]])
 
         // One delete leaves the other's matches; the last takes the query and its rows.
         expect((yield* send(a.api_key, "DELETE", `${prefix}/${early.id}`)).status).toBe(200)
@@ -176,8 +181,35 @@ describe("saved-search events: one per import and saved search (H1, H3)", () => 
         yield* ingestAll("ads", importOf("later", 3, []))
         const stored = yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})
         expect(stored).toHaveLength(10)
-        expect((yield* eventsOf(id)).map((e) => [e.data.saved_search_id, e.data.count, e.data.ad_ids])).toEqual([[search.id, 10, stored]])
+        expect(yield* matchesToldTo(id)).toEqual([[[search.id, 10, stored]]])
         expect((yield* pendingRows)[0]!.n).toBe(0)
+      }))
+
+    it.effect("an account's 500 searches (Premium's cap) matching every ad of one import: one event naming all 500, 100 ad ids in all", () =>
+      Effect.gen(function*() {
+        const { api_key, id } = yield* account({ plan: "premium" })
+        const searches = yield* SavedSearches
+        // Always true and each its own query (a day long past), so the pass matches and stores 500 queries.
+        const saved = yield* Effect.forEach(Array.from({ length: savedSearchLimits.premium }, (_, i) => i), (i) =>
+          searches.create({ accountId: id, plan: "premium" }, {
+            name: `Everything ${i}`,
+            library: "social",
+            filters: { first_seen_from: new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10) }
+          }))
+        yield* TestClock.adjust("1 second")
+        yield* ingestAll("ads", importOf("all", 30, []))
+
+        const events = yield* eventsOf(id)
+        expect(events).toHaveLength(1)
+        const told = (yield* matchesToldTo(id))[0]!
+        const ids = saved.map((s) => s.id).sort()
+        expect(told.map(([sid, count]) => [sid, count])).toEqual(ids.map((sid) => [sid, 30]))
+        // In turns, searches in id order: the first 100 name their newest ad, the rest none.
+        const newest = (yield* get(api_key, `${prefix}/${ids[0]}/matches?limit=1`)).json.data[0].id
+        expect(told.map(([, , adIds]) => adIds)).toEqual(ids.map((_, i) => (i < 100 ? [newest] : [])))
+        expect(told.flatMap(([, , adIds]) => adIds)).toHaveLength(maxAdIdsPerEvent)
+        // Bounded: the plan's cap of entries, each an id, a library, a count and its share of the 100.
+        expect(JSON.stringify(events[0]!.data).length).toBeLessThan(60_000)
       }))
   })
 })

@@ -8,7 +8,7 @@ import { migrations } from "../src/platform/db/migrations/index.js"
 import { ingestAll } from "./support/AdWorld.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, balanceOf } from "./support/TestServer.js"
-import { adOf, allIds, asQuery, create, DAY, error, eventsOf, get, prefix, send, summed, world } from "./support/SavedSearchWorld.js"
+import { adOf, allIds, asQuery, create, DAY, error, eventsOf, get, matchesToldTo, prefix, send, sharesOf, summed, world } from "./support/SavedSearchWorld.js"
 
 
 /**
@@ -153,16 +153,20 @@ describe("saved searches (H1)", () => {
         expect(counts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(10)
         expect([counts[6], counts[13], counts[12]]).toEqual([0, 0, 40])
 
-        // One event per saved search with new matches in the import (its two lanes' batches
-        // together), counting them and naming them newest first, as `/matches` shows them.
+        // One event for the import (its two lanes' batches together), naming each saved search
+        // with new matches in id order: its count and its newest matches as `/matches` shows
+        // them, the event's 100 taken in turns.
         const events = yield* eventsOf(id)
-        expect(new Set(events.map((e) => e.type))).toEqual(new Set(["saved_search.matches_new"]))
-        for (const [i, search] of saved.entries()) {
-          const mine = events.filter((e) => e.data.saved_search_id === search.id)
-          expect(mine.map((e) => [e.data.library, e.data.count, e.data.ad_ids])).toEqual(
-            counts[i] === 0 ? [] : [[search.library, counts[i], yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})]]
-          )
+        expect(events.map((e) => e.type)).toEqual(["saved_search.matches_new"])
+        const matched = saved.map((search, i) => ({ search, count: counts[i]! })).filter(({ count }) => count > 0)
+          .sort((a, b) => a.search.id.localeCompare(b.search.id))
+        const shares = sharesOf(matched.map(({ count }) => count))
+        const told = []
+        for (const [i, { search, count }] of matched.entries()) {
+          told.push([search.id, count, (yield* allIds(api_key, `${prefix}/${search.id}/matches`, {})).slice(0, shares[i])])
         }
+        expect((yield* matchesToldTo(id))[0]).toEqual(told)
+        expect(shares.reduce((a, b) => a + b, 0)).toBe(Math.min(100, counts.reduce((a, b) => a + b, 0)))
 
         // `limit` and the scroll token; a token of another saved search is refused.
         yield* TestClock.adjust("61 seconds")

@@ -1,32 +1,18 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, TestClock } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import * as Tracing from "../src/platform/telemetry/Tracing.js"
-import { attribute, OtlpReceiver, OtlpReceiverLive, type OtlpSpan } from "./support/OtlpReceiver.js"
+import { attribute, exported, OtlpReceiver, OtlpReceiverLive, type OtlpSpan, OtlpTracingLive } from "./support/OtlpReceiver.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 import { account, call, signIn, testServer } from "./support/TestServer.js"
 
-/** The tracer of `Tracing.layer`, configured as an operator would: the receiver's address and a service name. */
-const tracing = Layer.unwrapEffect(
-  Effect.map(OtlpReceiver, ({ url }) =>
-    Tracing.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
-      ["OTEL_EXPORTER_OTLP_ENDPOINT", url],
-      ["OTEL_SERVICE_NAME", "adintel-under-test"]
-    ])))))
-  )
-)
-
 const world = testServer().pipe(
   Layer.provideMerge(TestDatabase),
-  Layer.provide(tracing),
+  Layer.provide(OtlpTracingLive),
   Layer.provideMerge(OtlpReceiverLive)
 )
 
 const history = "/api/v1/trends/history"
 const isHistoryRequest = (span: OtlpSpan) => attribute(span, "http.route") === history
-
-/** The exporter sends what ended every 5 s of the server's clock: move it on, then wait for the receiver to have `predicate`. */
-const exported = (predicate: (span: OtlpSpan) => boolean) =>
-  Effect.zipRight(TestClock.adjust("6 seconds"), Effect.flatMap(OtlpReceiver, (receiver) => receiver.until(predicate)))
 
 /** Whether `span` descends from `ancestor` among `spans`. */
 const descendsFrom = (spans: ReadonlyArray<OtlpSpan>, span: OtlpSpan, ancestor: OtlpSpan): boolean => {

@@ -40,6 +40,7 @@ import { ShopRollups } from "../shop/search/ShopRollups.js"
 import { TrendCounts } from "../ads/trends/TrendCounts.js"
 import { SignedIn } from "../access/session/SignedIn.js"
 import { MetricsRouteLive } from "../system/Metrics.js"
+import { SavedSearches } from "../ads/savedSearches/SavedSearches.js"
 import { observeRequests, withoutPlatformRequestSpans } from "../platform/telemetry/Tracing.js"
 import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import type { AudioExtractor } from "../transcripts/engines/audio/AudioExtractor.js"
@@ -240,6 +241,9 @@ export const NotificationJobsLive = Layer.scopedDiscard(
   })
 )
 
+/** Forgets saved searches' matches past `SAVED_SEARCH_MATCHES_KEEP` (issue 44): at start, then every `SAVED_SEARCH_PRUNE_EVERY`. */
+export const SavedSearchPruningLive = Layer.scopedDiscard(Effect.flatMap(SavedSearches, (searches) => Effect.forkScoped(searches.pruning)))
+
 /** Counts the ads imports stored into the trends' daily counts (issue 20): at start, then after each import. */
 export const TrendCountingLive = Layer.scopedDiscard(Effect.flatMap(TrendCounts, (counts) => Effect.forkScoped(counts.run)))
 
@@ -321,7 +325,7 @@ const EnginesLog = Layer.effectDiscard(
 
 /** The whole service, short of the database and the configuration. */
 export const layer = (options: LayerOptions = {}) =>
-  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, TrendCountingLive, EnginesLog).pipe(
+  Layer.mergeAll(serve(options.api ?? ApiLive, options), SweeperLive, RollupsLive, NotificationJobsLive, TrendCountingLive, SavedSearchPruningLive, EnginesLog).pipe(
     Layer.provideMerge(NodeServerLive),
     // Merged rather than provided: a test waits on what `Transcripts` exposes (`waiting`).
     Layer.provideMerge(Layer.mergeAll(

@@ -48,7 +48,8 @@ type Checked =
  */
 export const defaultLanes = 2
 
-const laneOf = (key: string, lanes: number) => {
+/** The lane of a record's key (exported for tests that need one import's records in one lane: one batch, one pass). */
+export const laneOf = (key: string, lanes: number) => {
   let hash = 0
   for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0
   return Math.abs(hash) % lanes

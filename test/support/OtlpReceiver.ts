@@ -1,5 +1,6 @@
-import { Context, Effect, Layer, Queue } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Queue, TestClock } from "effect"
 import { createServer } from "node:http"
+import * as Tracing from "../../src/platform/telemetry/Tracing.js"
 
 /** An OTLP attribute as OTLP/HTTP JSON carries it. */
 export interface OtlpAttribute {
@@ -15,11 +16,13 @@ export interface OtlpSpan {
   readonly name: string
   readonly kind: number
   readonly attributes: ReadonlyArray<OtlpAttribute>
+  /** Its events: the logs written under it, and an `exception` when it failed. */
+  readonly events?: ReadonlyArray<{ readonly name: string; readonly attributes: ReadonlyArray<OtlpAttribute> }>
   readonly resource: ReadonlyArray<OtlpAttribute>
 }
 
 /** An attribute's value as text or number, whatever its OTLP type. */
-export const attribute = (span: OtlpSpan, key: string): string | number | boolean | undefined => {
+export const attribute = (span: Pick<OtlpSpan, "attributes">, key: string): string | number | boolean | undefined => {
   const value = span.attributes.find((a) => a.key === key)?.value
   if (value === undefined) return undefined
   if (value.intValue !== undefined) return Number(value.intValue)
@@ -86,3 +89,17 @@ export const OtlpReceiverLive = Layer.scoped(
     return { url: `http://127.0.0.1:${port}`, bodies, spans, until }
   })
 )
+
+/** The tracer of `Tracing.layer`, configured as an operator would: the receiver's address and a service name. */
+export const OtlpTracingLive = Layer.unwrapEffect(
+  Effect.map(OtlpReceiver, ({ url }) =>
+    Tracing.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+      ["OTEL_EXPORTER_OTLP_ENDPOINT", url],
+      ["OTEL_SERVICE_NAME", "adintel-under-test"]
+    ])))))
+  )
+)
+
+/** The exporter sends what ended every 5 s of the server's clock: move it on, then wait for the receiver to have `predicate`. */
+export const exported = (predicate: (span: OtlpSpan) => boolean) =>
+  Effect.zipRight(TestClock.adjust("6 seconds"), Effect.flatMap(OtlpReceiver, (receiver) => receiver.until(predicate)))

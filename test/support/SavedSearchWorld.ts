@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { MatchesNewData, searchesTold } from "../../src/ads/savedSearches/Api.js"
+import { maxAdIdsPerEvent } from "../../src/access/events/OutboxEvent.js"
 import type { AccountId } from "../../src/kernel/Ids.js"
 import { Ingest } from "../../src/ingest/Ingest.js"
 import { ad } from "../fixtures/world.js"
@@ -74,3 +76,23 @@ export const summed = (events: ReadonlyArray<{ type: string; data: Record<string
 export const eventsOf = (accountId: AccountId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ type: string; data: Record<string, unknown> }>`select type, data from outbox_events where account_id = ${accountId}::uuid order by seq`)
+
+/** The account's `saved_search.matches_new` events, oldest first: each search told, as `[id, count, ad_ids]`. */
+export const matchesToldTo = (accountId: AccountId) =>
+  Effect.map(eventsOf(accountId), (events) =>
+    events.filter((e) => e.type === "saved_search.matches_new").map((e) =>
+      searchesTold(Schema.decodeUnknownSync(MatchesNewData)(e.data)).map((s) => [s.saved_search_id, s.count, s.ad_ids] as const)))
+
+/**
+ * How many ad ids each search of one event names, searches in id order: the event's 100 taken
+ * in turns (each search's newest, then each one's second newest, ...) while a search has more.
+ */
+export const sharesOf = (matches: ReadonlyArray<number>, budget: number = maxAdIdsPerEvent): Array<number> => {
+  const shares = matches.map(() => 0)
+  for (let k = 0, left = budget; left > 0 && matches.some((n) => n > k); k++) {
+    for (let i = 0; i < matches.length && left > 0; i++) {
+      if (matches[i]! > k) (shares[i]!++, left--)
+    }
+  }
+  return shares
+}

@@ -21,8 +21,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, { rea
 
 /**
  * Secrets a test run uses instead of generating files under `DATA_DIR`, and any other variables.
- * The notification jobs (webhook deliveries included) pass at start only (TestClock.adjust runs every pass a jump of months
- * would contain); tests that need them set their own interval. Passwords are hashed at scrypt's
+ * The notification jobs (webhook deliveries included) and the saved searches' prune pass at start only (TestClock.adjust
+ * runs every pass a jump of months would contain); tests that need them set their own interval. Passwords are hashed at scrypt's
  * least cost (2^10 for 2^17): a test of the cost itself sets `PASSWORD_HASH_COST` back.
  */
 export const testEnvironment = (env: Record<string, string> = {}) =>
@@ -33,6 +33,7 @@ export const testEnvironment = (env: Record<string, string> = {}) =>
       ["DIGEST_CHECK_EVERY", "365 days"],
       ["NOTIFICATION_ALERTS_EVERY", "365 days"],
       ["WEBHOOK_POLL_EVERY", "365 days"],
+      ["SAVED_SEARCH_PRUNE_EVERY", "365 days"],
       ...Object.entries(env)
     ]))
   )

@@ -17,7 +17,16 @@ export class TestSmtp extends Context.Tag("test/TestSmtp")<TestSmtp, {
   readonly received: Queue.Queue<ReceivedMail>
 }>() {}
 
-export const TestSmtpLive = Layer.scoped(
+export interface TestSmtpOptions {
+  /**
+   * Recipients the server refuses at `RCPT TO` with a permanent 550 whose text quotes the
+   * address, as real servers do (`550 5.1.1 <who@example.com>: Recipient address rejected`).
+   */
+  readonly refuse?: (address: string) => boolean
+}
+
+/** The server, refusing the recipients `options.refuse` names. */
+export const testSmtp = (options: TestSmtpOptions = {}) => Layer.scoped(
   TestSmtp,
   Effect.gen(function*() {
     const received = yield* Queue.unbounded<ReceivedMail>()
@@ -27,6 +36,10 @@ export const TestSmtpLive = Layer.scoped(
           authOptional: true,
           disabledCommands: ["STARTTLS", "AUTH"],
           logger: false,
+          onRcptTo(address, _session, callback) {
+            if (options.refuse?.(address.address) !== true) return callback()
+            callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }))
+          },
           onData(stream, session, callback) {
             const chunks: Array<Buffer> = []
             stream.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -48,6 +61,8 @@ export const TestSmtpLive = Layer.scoped(
     return { url: `smtp://127.0.0.1:${port}`, received }
   })
 )
+
+export const TestSmtpLive = testSmtp()
 
 /** The part of a multipart message with this content type, decoded (quoted-printable or base64). */
 export const mimePart = (raw: string, contentType: string): string | undefined => {

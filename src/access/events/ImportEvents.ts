@@ -23,7 +23,8 @@ export const staleImportAfter = Duration.hours(1)
  * under its import's id (`pendingFrom`, inside `inBatch`); the import's end, whether success,
  * failure or interrupt, turns every pending row of the import into one event per account, type
  * and subject, counts summed and the newest 100 ads named, in one statement (`duringImport`).
- * Saved searches' new matches and tracked brands' diffs both go through it.
+ * Saved searches' new matches and tracked brands' diffs both go through it (the saved searches'
+ * per query, told by their own `Teller`: one event per account naming each search).
  */
 export class ImportEvents extends Effect.Service<ImportEvents>()("adintel/ImportEvents", {
   effect: Effect.gen(function*() {

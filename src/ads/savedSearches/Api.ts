@@ -6,6 +6,7 @@ import { NotFoundBody } from "../../kernel/Errors.js"
 import { JsonObject } from "../../kernel/Json.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { IdPath, Choice } from "../../kernel/Params.js"
+import { SavedSearchId } from "../../kernel/Ids.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
 import { inProduct } from "../../kernel/Products.js"
 import { AdPage } from "../library/Api.js"
@@ -57,6 +58,31 @@ export const SavedSearch = Schema.Struct({
   last_checked_at: Schema.NullOr(Schema.String).annotations({ description: "When an import last looked for its new matches; null before the first" })
 }).annotations({ identifier: "SavedSearch" })
 export type SavedSearch = typeof SavedSearch.Type
+
+/** One saved search's part of a `saved_search.matches_new` event (H3): its new matches in one import. */
+export const SearchMatches = Schema.Struct({
+  saved_search_id: SavedSearchId,
+  library: Schema.String,
+  count: Schema.Int,
+  ad_ids: Schema.Array(Schema.String).annotations({ description: "Its newest matches, newest first: a share of the event's 100" })
+})
+export type SearchMatches = typeof SearchMatches.Type
+
+/**
+ * A `saved_search.matches_new` event's `data` since issue 44: one event per account and import,
+ * naming each of its searches that matched (SPEC-NOTES "One event per account and import").
+ */
+export const ImportMatches = Schema.Struct({
+  import_id: Schema.String,
+  saved_searches: Schema.Array(SearchMatches)
+})
+
+/** Either shape a `saved_search.matches_new` event's `data` has had: per account and import, or (before issue 44) per search. */
+export const MatchesNewData = Schema.Union(ImportMatches, SearchMatches)
+
+/** The searches a decoded `saved_search.matches_new` event tells of. */
+export const searchesTold = (data: typeof MatchesNewData.Type): ReadonlyArray<SearchMatches> =>
+  "saved_searches" in data ? data.saved_searches : [data]
 
 export const SavedSearchAnswer = Schema.Struct({ success: Schema.Literal(true), saved_search: SavedSearch })
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schedule, Schema } from "effect"
 import { ImportEvents } from "../../access/events/ImportEvents.js"
 import type { EventType } from "../../access/events/OutboxEvent.js"
 import { type CallerInfo, planTitle } from "../../access/gateway/Api.js"
@@ -14,6 +14,7 @@ import type { AdView } from "../library/Api.js"
 import { type AdFilters, defaultLimit, filtersOf, type Library, libraryByPublicName, publicNameOf, SearchQuery } from "../library/Filters.js"
 import { ScrollToken } from "../library/ScrollToken.js"
 import { anchorsOf } from "./Anchors.js"
+import { matchesKept, matchesPruneEvery } from "./MatchesConfig.js"
 import {
   type MatchesQuery,
   type NewSavedSearch,
@@ -28,6 +29,9 @@ export type { BatchMatches } from "./SavedSearchesRepo.js"
 
 
 export const savedSearchNotFound = new NotFound({ error: "Saved search not found" })
+/** Match rows a prune's statement forgets by age at most, and queries it cuts to their count. */
+const pruneBatch = 1_000
+const queriesPerTrim = 100
 const matchesNew: EventType = "saved_search.matches_new"
 const searchId = idOf(SavedSearchId, savedSearchNotFound)
 
@@ -89,7 +93,7 @@ const viewOf = (row: StoredSearch): SavedSearch => ({
  * Saved searches (issue 32; INTERPRETATIONS H1): an ad-library search kept by name. The import
  * finds the new matches of every saved search at once per batch (`matchBatch`) and records them
  * in the batch's transaction; its end tells each account with one `saved_search.matches_new`
- * event per saved search (`ImportEvents.duringImport`).
+ * event naming each of its searches that matched (issue 44; `ImportEvents.duringImport`).
  */
 export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/SavedSearches", {
   effect: Effect.gen(function*() {
@@ -97,6 +101,26 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
     const tokens = yield* ScrollToken
     const imports = yield* ImportEvents
     const sql = yield* SqlClient.SqlClient
+    const kept = yield* matchesKept
+    const pruneEvery = yield* matchesPruneEvery
+
+    /**
+     * Forgets the matches past `SAVED_SEARCH_MATCHES_KEEP` at `at`: those stored longer ago than
+     * its age, then each query's beyond its count (the most recently found kept), a bounded
+     * statement at a time. How many rows went by age and how many queries were cut.
+     */
+    const prune = Effect.fn("SavedSearches.prune", serviceSpan)(function*(at: Date) {
+      const before = new Date(at.getTime() - Duration.toMillis(kept.age))
+      let aged = 0
+      for (;;) {
+        const n = yield* repo.forgetStoredBefore(before, pruneBatch)
+        aged += n
+        if (n < pruneBatch) break
+      }
+      const over = yield* repo.queriesOver(kept.count)
+      for (let i = 0; i < over.length; i += queriesPerTrim) yield* repo.keepNewest(over.slice(i, i + queriesPerTrim), kept.count)
+      return { aged, trimmed: over.length }
+    })
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(
@@ -187,7 +211,20 @@ export class SavedSearches extends Effect.Service<SavedSearches>()("adintel/Save
       checked: Effect.fn("SavedSearches.checked", serviceSpan)(repo.checked),
 
       /** The names of searches by id (the inbox quotes them). */
-      namesOf: Effect.fn("SavedSearches.namesOf", serviceSpan)(repo.namesOf)
+      namesOf: Effect.fn("SavedSearches.namesOf", serviceSpan)(repo.namesOf),
+
+      prune,
+
+      /**
+       * The prune, for a layer to fork: at start, then every `SAVED_SEARCH_PRUNE_EVERY` (on the
+       * Clock). Every replica runs it; two at once forget the same rows once (a row deleted or cut
+       * by one is skipped by the other). A failed prune is logged and the next one goes on.
+       */
+      pruning: Effect.flatMap(now, prune).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("Saved-search matches prune failed", cause)),
+        Effect.repeat(Schedule.spaced(pruneEvery)),
+        Effect.asVoid
+      )
     }
   }),
   dependencies: [SavedSearchesRepo.Default, ScrollToken.Default, ImportEvents.Default]

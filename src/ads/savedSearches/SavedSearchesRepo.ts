@@ -363,8 +363,9 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               from found f
              group by f.query_id
           ), stored as (
-            insert into saved_search_query_matches (query_id, pass, newest, oldest, first_seens, ad_ids)
-            select g.query_id, p.n, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows from grouped g, pass p
+            insert into saved_search_query_matches (query_id, pass, newest, oldest, first_seens, ad_ids, matches, matched_at)
+            select g.query_id, p.n, g.first_seens[1], g.first_seens[g.count], g.first_seens, g.ad_rows, g.count, ${at}
+              from grouped g, pass p
           ), pending as (
             insert into import_pending_query_matches (import_id, query_id, pass, count, sort_keys, ad_rows, ad_ids, written_at)
             select ${importId}::uuid, g.query_id, p.n, g.count, g.first_seens[1:${maxAdIdsPerEvent}], g.ad_rows[1:${maxAdIdsPerEvent}], g.ad_ids, ${at}
@@ -382,10 +383,12 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
        * The saved searches' events of import `importId` (and of imports that wrote nothing since
        * `staleBefore`: they died before their end), a `PendingEventsRepo` teller: its queries'
        * pending rows taken in one statement and told to each saved search of the query, one
-       * `saved_search.matches_new` event per import and search, recorded by `record`. A search
-       * is told what the passes that started after it was saved found, count summed and the newest
-       * 100 ads named; a search saved after every batch, or deleted, is told nothing. The
-       * searches of a query that saw the same batches share one sum and one sort.
+       * `saved_search.matches_new` event per import and account naming each of its searches
+       * (issue 44: 500 searches matching everything were 500 events an import, each fanned out to
+       * every webhook), recorded by `record`. A search is told what the passes that started after
+       * it was saved found, count summed and its newest ads named, the event's 100 shared in
+       * turns; a search saved after every batch, or deleted, is told nothing. The searches of a
+       * query that saw the same batches share one sum and one sort. Answers how many events.
        */
       tell: (importId: string, staleBefore: Date, record: (events: Fragment) => Fragment): Effect.Effect<number> =>
         // (Its CTEs' sizes are guesses to the planner, which nested-looped the pending rows over
@@ -419,14 +422,83 @@ export class SavedSearchesRepo extends Effect.Service<SavedSearchesRepo>()("adin
               from seen x cross join lateral unnest(x.sort_keys, x.ad_rows, x.ad_ids) as n(sort_key, ad_row, ad_id)
              group by x.g
           ), told as materialized (
-            select st.import_id, st.account_id, st.id,
-                   jsonb_build_object('saved_search_id', st.id, 'library', ${JSON.stringify(publicNameOf)}::jsonb ->> st.library,
-                                      'import_id', st.import_id, 'count', c.count, 'ad_ids', to_jsonb(n.ad_ids)) as data
+            -- Each search told, with how many of its account's searches the import tells (m).
+            select st.import_id, st.account_id, st.id, st.library, c.count, n.ad_ids,
+                   count(*) over (partition by st.import_id, st.account_id) as m
               from starts st join groups g using (import_id, query_id, start) join counts c on c.g = g.g join newest n on n.g = g.g
+          ), turns as (
+            -- H3's 100 ad ids of the account's one event, taken in turns: every search's newest,
+            -- then every one's second newest, ..., searches in id order. The k-th newest (k > 1)
+            -- comes after the m - 1 others' newest and its own k - 1: past 100 unless k <= 101 - m.
+            select t.import_id, t.account_id, t.id, a.ad_id, a.k,
+                   row_number() over (partition by t.import_id, t.account_id order by a.k, t.id) as turn
+              from told t cross join lateral unnest(t.ad_ids) with ordinality as a(ad_id, k)
+             where a.k = 1 or a.k <= ${maxAdIdsPerEvent + 1} - t.m
+          ), shares as (
+            select import_id, account_id, id, array_agg(ad_id order by k) as ad_ids
+              from turns where turn <= ${maxAdIdsPerEvent} group by import_id, account_id, id
+          ), events as materialized (
+            -- One event per account and import, naming each of its searches (SPEC-NOTES "One event per account and import").
+            select t.import_id, t.account_id,
+                   jsonb_build_object('import_id', t.import_id, 'saved_searches', jsonb_agg(jsonb_build_object(
+                     'saved_search_id', t.id, 'library', ${JSON.stringify(publicNameOf)}::jsonb ->> t.library, 'count', t.count,
+                     'ad_ids', coalesce(to_jsonb(sh.ad_ids), '[]'::jsonb)) order by t.id)) as data
+              from told t left join shares sh using (import_id, account_id, id)
+             group by t.import_id, t.account_id
           ), recorded as (
-            ${record(sql`select t.account_id, ${matchesNew}::text as type, t.data from told t order by t.import_id, t.account_id, t.id`)}
+            ${record(sql`select e.account_id, ${matchesNew}::text as type, e.data from events e order by e.import_id, e.account_id`)}
           )
-          select count(*)::int as n from told`)).pipe(Effect.orDie),
+          select count(*)::int as n from events`)).pipe(Effect.orDie),
+
+      /**
+       * Forgets match rows stored before `before` (migration 0105's `matched_at`), at most
+       * `limit` of them, the queries' and those from before migration 0102 alike; how many went.
+       */
+      forgetStoredBefore: (before: Date, limit: number): Effect.Effect<number> =>
+        countOf(sql`
+          with queries as (
+            delete from saved_search_query_matches where ctid = any(array(
+              select ctid from saved_search_query_matches where matched_at < ${before} order by matched_at limit ${limit}))
+            returning 1
+          ), searches as (
+            delete from saved_search_matches where ctid = any(array(
+              select ctid from saved_search_matches where matched_at < ${before} order by matched_at limit ${limit}))
+            returning 1
+          )
+          select ((select count(*) from queries) + (select count(*) from searches))::int as n`).pipe(Effect.orDie),
+
+      /** The queries that hold more than `keep` matches. */
+      queriesOver: (keep: number): Effect.Effect<ReadonlyArray<string>> =>
+        sql<{ id: string }>`
+          select query_id::text as id from saved_search_query_matches
+           group by query_id having sum(coalesce(matches, cardinality(ad_ids))) > ${keep}`.pipe(
+          Effect.flatMap(decodeRows(Schema.Struct({ id: Schema.String }))),
+          Effect.map((rows) => rows.map((r) => r.id)),
+          Effect.orDie
+        ),
+
+      /**
+       * Keeps each of these queries' `keep` most recently found matches (rows by pass, newest
+       * first; within the row that crosses the line, its first, the newest first seen, as
+       * `/matches` orders them): the rows wholly past the line go, the one across it is cut.
+       * Rows a concurrent pass writes meanwhile are not counted: the next prune counts them.
+       */
+      keepNewest: (queries: ReadonlyArray<string>, keep: number): Effect.Effect<void> =>
+        queries.length === 0 ? Effect.void : sql`
+          with ranked as materialized (
+            select m.ctid as row, coalesce(m.matches, cardinality(m.ad_ids)) as n,
+                   coalesce(sum(coalesce(m.matches, cardinality(m.ad_ids))) over (
+                     partition by m.query_id order by m.pass desc rows between unbounded preceding and 1 preceding), 0) as newer
+              from saved_search_query_matches m
+             where m.query_id = any(${queries}::bigint[])
+          ), gone as (
+            delete from saved_search_query_matches m using ranked r where m.ctid = r.row and r.newer >= ${keep}
+          )
+          update saved_search_query_matches m
+             set first_seens = m.first_seens[1:${keep} - r.newer], ad_ids = m.ad_ids[1:${keep} - r.newer],
+                 oldest = m.first_seens[${keep} - r.newer], matches = ${keep} - r.newer
+            from ranked r
+           where m.ctid = r.row and r.newer < ${keep} and r.newer + r.n > ${keep}`.pipe(Effect.asVoid, Effect.orDie),
 
       /** The names of saved searches by id (those still kept). */
       namesOf: (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>> =>

@@ -1,16 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
 import { type AccountEvent, AccountEvents, type CreditUsage, type EventPosition } from "../../access/events/AccountEvents.js"
+import { MatchesNewData, type SearchMatches, searchesTold } from "../../ads/savedSearches/Api.js"
 import { SavedSearches } from "../../ads/savedSearches/SavedSearches.js"
 import { maxAdIdsPerEvent } from "../../access/events/OutboxEvent.js"
 import { DigestPreferences } from "../digest/DigestPreferences.js"
 import type { DigestPrefs } from "../digest/Api.js"
 import { nextSlot } from "../digest/DigestSchedule.js"
-import { DigestQueueRepo } from "./DigestQueueRepo.js"
+import { DigestQueueRepo, type QueuedSearch } from "./DigestQueueRepo.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
 import { alertsEvery } from "./AlertsConfig.js"
-import { type AccountId, SavedSearchId } from "../../kernel/Ids.js"
+import type { AccountId } from "../../kernel/Ids.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
@@ -54,13 +55,9 @@ export const creditsItem = (usage: CreditUsage, percent: (typeof creditThreshold
   key: `credits_used:${percent}:${usage.period_start.toISOString()}`
 })
 
-/** What a `saved_search.matches_new` event carries (H3). */
-const MatchesData = Schema.Struct({
-  saved_search_id: SavedSearchId,
-  library: Schema.String,
-  count: Schema.Int,
-  ad_ids: Schema.Array(Schema.String)
-})
+/** The searches a `saved_search.matches_new` event tells of (either shape it has had); none when its data is not one. */
+const searchesOf = (data: unknown): ReadonlyArray<SearchMatches> =>
+  Option.match(Schema.decodeUnknownOption(MatchesNewData)(data), { onNone: () => [], onSome: searchesTold })
 
 /**
  * Matches events older than this are not queued when first read (a reader's first pass over an
@@ -81,7 +78,7 @@ export interface SlotMatches {
   readonly name: string
   readonly frequency: "daily" | "weekly"
   readonly slot: Date
-  readonly events: ReadonlyArray<{ readonly id: string; readonly data: typeof MatchesData.Type }>
+  readonly events: ReadonlyArray<{ readonly id: string; readonly data: SearchMatches }>
 }
 
 /**
@@ -131,7 +128,8 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
      * Saved searches' new matches (H1) as inbox items per the digest preferences (W6): an event
      * is told in the account's first digest slot after it, once that slot has come, with the
      * search's other events of the slot; nothing when digests are off. Each event is read once,
-     * in commit order after the reader's cursor, and queued under its slot; a pass then tells
+     * in commit order after the reader's cursor, and queued under its slot once per search it
+     * names (one since issue 44 names each search of the account that matched); a pass then tells
      * the groups whose slot has come and takes them out of the queue. Both steps hold the
      * cursor's row, so replicas take turns and a group is told whole.
      */
@@ -141,12 +139,11 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
         const page = yield* events.eventsOfType("saved_search.matches_new", new Date(now.getTime() - matchesLookback), position, pageSize)
         const accountPrefs = yield* prefs.many([...new Set(page.map((e) => e.account_id))])
         yield* queue.enqueue(page.flatMap((event) => {
-          // Only events whose data is what the matching pass records name a search (an event's data is stored as given).
-          const data = Schema.decodeUnknownOption(MatchesData)(event.data)
+          // Only events whose data is what the matching pass records name searches (an event's data is stored as given).
           const slot = slotOf(accountPrefs.get(event.account_id), event.created_at)
-          return Option.isSome(data) && slot !== null
-            ? [{ seq: event.seq, accountId: event.account_id, savedSearchId: data.value.saved_search_id, slot }]
-            : []
+          return slot === null
+            ? []
+            : searchesOf(event.data).map((search) => ({ seq: event.seq, accountId: event.account_id, savedSearchId: search.saved_search_id, slot }))
         }))
         const last = page[page.length - 1]
         if (last !== undefined) yield* queue.moveCursor(digestCursor, { xid: last.xid, seq: last.seq })
@@ -165,22 +162,23 @@ export class AccountAlerts extends Effect.Service<AccountAlerts>()("adintel/Acco
         // A search deleted before its slot's item gets none.
         const names = yield* savedSearches.namesOf([...new Set(due.map((e) => e.saved_search_id))])
         const groups = new Map<string, { readonly key: Omit<SlotMatches, "name" | "events">; readonly name: string; readonly events: Array<SlotMatches["events"][number]> }>()
-        const later: Array<{ readonly seq: number; readonly slot: Date }> = []
-        const done: Array<number> = []
+        const later: Array<QueuedSearch & { readonly slot: Date }> = []
+        const done: Array<QueuedSearch> = []
         for (const event of due) {
           const chosen = accountPrefs.get(event.account_id)
           const slot = slotOf(chosen, event.created_at)
+          const queued = { seq: event.seq, savedSearchId: event.saved_search_id }
           if (chosen !== undefined && chosen.frequency !== "off" && slot !== null && slot > now) {
-            later.push({ seq: event.seq, slot })
+            later.push({ ...queued, slot })
             continue
           }
-          done.push(event.seq)
-          const data = Schema.decodeUnknownOption(MatchesData)(event.data)
+          done.push(queued)
+          const data = searchesOf(event.data).find((search) => search.saved_search_id === event.saved_search_id)
           const name = names.get(event.saved_search_id)
-          if (chosen === undefined || chosen.frequency === "off" || slot === null || Option.isNone(data) || name === undefined) continue
+          if (chosen === undefined || chosen.frequency === "off" || slot === null || data === undefined || name === undefined) continue
           const id = `${event.account_id}/${event.saved_search_id}/${slot.toISOString()}`
           const group = groups.get(id) ?? { key: { accountId: event.account_id, frequency: chosen.frequency, slot }, name, events: [] }
-          group.events.push({ id: event.id, data: data.value })
+          group.events.push({ id: event.id, data })
           groups.set(id, group)
         }
         const delivered = yield* inbox.deliver([...groups.values()].map((group) => savedSearchItem({ ...group.key, name: group.name, events: group.events })))

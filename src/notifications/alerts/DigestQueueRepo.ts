@@ -6,11 +6,15 @@ import { AccountId, SavedSearchId } from "../../kernel/Ids.js"
 /** The outbox readers that keep their place (`notification_cursors`): a closed set. */
 export type CursorName = "saved_search_digest"
 
-/** An event to queue: its outbox position, whose search it tells, and the slot that tells it. */
-export interface Queued {
+/** A queued row: an event (its outbox position) and one search it tells of (since issue 44, an event may tell several). */
+export interface QueuedSearch {
   readonly seq: number
-  readonly accountId: AccountId
   readonly savedSearchId: SavedSearchId
+}
+
+/** An event to queue for one of its searches, with the account and the slot that tells it. */
+export interface Queued extends QueuedSearch {
+  readonly accountId: AccountId
   readonly slot: Date
 }
 
@@ -26,7 +30,7 @@ export const DueEvent = Schema.Struct({
 })
 export type DueEvent = typeof DueEvent.Type
 
-/** The SQL of `notification_cursors` and `saved_search_digest_queue` (migration 0100). */
+/** The SQL of `notification_cursors` and `saved_search_digest_queue` (migrations 0100 and 0105: a row per event and search). */
 export class DigestQueueRepo extends Effect.Service<DigestQueueRepo>()("adintel/DigestQueueRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -51,13 +55,13 @@ export class DigestQueueRepo extends Effect.Service<DigestQueueRepo>()("adintel/
       moveCursor: (name: CursorName, position: CommitPosition): Effect.Effect<void> =>
         Effect.asVoid(sql`update notification_cursors set xid = ${position.xid}::xid8, seq = ${position.seq} where name = ${name}`).pipe(Effect.orDie),
 
-      /** Queues events under their slots (an event queued already keeps its row). */
+      /** Queues events under their slots, a row per event and search (one queued already keeps its row). */
       enqueue: (rows: ReadonlyArray<Queued>): Effect.Effect<void> =>
         rows.length === 0 ? Effect.void : Effect.asVoid(sql`
           insert into saved_search_digest_queue (event_seq, account_id, saved_search_id, slot)
           select * from unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.accountId)}::uuid[],
                                ${rows.map((r) => r.savedSearchId)}::uuid[], ${rows.map((r) => r.slot)}::timestamptz[])
-          on conflict (event_seq) do nothing`).pipe(Effect.orDie),
+          on conflict (event_seq, saved_search_id) do nothing`).pipe(Effect.orDie),
 
       /**
        * The queued events of the first `groups` (account, search, slot) groups whose slot is at or
@@ -79,18 +83,23 @@ export class DigestQueueRepo extends Effect.Service<DigestQueueRepo>()("adintel/
              order by q.slot, q.account_id, q.saved_search_id, e.xid, e.seq`
         })(undefined).pipe(Effect.orDie),
 
-      /** Takes queued events out: told, or no longer to tell. */
-      remove: (events: ReadonlyArray<number>): Effect.Effect<void> =>
-        events.length === 0 ? Effect.void : Effect.asVoid(
-          sql`delete from saved_search_digest_queue where event_seq = any(${seqs(events)}::bigint[])`
-        ).pipe(Effect.orDie),
+      /**
+       * Takes queued rows out: told, or no longer to tell. By event and search: another search of
+       * the same event may be in a group a later transaction tells.
+       */
+      remove: (rows: ReadonlyArray<QueuedSearch>): Effect.Effect<void> =>
+        rows.length === 0 ? Effect.void : Effect.asVoid(sql`
+          delete from saved_search_digest_queue q
+           using unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.savedSearchId)}::uuid[]) as r(seq, search)
+           where q.event_seq = r.seq and q.saved_search_id = r.search`).pipe(Effect.orDie),
 
-      /** Moves queued events to a later slot (the account's digest preferences changed). */
-      reslot: (rows: ReadonlyArray<{ readonly seq: number; readonly slot: Date }>): Effect.Effect<void> =>
+      /** Moves queued rows to a later slot (the account's digest preferences changed). */
+      reslot: (rows: ReadonlyArray<QueuedSearch & { readonly slot: Date }>): Effect.Effect<void> =>
         rows.length === 0 ? Effect.void : Effect.asVoid(sql`
           update saved_search_digest_queue q set slot = r.slot
-            from unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.slot)}::timestamptz[]) as r(seq, slot)
-           where q.event_seq = r.seq`).pipe(Effect.orDie)
+            from unnest(${seqs(rows.map((r) => r.seq))}::bigint[], ${rows.map((r) => r.savedSearchId)}::uuid[],
+                        ${rows.map((r) => r.slot)}::timestamptz[]) as r(seq, search, slot)
+           where q.event_seq = r.seq and q.saved_search_id = r.search`).pipe(Effect.orDie)
     }
   })
 }) {}

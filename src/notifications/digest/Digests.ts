@@ -12,7 +12,7 @@ import { type DigestState, DigestRepo } from "./DigestRepo.js"
 import { dueSlot } from "./DigestSchedule.js"
 import { type Digest, digestItems, digestMail } from "./DigestText.js"
 import type { AccountId } from "../../kernel/Ids.js"
-import { serviceSpan } from "../../platform/telemetry/Tracing.js"
+import { accountHash, serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /** Accounts read per page of a pass. */
@@ -49,7 +49,12 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
         const to = yield* Effect.map(accounts.view(digest.accountId), (view) => view.email)
         const sent = yield* Effect.either(mailer.send(digestMail(digest, to, serviceName)))
         yield* repo.finishEmail(digest.accountId, digest.until, sent._tag === "Right" ? "sent" : "failed")
-        if (sent._tag === "Left") yield* Effect.logWarning(`Digest e-mail of account ${digest.accountId} failed: ${sent.left.reason}`)
+        // The account by its hash and the failure by its code: addresses and ids stay out of telemetry.
+        if (sent._tag === "Left") {
+          yield* Effect.logWarning("Digest e-mail not sent").pipe(
+            Effect.annotateLogs({ "adintel.account": accountHash(digest.accountId), "adintel.mail.failure": sent.left.reason })
+          )
+        }
       })
 
     /** Takes the account's digest of `slot`, unless another replica did; true when this one did. */
@@ -91,7 +96,8 @@ export class Digests extends Effect.Service<Digests>()("adintel/Digests", {
             if (slot === null) continue
             // One account's failure is logged and retried at the next pass; the others go on.
             const took = yield* take(tracker.account_id, prefs, previous, slot, now).pipe(
-              Effect.catchAllCause((cause) => Effect.as(Effect.logError(`Digest of account ${tracker.account_id} failed`, cause), false))
+              Effect.catchAllCause((cause) =>
+                Effect.as(Effect.logError("Digest failed", cause).pipe(Effect.annotateLogs("adintel.account", accountHash(tracker.account_id))), false))
             )
             if (took) taken++
           }

@@ -65,7 +65,7 @@ export const notificationData = {
     saved_search: Schema.Struct({ id: Schema.String, name: Schema.String }),
     library: Schema.String,
     count: Schema.Int.annotations({ description: "The ads the imports of the digest's day or week found for it" }),
-    ad_ids: Schema.Array(Schema.String).annotations({ description: "Their ids, newest first (at most 100); all of them in `/api/v1/saved-searches/{id}/matches`" }),
+    ad_ids: Schema.Array(Schema.String).annotations({ description: "Their ids, newest first (at most 100, fewer when its events named many searches); the ones still kept in `/api/v1/saved-searches/{id}/matches`" }),
     event_ids: Schema.Array(Schema.String).annotations({ description: "The `saved_search.matches_new` events it sums, oldest first" })
   })
 } satisfies { readonly [T in NotificationType]: Schema.Schema.Any }
