@@ -29,8 +29,9 @@ export class MeteredRpc extends RpcMiddleware.Tag<MeteredRpc>()("adintel/Metered
 }) {}
 
 /**
- * A stream that waits more than it reads (`Events`): it holds no slot of the calls in flight,
- * and its credit is kept once it is open, whatever it yields later.
+ * A stream that waits more than it reads (`Events`): it holds no slot of the calls in flight
+ * but one of the account's open streams (`MAX_STREAMS_PER_ACCOUNT`), and its credit is kept
+ * once it is open, whatever it yields later.
  */
 export class OpenEnded extends Context.Tag("adintel/rpc/OpenEnded")<OpenEnded, boolean>() {}
 

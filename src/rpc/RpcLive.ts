@@ -28,8 +28,9 @@ import { AdIntelRpcs, type Events, type ExportSearch, MeteredRpc, OpenEnded, pro
  * from `X-API-Key` or `Authorization: Bearer`, the plan, a slot of the rate window and one credit
  * at admission, the account's calls in flight, the answer recorded in the ledger and the credit
  * given back when the call ends without an answer (G4), by the same `CallCharge` as REST and
- * MCP. A projected procedure runs its route's own handler (as an MCP tool does); the streams
- * charge per page (access/gateway/Pages.ts).
+ * MCP. A call is admitted before its payload is read (`decodingAfterAdmission`, issue 44). A
+ * projected procedure runs its route's own handler (as an MCP tool does); the streams charge per
+ * page (access/gateway/Pages.ts), each page once the socket took the one before (HttpProtocol.ts).
  */
 
 export const rpcPath = "/rpc"
