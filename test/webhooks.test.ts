@@ -348,7 +348,11 @@ describe("webhooks (H2, H3)", () => {
           ["https://metadata.google.internal/computeMetadata/v1/", "url: address not allowed: webhooks are sent only to public internet addresses"],
           ["https://[fd00:ec2::254]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
           ["https://[fc00::1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
-          ["https://[::ffff:10.0.0.1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
+          ["https://[::ffff:10.0.0.1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          // Issue 44: 6to4 (here carrying 169.254.169.254), Teredo and local-use NAT64.
+          ["https://[2002:a9fe:a9fe::1]/", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[64:ff9b:1::a9fe:a9fe]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
         ]
         for (const [url, message] of refusals) {
           const answer = yield* send(a.api_key, "POST", "/api/v1/webhooks", { url, events: ["webhook.test"] })

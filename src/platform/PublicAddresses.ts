@@ -29,7 +29,13 @@ const refusedRanges = ([
   ["fc00::/7", "private"],
   ["fec0::/10", "private"], // site-local, deprecated
   ["fe80::/10", "link-local"],
-  ["ff00::/8", "multicast"]
+  ["ff00::/8", "multicast"],
+  // Transition ranges that reach an IPv4 address through a relay or translator: refused rather
+  // than decoded (issue 44). 6to4 (RFC 7526: deprecated) carries an IPv4 in bits 16-47, Teredo
+  // its client's (inverted) in the last 32 bits; no receiver we send to lives there.
+  ["2002::/16", "6to4"],
+  ["2001::/32", "Teredo"],
+  ["64:ff9b:1::/48", "NAT64 (local use)"] // RFC 8215: a network's own translator
 ] as const).map(([range, kind]) => [parseCidr(range)!, kind] as const)
 
 /** IPv6 ranges that carry an IPv4 address in their low 32 bits: IPv4-mapped and NAT64. */
