@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Either, Option } from "effect"
 import { parseIp } from "../src/platform/Addresses.js"
-import { refusedKind } from "../src/platform/PublicAddresses.js"
+import { refusedKind, resolverSettings } from "../src/platform/PublicAddresses.js"
 
 /**
  * Which addresses an outbound request for a user (webhook deliveries, media fetching) may reach
@@ -53,4 +54,23 @@ describe("public addresses (SSRF)", () => {
     const kinds = table.map(([address]) => [address, refusedKind(parseIp(address)!)])
     expect(kinds).toEqual(table)
   })
+
+  it.effect("DNS_SERVERS and DNS_TIMEOUT: defaults, the resolver's own forms, and what it cannot take refused by name", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.either(Effect.withConfigProvider(resolverSettings, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      const shown = (env: Record<string, string>) =>
+        Effect.map(read(env), Either.match({
+          onLeft: (error) => String(error),
+          onRight: ({ servers, timeout }) => [Option.getOrNull(servers), Duration.toMillis(timeout)]
+        }))
+      expect(yield* shown({})).toEqual([null, 5000])
+      expect(yield* shown({ DNS_SERVERS: " 10.0.0.2, 127.0.0.1:5353 ,[::1]:53", DNS_TIMEOUT: "10 seconds" }))
+        .toEqual([["10.0.0.2", "127.0.0.1:5353", "[::1]:53"], 10_000])
+      expect(yield* shown({ DNS_TIMEOUT: "100 millis" })).toEqual([null, 100])
+      expect(yield* shown({ DNS_SERVERS: "dns.example.com" })).toContain("DNS_SERVERS must be addresses such as 10.0.0.2 or 10.0.0.2:53")
+      for (const timeout of ["99 millis", "11 seconds"]) {
+        expect(yield* shown({ DNS_TIMEOUT: timeout })).toContain("DNS_TIMEOUT must be from 100 milliseconds to 10 seconds")
+      }
+    }))
 })

@@ -6,10 +6,11 @@ import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
+import { PublicAddresses } from "../../platform/PublicAddresses.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { type CreateWebhook, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
 import { newSecret } from "./Signing.js"
-import { targets } from "./Targets.js"
+import { type Refused, targets } from "./Targets.js"
 import { endpointLimits, webhookSettings } from "./WebhooksConfig.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
 import { now } from "../../kernel/UtcDay.js"
@@ -39,7 +40,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
     const sealer = yield* KeySealer
     const sql = yield* SqlClient.SqlClient
     const { allowLoopback } = yield* webhookSettings
-    const { check } = targets(allowLoopback)
+    const { parse, reach } = targets(allowLoopback, yield* PublicAddresses)
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(webhookId(id), (found) =>
@@ -47,20 +48,23 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
 
     return {
       create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached> {
-        yield* Effect.mapError(check(input.url), ({ reason }) => new InvalidRequest({ error: `url: ${reason}` }))
-        const secret = newSecret()
+        const refused = ({ reason }: Refused) => new InvalidRequest({ error: `url: ${reason}` })
+        const url = yield* Effect.mapError(parse(input.url), refused)
         const limit = endpointLimits[owner.plan]
+        const limitReached = new WebhookLimitReached({
+          error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
+        })
+        // The cap before any look-up: past it a registration costs no DNS query (issue 44).
+        if ((yield* repo.endpointCount(owner.accountId)) >= limit) return yield* limitReached
+        yield* Effect.mapError(reach(url), refused)
+        const secret = newSecret()
         const created = yield* repo.create(owner.accountId, {
           url: input.url,
           events: [...new Set(input.events)],
           description: input.description ?? null,
           secret: sealer.seal(secret)
         }, yield* now, limit)
-        if (Option.isNone(created)) {
-          return yield* new WebhookLimitReached({
-            error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
-          })
-        }
+        if (Option.isNone(created)) return yield* limitReached
         return { webhook: created.value, secret }
       }),
 
@@ -108,5 +112,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
       })
     }
   }),
-  dependencies: [WebhooksRepo.Default, AccountEvents.Default, KeySealer.Default]
+  dependencies: [WebhooksRepo.Default, AccountEvents.Default, KeySealer.Default, PublicAddresses.Default]
 }) {}

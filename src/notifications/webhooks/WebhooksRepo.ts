@@ -85,8 +85,14 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
           sql`select ${sql.literal(endpointColumns)} from webhook_endpoints where id = ${id}::uuid and account_id = ${account}::uuid`
       })(undefined).pipe(Effect.orDie)
 
+    /** How many endpoints the account has, enabled or not (what the plan's cap counts). */
+    const endpointCount = (account: AccountId) =>
+      countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
+
     return {
       endpoint,
+
+      endpointCount: (account: AccountId): Effect.Effect<number> => Effect.orDie(endpointCount(account)),
 
       /**
        * Registers an endpoint unless the account has `limit` already (the account's row locked
@@ -95,8 +101,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
       create: (account: AccountId, input: NewEndpoint, at: Date, limit: number): Effect.Effect<Option.Option<EndpointRow>> =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`select 1 from accounts where id = ${account}::uuid for update`
-          const count = yield* countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
-          if (count >= limit) return Option.none()
+          if ((yield* endpointCount(account)) >= limit) return Option.none()
           return Option.some(yield* SqlSchema.single({
             Request: Schema.Void,
             Result: EndpointRow,
@@ -117,7 +122,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
               select ${sql.literal(endpointColumns)} from webhook_endpoints where account_id = ${account}::uuid
                order by created_at desc, id limit ${window.limit} offset ${window.offset}`
           })(undefined),
-          total: countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
+          total: endpointCount(account)
         }).pipe(Effect.orDie),
 
       /** Deletes the account's endpoint (and its deliveries); whether there was one. */
