@@ -333,6 +333,46 @@ describe("webhooks (H2, H3)", () => {
         expect([unknown.status, unknown.body]).toEqual([400, error("events.1: must be one of brand.ads_new, brand.ads_stopped, saved_search.matches_new, credits.threshold, api_key.regenerated, webhook.test")])
       }))
 
+    it.effect("one enabled endpoint per URL and account, as stored (no fragment, WHATWG's form): the same again is a 409 naming url, also when sent at once; a disabled one's URL may be registered again", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const sql = yield* SqlClient.SqlClient
+        const { url } = yield* Receiver
+        const a = yield* account({ plan: "premium" })
+        const b = yield* account()
+        const taken = [409, error("url: a webhook endpoint with this URL already exists")]
+        const registered = (key: string, target: string) =>
+          Effect.map(send(key, "POST", "/api/v1/webhooks", { url: target, events: ["webhook.test"] }), (answer) => ({
+            status: answer.status,
+            body: answer.body,
+            url: answer.json.webhook?.url as string | undefined
+          }))
+        // Stored as WHATWG serialises it, the fragment dropped.
+        const first = yield* registered(a.api_key, `${url.replace("http:", "HTTP:")}/x/../hook-dup#first`)
+        expect([first.status, first.url]).toEqual([200, `${url}/hook-dup`])
+        for (const same of [`${url}/hook-dup`, `${url}/hook-dup#other`, `${url}/./hook-dup`, `${url.replace("127.0.0.1", "127.000.000.001")}/hook-dup`]) {
+          const again = yield* registered(a.api_key, same)
+          expect([again.status, again.body], same).toEqual(taken)
+        }
+        // Another path, query or account is another endpoint.
+        for (const other of [`${url}/hook-dup/`, `${url}/hook-dup?v=2`]) expect((yield* registered(a.api_key, other)).status, other).toBe(200)
+        expect((yield* registered(b.api_key, `${url}/hook-dup`)).status).toBe(200)
+        expect((yield* get(a.api_key, "/api/v1/webhooks")).json.total).toBe(3)
+
+        // Four at once (an account's calls in flight): one is registered, three are the 409.
+        const racing = yield* Effect.all(Array.from({ length: 4 }, () => registered(a.api_key, `${url}/hook-race`)), { concurrency: "unbounded" })
+        expect(racing.map((r) => r.status).sort()).toEqual([200, 409, 409, 409])
+        expect(racing.filter((r) => r.status === 409).map((r) => [r.status, r.body])).toEqual(Array(3).fill(taken))
+
+        // Disabled (as after failing for 3 days): registering it again is how one resumes.
+        yield* sql`update webhook_endpoints set enabled = false where url = ${`${url}/hook-race`}`
+        expect((yield* registered(a.api_key, `${url}/hook-race`)).status).toBe(200)
+        expect((yield* registered(a.api_key, `${url}/hook-race`)).status).toBe(409)
+        // A URL longer than 2048 characters once stored is the schema's 400.
+        const long = yield* registered(a.api_key, `${url}/${"é".repeat(400)}`)
+        expect([long.status, long.body]).toEqual([400, error("url: must be a URL of at most 2048 characters")])
+      }))
+
     it.scoped("refused URL kinds at registration (exact 400); a loopback endpoint is refused at delivery, without connecting, once the flag is off", () =>
       Effect.gen(function*() {
         yield* fresh

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Either, Option } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
-import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { Conflict, InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { PublicAddresses } from "../../platform/PublicAddresses.js"
@@ -12,7 +12,7 @@ import { type CreateWebhook, type Webhook, type WebhookDelivery, WebhookLimitRea
 import { newSecret } from "./Signing.js"
 import { type Refused, targets } from "./Targets.js"
 import { endpointLimits, webhookSettings } from "./WebhooksConfig.js"
-import { WebhooksRepo } from "./WebhooksRepo.js"
+import { type Refusal, refusalOf, WebhooksRepo } from "./WebhooksRepo.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /** How long a rotated-out secret keeps signing, beside the new one. */
@@ -27,6 +27,8 @@ export interface Owner {
 const webhookNotFound = new NotFound({ error: "Webhook not found" })
 const deliveryNotFound = new NotFound({ error: "Delivery not found" })
 const webhookId = idOf(WebhookId, webhookNotFound)
+/** Issue 44: one enabled endpoint per URL and account (a 409, as INTERPRETATIONS answers a duplicate folder name). */
+export const urlTaken = "url: a webhook endpoint with this URL already exists"
 
 /**
  * Webhook endpoints (H2): registration behind the SSRF check and the plan's cap, secrets sealed
@@ -47,25 +49,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
         Effect.flatMap(repo.endpoint(account, found), Option.match({ onNone: () => Effect.fail(webhookNotFound), onSome: Effect.succeed })))
 
     return {
-      create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached> {
+      create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached | Conflict> {
         const refused = ({ reason }: Refused) => new InvalidRequest({ error: `url: ${reason}` })
-        const url = yield* Effect.mapError(parse(input.url), refused)
+        const url = (yield* Effect.mapError(parse(input.url), refused)).href
         const limit = endpointLimits[owner.plan]
-        const limitReached = new WebhookLimitReached({
-          error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
-        })
-        // The cap before any look-up: past it a registration costs no DNS query (issue 44).
-        if ((yield* repo.endpointCount(owner.accountId)) >= limit) return yield* limitReached
-        yield* Effect.mapError(reach(url), refused)
+        const refusedBy = (refusal: Refusal) =>
+          refusal === "Taken"
+            ? new Conflict({ error: urlTaken })
+            : new WebhookLimitReached({ error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan` })
+        // The URL and the cap before any look-up: a refused registration costs no DNS query (issue 44).
+        const before = refusalOf(yield* repo.standing(owner.accountId, url), limit)
+        if (before !== undefined) return yield* refusedBy(before)
+        yield* Effect.mapError(reach(new URL(url)), refused)
         const secret = newSecret()
         const created = yield* repo.create(owner.accountId, {
-          url: input.url,
+          url,
           events: [...new Set(input.events)],
           description: input.description ?? null,
           secret: sealer.seal(secret)
         }, yield* now, limit)
-        if (Option.isNone(created)) return yield* limitReached
-        return { webhook: created.value, secret }
+        if (Either.isLeft(created)) return yield* refusedBy(created.left)
+        return { webhook: created.right, secret }
       }),
 
       list: Effect.fn("Webhooks.list", serviceSpan)((account: AccountId, query: WebhooksQuery): Effect.Effect<Page<Webhook>> => {

@@ -1,8 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { EventType } from "../../access/events/OutboxEvent.js"
 import { AccountId, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import type { PageWindow } from "../../kernel/Paging.js"
+import { sqlStateOf } from "../../platform/db/Database.js"
 import { countOf } from "../../platform/db/Rows.js"
 import { deliveryStatuses } from "./Api.js"
 
@@ -70,9 +71,20 @@ export type Outcome =
 const DisabledRow = Schema.Struct({ id: WebhookId, account_id: AccountId, url: Schema.String, failing_since: Schema.DateFromSelf })
 export type DisabledEndpoint = typeof DisabledRow.Type
 
+/** Where an account stands for a new endpoint at one URL: its endpoints, and whether an enabled one has that URL. */
+const Standing = Schema.Struct({ endpoints: Schema.Int, taken: Schema.Boolean })
+export type Standing = typeof Standing.Type
+
+/** Why an account may not register another endpoint at a URL: it has one there, or its plan's cap is reached. */
+export type Refusal = "Taken" | "Full"
+export const refusalOf = (standing: Standing, limit: number): Refusal | undefined =>
+  standing.taken ? "Taken" : standing.endpoints >= limit ? "Full" : undefined
+
+const uniqueViolation = "23505"
+
 const endpointColumns = "id::text, url, events, description, enabled, created_at"
 
-/** The SQL of `webhook_endpoints` and `webhook_deliveries` (migrations 0083, 0096). */
+/** The SQL of `webhook_endpoints` and `webhook_deliveries` (migrations 0083, 0096, 0104). */
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/WebhooksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -85,24 +97,31 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
           sql`select ${sql.literal(endpointColumns)} from webhook_endpoints where id = ${id}::uuid and account_id = ${account}::uuid`
       })(undefined).pipe(Effect.orDie)
 
-    /** How many endpoints the account has, enabled or not (what the plan's cap counts). */
-    const endpointCount = (account: AccountId) =>
-      countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
+    const standingOf = (account: AccountId, url: string) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Standing,
+        execute: () => sql`
+          select count(*)::int as endpoints, coalesce(bool_or(url = ${url} and enabled), false) as taken
+            from webhook_endpoints where account_id = ${account}::uuid`
+      })(undefined)
 
     return {
       endpoint,
 
-      endpointCount: (account: AccountId): Effect.Effect<number> => Effect.orDie(endpointCount(account)),
+      standing: (account: AccountId, url: string): Effect.Effect<Standing> => Effect.orDie(standingOf(account, url)),
 
       /**
-       * Registers an endpoint unless the account has `limit` already (the account's row locked
-       * for the count, so two concurrent registrations cannot both take the last place).
+       * Registers an endpoint unless the account's standing refuses it (`refusalOf`), read with
+       * the account's row locked: two concurrent registrations cannot both take the last place,
+       * nor one URL. The unique index (migration 0104) holds the URL rule for any writer.
        */
-      create: (account: AccountId, input: NewEndpoint, at: Date, limit: number): Effect.Effect<Option.Option<EndpointRow>> =>
+      create: (account: AccountId, input: NewEndpoint, at: Date, limit: number): Effect.Effect<Either.Either<EndpointRow, Refusal>> =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`select 1 from accounts where id = ${account}::uuid for update`
-          if ((yield* endpointCount(account)) >= limit) return Option.none()
-          return Option.some(yield* SqlSchema.single({
+          const refusal = refusalOf(yield* standingOf(account, input.url), limit)
+          if (refusal !== undefined) return Either.left(refusal)
+          return Either.right(yield* SqlSchema.single({
             Request: Schema.Void,
             Result: EndpointRow,
             execute: () => sql`
@@ -110,7 +129,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
               values (${account}::uuid, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secret}, ${at})
               returning ${sql.literal(endpointColumns)}`
           })(undefined))
-        })).pipe(Effect.orDie),
+        })).pipe(
+          Effect.catchIf((error) => sqlStateOf(error) === uniqueViolation, () => Effect.succeed(Either.left<Refusal>("Taken"))),
+          Effect.orDie
+        ),
 
       /** One P2 page of the account's endpoints, newest first, and how many there are. */
       page: (account: AccountId, window: PageWindow) =>
@@ -122,7 +144,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
               select ${sql.literal(endpointColumns)} from webhook_endpoints where account_id = ${account}::uuid
                order by created_at desc, id limit ${window.limit} offset ${window.offset}`
           })(undefined),
-          total: endpointCount(account)
+          total: countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
         }).pipe(Effect.orDie),
 
       /** Deletes the account's endpoint (and its deliveries); whether there was one. */
