@@ -41,6 +41,7 @@ describe("migrations", () => {
         const sql = yield* SqlClient.SqlClient
         // As before 0104: its index gone, and not yet recorded.
         yield* sql`drop index webhook_endpoints_url_once`
+        yield* sql`drop table webhook_account_starts`
         yield* sql`delete from effect_sql_migrations where migration_id >= 104`
         const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute))
         const [{ id: owner }] = yield* sql<{ id: string }>`

@@ -99,8 +99,9 @@ const post = (target: Target, headers: Record<string, string>, body: string) =>
 /**
  * The delivery workers (H3): every replica runs a pass every `WEBHOOK_POLL_EVERY`, claims the
  * due deliveries (`FOR UPDATE SKIP LOCKED`, then leased: no two replicas send one attempt) that
- * fit within the concurrency caps, overall and per endpoint, counted over every replica (the
- * claim leaves room for those in flight anywhere), sends them at once and writes each outcome.
+ * fit within the concurrency caps, overall and per endpoint, and the account's attempts per
+ * minute, counted over every replica (the claim leaves room for those in flight or started
+ * anywhere), sends them at once and writes each outcome.
  * Deliveries cost no credit: nothing here touches the meters.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDeliveries", {
@@ -189,9 +190,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
         yield* drained(events.pruneEvents(before, pruneBatch))
       })
 
-    /** The due attempts that fit within the caps at `at`, claimed and leased. */
+    /** The due attempts that fit within the caps and the accounts' pace at `at`, claimed and leased. */
     const claimAt = (at: Date) =>
-      repo.claim(at, new Date(at.getTime() + leaseMs), { overall: settings.maxConcurrent, perEndpoint: settings.maxPerEndpoint })
+      repo.claim(at, new Date(at.getTime() + leaseMs), {
+        overall: settings.maxConcurrent,
+        perEndpoint: settings.maxPerEndpoint,
+        perAccountPerMinute: settings.maxPerAccountPerMinute
+      })
 
     /**
      * One pass: the due attempts sent, as many at once as the caps leave room for, claiming again
