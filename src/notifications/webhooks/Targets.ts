@@ -3,7 +3,6 @@ import { isIP } from "node:net"
 import { Effect } from "effect"
 import { contains, parseCidr, parseIp } from "../../platform/Addresses.js"
 import { type AllowList, allowNothing, bareHost, normalHost, type PublicAddresses } from "../../platform/PublicAddresses.js"
-import { maxUrlLength, urlTooLong } from "./Api.js"
 
 /**
  * Where a webhook may be sent (H2; SSRF, issue 28): https to a public address, or, with
@@ -40,8 +39,7 @@ export interface Target {
  * up (registration checks the URL's uniqueness and the plan's cap between the two), `reach`
  * resolves the host. `parse` gives the URL as it is stored and compared (issue 44): WHATWG's
  * serialisation (lower-case scheme and host, no default port, dot segments resolved,
- * percent-encoded) without the fragment, which is never sent; within the schema's length, so
- * that the unique index can hold it.
+ * percent-encoded) without the fragment, which is never sent.
  */
 export const targets = (allowLoopback: boolean, publicAddresses: PublicAddresses) => {
   const allow = allowLoopback ? loopback : allowNothing
@@ -53,7 +51,6 @@ export const targets = (allowLoopback: boolean, publicAddresses: PublicAddresses
       if (!scheme) return yield* Effect.fail({ reason: httpsOnly })
       if (url.username !== "" || url.password !== "") return yield* Effect.fail({ reason: "must not carry a user name or password" })
       url.hash = ""
-      if (url.href.length > maxUrlLength) return yield* Effect.fail({ reason: urlTooLong })
       return url
     })
   const reach = (url: URL): Effect.Effect<Target, Refused> =>

@@ -8,7 +8,7 @@ import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
 import { PublicAddresses } from "../../platform/PublicAddresses.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
-import { type CreateWebhook, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
+import { type CreateWebhook, maxUrlLength, urlTooLong, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
 import { newSecret } from "./Signing.js"
 import { type Refused, targets } from "./Targets.js"
 import { endpointLimits, webhookSettings } from "./WebhooksConfig.js"
@@ -31,8 +31,9 @@ const webhookId = idOf(WebhookId, webhookNotFound)
 export const urlTaken = "url: a webhook endpoint with this URL already exists"
 
 /**
- * Webhook endpoints (H2): registration behind the SSRF check and the plan's cap, secrets sealed
- * at rest and shown once, rotation with an overlap, the test event, the delivery log and replay.
+ * Webhook endpoints (H2): registration behind the SSRF check, the plan's cap and one endpoint
+ * per URL (issue 44), secrets sealed at rest and shown once, rotation with an overlap, the test
+ * event, the delivery log and replay.
  * Another account's endpoint is a 404, the same as none.
  */
 export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
@@ -51,7 +52,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
     return {
       create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached | Conflict> {
         const refused = ({ reason }: Refused) => new InvalidRequest({ error: `url: ${reason}` })
-        const url = (yield* Effect.mapError(parse(input.url), refused)).href
+        const target = yield* Effect.mapError(parse(input.url), refused)
+        const url = target.href
+        // The schema's bound holds for the stored form too (percent-encoding lengthens it).
+        if (url.length > maxUrlLength) return yield* refused({ reason: urlTooLong })
         const limit = endpointLimits[owner.plan]
         const refusedBy = (refusal: Refusal) =>
           refusal === "Taken"
@@ -60,7 +64,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
         // The URL and the cap before any look-up: a refused registration costs no DNS query (issue 44).
         const before = refusalOf(yield* repo.standing(owner.accountId, url), limit)
         if (before !== undefined) return yield* refusedBy(before)
-        yield* Effect.mapError(reach(new URL(url)), refused)
+        yield* Effect.mapError(reach(target), refused)
         const secret = newSecret()
         const created = yield* repo.create(owner.accountId, {
           url,
