@@ -2,6 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as Database from "../src/platform/db/Database.js"
+import webhookUrlOnce from "../src/platform/db/migrations/0104_webhook_url_once_account_pace.js"
 import { migrationId, migrations } from "../src/platform/db/migrations/index.js"
 import { TestDatabase } from "./support/TestDatabase.js"
 
@@ -39,10 +40,9 @@ describe("migrations", () => {
     it.effect("0104 (one webhook URL per account) over endpoints registered twice before it: stored forms, the oldest kept with every event type, the rest disabled", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        // As before 0104: its index gone, and not yet recorded.
+        // As before 0104 (run by itself below: the Migrator would not run it again, whatever came after it).
         yield* sql`drop index webhook_endpoints_url_once`
         yield* sql`drop table webhook_account_starts`
-        yield* sql`delete from effect_sql_migrations where migration_id >= 104`
         const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute))
         const [{ id: owner }] = yield* sql<{ id: string }>`
           insert into accounts (email, plan, created_at) values ('dup@example.com', 'basic', ${at(0)}) returning id::text`
@@ -57,7 +57,7 @@ describe("migrations", () => {
         yield* endpoint(owner, "https://hooks.example.com/in", ["api_key.regenerated"], 4, false)
         yield* endpoint(owner, "https://hooks.example.com", ["brand.ads_new"], 5)
         yield* endpoint(other, "https://hooks.example.com/in", ["brand.ads_new"], 6)
-        yield* Database.migrate
+        yield* webhookUrlOnce
         const rows = yield* sql<{ account: string; url: string; events: ReadonlyArray<string>; enabled: boolean }>`
           select case when account_id = ${owner}::uuid then 'owner' else 'other' end as account, url, events, enabled
             from webhook_endpoints where account_id in (${owner}::uuid, ${other}::uuid) order by created_at`
