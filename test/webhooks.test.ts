@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Context, Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Clock, ConfigProvider, Context, Effect, Either, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { AccountEvents } from "../src/access/events/AccountEvents.js"
 import { AccountAlerts } from "../src/notifications/alerts/AccountAlerts.js"
 import { Inbox } from "../src/notifications/inbox/Inbox.js"
 import { Deliveries, retryDelays } from "../src/notifications/webhooks/Deliveries.js"
+import { webhookSettings } from "../src/notifications/webhooks/WebhooksConfig.js"
 import { account, call, keyHeader, TestServer } from "./support/TestServer.js"
 import {
   countAt,
@@ -36,6 +37,20 @@ import {
  */
 
 describe("webhooks (H2, H3)", () => {
+  it.effect("WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE: 600 by default, 1 to 60000, anything else refused by name", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.map(
+          Effect.either(Effect.withConfigProvider(webhookSettings, ConfigProvider.fromMap(new Map(Object.entries(env))))),
+          Either.match({ onLeft: String, onRight: (settings) => settings.maxPerAccountPerMinute })
+        )
+      expect(yield* read({})).toBe(600)
+      for (const n of [1, 60_000]) expect(yield* read({ WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE: String(n) })).toBe(n)
+      for (const bad of ["0", "60001", "ten"]) {
+        expect(yield* read({ WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE: bad })).toContain("WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE")
+      }
+    }))
+
   layer(world, { timeout: 120_000 })((it) => {
     it.effect("register, list, test event signed per Standard Webhooks, replay; each management call 1 credit, deliveries none", () =>
       Effect.gen(function*() {
@@ -333,6 +348,46 @@ describe("webhooks (H2, H3)", () => {
         expect([unknown.status, unknown.body]).toEqual([400, error("events.1: must be one of brand.ads_new, brand.ads_stopped, saved_search.matches_new, credits.threshold, api_key.regenerated, webhook.test")])
       }))
 
+    it.effect("one enabled endpoint per URL and account, as stored (no fragment, WHATWG's form): the same again is a 409 naming url, also when sent at once; a disabled one's URL may be registered again", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const sql = yield* SqlClient.SqlClient
+        const { url } = yield* Receiver
+        const a = yield* account({ plan: "premium" })
+        const b = yield* account()
+        const taken = [409, error("url: a webhook endpoint with this URL already exists")]
+        const registered = (key: string, target: string) =>
+          Effect.map(send(key, "POST", "/api/v1/webhooks", { url: target, events: ["webhook.test"] }), (answer) => ({
+            status: answer.status,
+            body: answer.body,
+            url: answer.json.webhook?.url as string | undefined
+          }))
+        // Stored as WHATWG serialises it, the fragment dropped.
+        const first = yield* registered(a.api_key, `${url.replace("http:", "HTTP:")}/x/../hook-dup#first`)
+        expect([first.status, first.url]).toEqual([200, `${url}/hook-dup`])
+        for (const same of [`${url}/hook-dup`, `${url}/hook-dup#other`, `${url}/./hook-dup`, `${url.replace("127.0.0.1", "127.000.000.001")}/hook-dup`]) {
+          const again = yield* registered(a.api_key, same)
+          expect([again.status, again.body], same).toEqual(taken)
+        }
+        // Another path, query or account is another endpoint.
+        for (const other of [`${url}/hook-dup/`, `${url}/hook-dup?v=2`]) expect((yield* registered(a.api_key, other)).status, other).toBe(200)
+        expect((yield* registered(b.api_key, `${url}/hook-dup`)).status).toBe(200)
+        expect((yield* get(a.api_key, "/api/v1/webhooks")).json.total).toBe(3)
+
+        // Four at once (an account's calls in flight): one is registered, three are the 409.
+        const racing = yield* Effect.all(Array.from({ length: 4 }, () => registered(a.api_key, `${url}/hook-race`)), { concurrency: "unbounded" })
+        expect(racing.map((r) => r.status).sort()).toEqual([200, 409, 409, 409])
+        expect(racing.filter((r) => r.status === 409).map((r) => [r.status, r.body])).toEqual(Array(3).fill(taken))
+
+        // Disabled (as after failing for 3 days): registering it again is how one resumes.
+        yield* sql`update webhook_endpoints set enabled = false where url = ${`${url}/hook-race`}`
+        expect((yield* registered(a.api_key, `${url}/hook-race`)).status).toBe(200)
+        expect((yield* registered(a.api_key, `${url}/hook-race`)).status).toBe(409)
+        // A URL longer than 2048 characters once stored is the schema's 400.
+        const long = yield* registered(a.api_key, `${url}/${"é".repeat(400)}`)
+        expect([long.status, long.body]).toEqual([400, error("url: must be a URL of at most 2048 characters")])
+      }))
+
     it.scoped("refused URL kinds at registration (exact 400); a loopback endpoint is refused at delivery, without connecting, once the flag is off", () =>
       Effect.gen(function*() {
         yield* fresh
@@ -348,7 +403,11 @@ describe("webhooks (H2, H3)", () => {
           ["https://metadata.google.internal/computeMetadata/v1/", "url: address not allowed: webhooks are sent only to public internet addresses"],
           ["https://[fd00:ec2::254]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
           ["https://[fc00::1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
-          ["https://[::ffff:10.0.0.1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
+          ["https://[::ffff:10.0.0.1]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          // Issue 44: 6to4 (here carrying 169.254.169.254), Teredo and local-use NAT64.
+          ["https://[2002:a9fe:a9fe::1]/", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"],
+          ["https://[64:ff9b:1::a9fe:a9fe]/hook", "url: address not allowed: webhooks are sent only to public internet addresses"]
         ]
         for (const [url, message] of refusals) {
           const answer = yield* send(a.api_key, "POST", "/api/v1/webhooks", { url, events: ["webhook.test"] })
@@ -513,6 +572,46 @@ describe("webhooks (H2, H3)", () => {
         const log = yield* deliveriesOf(a.api_key, id)
         expect(log.map((d: { status: string }) => d.status)).toEqual(Array(4).fill("delivered"))
         expect(log.map((d: { attempts: number }) => d.attempts).sort()).toEqual([1, 1, 2, 2])
+      }))
+
+    it.scoped("at the limit: WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE attempts start for one account in any 60 s, over two replicas and all its endpoints; the rest wait, due, never attempted; another account goes on", () =>
+      Effect.gen(function*() {
+        yield* fresh
+        const receiver = yield* Receiver
+        const paced = { ...loopbackOn, WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE: "5" }
+        const one = Context.get(yield* Layer.build(replica(paced)), Deliveries)
+        const two = Context.get(yield* Layer.build(replica(paced)), Deliveries)
+        for (const r of [one, two]) yield* r.started
+        const a = yield* account()
+        const b = yield* account()
+        const endpoints: Array<string> = []
+        for (const path of ["/pace-a1", "/pace-a2"]) endpoints.push((yield* register(a.api_key, path, ["brand.ads_new"])).id)
+        yield* register(b.api_key, "/pace-b", ["brand.ads_new"])
+        const events = yield* AccountEvents
+        const emitted = yield* Effect.flatMap(Clock.currentTimeMillis, (ms) =>
+          events.emit([
+            ...Array.from({ length: 4 }, (_, n) => ({ accountId: a.id, type: "brand.ads_new" as const, data: { n } })),
+            ...Array.from({ length: 2 }, (_, n) => ({ accountId: b.id, type: "brand.ads_new" as const, data: { n } }))
+          ], new Date(ms)))
+        const sent = (prefix: string) => receiver.all.filter((r) => r.path.startsWith(prefix)).length
+        const logOfA = Effect.map(Effect.forEach(endpoints, (id) => deliveriesOf(a.api_key, id)), (logs) =>
+          logs.flat().map((d: { status: string; attempts: number }) => `${d.status} ${d.attempts}`).sort())
+
+        // 8 deliveries are due for a, 2 for b: a's 5, b's 2 start; the other replica finds no room for a.
+        expect(yield* one.pass).toBe(7)
+        expect([sent("/pace-a"), sent("/pace-b")]).toEqual([5, 2])
+        expect(yield* two.pass).toBe(0)
+        expect(yield* logOfA).toEqual([...Array(5).fill("delivered 1"), ...Array(3).fill("pending 0")])
+        // Still none in the 60th second; at 60 s the other three.
+        yield* TestClock.adjust("59 seconds")
+        expect([yield* one.pass, yield* two.pass]).toEqual([0, 0])
+        yield* TestClock.adjust("1 second")
+        expect((yield* two.pass) + (yield* one.pass)).toBe(3)
+        expect(yield* logOfA).toEqual(Array(8).fill("delivered 1"))
+        for (const path of ["/pace-a1", "/pace-a2"]) {
+          const ids = receiver.all.filter((r) => r.path === path).map((r) => r.headers["webhook-id"]).sort()
+          expect(ids).toEqual(emitted.filter((e) => e.account_id === a.id).map((e) => e.id).sort())
+        }
       }))
   })
 })

@@ -1,7 +1,8 @@
 import * as dns from "node:dns"
 import { isIP, type LookupFunction } from "node:net"
-import { Effect, Either } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, identity, Option } from "effect"
 import { type Cidr, contains, type Ip, parseCidr, parseIp } from "./Addresses.js"
+import { optionalSetting } from "./AppConfig.js"
 
 /**
  * Which addresses an outbound request made for a user (media fetching, webhook deliveries) may
@@ -29,7 +30,13 @@ const refusedRanges = ([
   ["fc00::/7", "private"],
   ["fec0::/10", "private"], // site-local, deprecated
   ["fe80::/10", "link-local"],
-  ["ff00::/8", "multicast"]
+  ["ff00::/8", "multicast"],
+  // Transition ranges that reach an IPv4 address through a relay or translator: refused rather
+  // than decoded (issue 44). 6to4 (RFC 7526: deprecated) carries an IPv4 in bits 16-47, Teredo
+  // its client's (inverted) in the last 32 bits; no receiver we send to lives there.
+  ["2002::/16", "6to4"],
+  ["2001::/32", "Teredo"],
+  ["64:ff9b:1::/48", "NAT64 (local use)"] // RFC 8215: a network's own translator
 ] as const).map(([range, kind]) => [parseCidr(range)!, kind] as const)
 
 /** IPv6 ranges that carry an IPv4 address in their low 32 bits: IPv4-mapped and NAT64. */
@@ -77,36 +84,113 @@ export type AddressRefusal =
   | { readonly _tag: "Unresolved"; readonly host: string }
   | { readonly _tag: "NotPublic"; readonly host: string; readonly address: string; readonly kind: string }
 
-/**
- * The addresses `url` may be reached at (empty for an IP literal: nothing to resolve, nothing to
- * pin). Every address must pass, or a name with one public and one private address would win.
- */
-export const checkedAddresses = (url: URL, allow: AllowList): Effect.Effect<ReadonlyArray<dns.LookupAddress>, AddressRefusal> =>
-  Effect.gen(function*() {
-    const host = bareHost(url)
-    const literal = isIP(host) !== 0
-    const allowedHost = allow.hosts.has(normalHost(host))
-    if (metadataHosts.has(normalHost(host)) && !allowedHost) {
-      return yield* Effect.fail<AddressRefusal>({ _tag: "NotPublic", host, address: host, kind: "metadata service" })
-    }
-    const addresses: ReadonlyArray<dns.LookupAddress> = literal
-      ? [{ address: host, family: isIP(host) }]
-      : yield* Effect.async<ReadonlyArray<dns.LookupAddress>, AddressRefusal>((resume) =>
-        dns.lookup(host, { all: true }, (error, found) =>
-          resume(error || found.length === 0 ? Effect.fail({ _tag: "Unresolved", host }) : Effect.succeed(found)))
-      )
-    for (const { address } of addresses) {
-      const ip = parseIp(address)
-      const kind = ip ? refusedKind(ip) : "not understood"
-      if (!ip || (kind && !allowedHost && !allow.ranges.some((range) => contains(range, ip)))) {
-        return yield* Effect.fail<AddressRefusal>({ _tag: "NotPublic", host, address, kind: kind ?? "not understood" })
+/** The name servers asked and how long a look-up may take (`DNS_SERVERS`, `DNS_TIMEOUT`; README, Settings). */
+export interface ResolverSettings {
+  /** `host`, `host:port` or `[v6]:port` entries; none: the system's (`/etc/resolv.conf`). */
+  readonly servers: Option.Option<ReadonlyArray<string>>
+  /** The whole look-up, both families at once: past it the host does not resolve. */
+  readonly timeout: Duration.Duration
+}
+
+export const resolverSettings: Config.Config<ResolverSettings> = Config.all({
+  servers: optionalSetting("DNS_SERVERS").pipe(
+    Config.map(Option.map((text) => text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""))),
+    Config.mapOrFail((servers): Either.Either<Option.Option<ReadonlyArray<string>>, ConfigError.ConfigError> => {
+      if (Option.isNone(servers)) return Either.right(servers)
+      // The resolver's own parser says what it takes: an address, with a port or without.
+      try {
+        new dns.Resolver().setServers(servers.value)
+        return Either.right(servers)
+      } catch {
+        return Either.left(ConfigError.InvalidData(["DNS_SERVERS"], "DNS_SERVERS must be addresses such as 10.0.0.2 or 10.0.0.2:53, comma-separated"))
       }
-    }
-    return literal ? [] : addresses
-  })
+    })
+  ),
+  timeout: Config.duration("DNS_TIMEOUT").pipe(
+    Config.withDefault(Duration.seconds(5)),
+    Config.validate({
+      // No longer than a webhook attempt or a media fetch (10 s each), which count their look-up.
+      message: "DNS_TIMEOUT must be from 100 milliseconds to 10 seconds",
+      validation: (timeout) => Duration.between(timeout, { minimum: Duration.millis(100), maximum: Duration.seconds(10) })
+    })
+  )
+})
 
 /**
- * Request options that connect only to `addresses` (checked by `checkedAddresses`): the
+ * `localhost` is answered without asking (c-ares reads no hosts file, and RFC 6761 says a name
+ * server should not be asked it): IPv4 first, as the connection tries them.
+ */
+const localhost: ReadonlyArray<dns.LookupAddress> = [{ address: "127.0.0.1", family: 4 }, { address: "::1", family: 6 }]
+
+const make = (settings: ResolverSettings) => {
+  // c-ares asks the servers in turn, one try each: each gets its share of the deadline.
+  const servers = Option.getOrElse(settings.servers, () => dns.getServers())
+  const perServerMs = Math.max(1, Math.floor(Duration.toMillis(settings.timeout) / Math.max(1, servers.length)))
+
+  /**
+   * One family's addresses (none when it has none, fails or the deadline passes) from c-ares:
+   * its own sockets, no thread of libuv's pool (`dns.lookup` held one for as long as a name
+   * server kept it waiting), one try, and the query cancelled when the caller gives up.
+   */
+  const family = (host: string, version: 4 | 6) =>
+    Effect.async<ReadonlyArray<dns.LookupAddress>>((resume) => {
+      const resolver = new dns.promises.Resolver({ timeout: perServerMs, tries: 1 })
+      if (Option.isSome(settings.servers)) resolver.setServers(settings.servers.value)
+      const asked = version === 4 ? resolver.resolve4(host) : resolver.resolve6(host)
+      asked.then(
+        (addresses) => resume(Effect.succeed(addresses.map((address) => ({ address, family: version })))),
+        () => resume(Effect.succeed([]))
+      )
+      return Effect.sync(() => resolver.cancel())
+    }).pipe(Effect.timeoutTo({ duration: settings.timeout, onSuccess: identity, onTimeout: () => [] }))
+
+  /** Every address of `host`, IPv4 and IPv6 asked at once; none within `DNS_TIMEOUT`: unresolved. */
+  const resolve = (host: string): Effect.Effect<ReadonlyArray<dns.LookupAddress>, AddressRefusal> =>
+    normalHost(host) === "localhost"
+      ? Effect.succeed(localhost)
+      : Effect.flatMap(
+        Effect.all([family(host, 4), family(host, 6)], { concurrency: 2 }),
+        ([v4, v6]) => v4.length + v6.length === 0 ? Effect.fail({ _tag: "Unresolved", host }) : Effect.succeed([...v4, ...v6])
+      )
+
+  return {
+    /**
+     * The addresses `url` may be reached at (empty for an IP literal: nothing to resolve,
+     * nothing to pin). Every address must pass, or a name with one public and one private
+     * address would win. (The span options are `serviceSpan`'s, spelled out: telemetry/
+     * depends on this folder, not the other way.)
+     */
+    checked: Effect.fn("PublicAddresses.checked", { captureStackTrace: false })(function*(url: URL, allow: AllowList): Effect.fn.Return<ReadonlyArray<dns.LookupAddress>, AddressRefusal> {
+      const host = bareHost(url)
+      const literal = isIP(host) !== 0
+      const allowedHost = allow.hosts.has(normalHost(host))
+      if (metadataHosts.has(normalHost(host)) && !allowedHost) {
+        return yield* Effect.fail<AddressRefusal>({ _tag: "NotPublic", host, address: host, kind: "metadata service" })
+      }
+      const addresses = literal ? [{ address: host, family: isIP(host) }] : yield* resolve(host)
+      for (const { address } of addresses) {
+        const ip = parseIp(address)
+        const kind = ip ? refusedKind(ip) : "not understood"
+        if (!ip || (kind && !allowedHost && !allow.ranges.some((range) => contains(range, ip)))) {
+          return yield* Effect.fail<AddressRefusal>({ _tag: "NotPublic", host, address, kind: kind ?? "not understood" })
+        }
+      }
+      return literal ? [] : addresses
+    })
+  }
+}
+
+/**
+ * The checks of outbound requests made for a user: the host resolved by `DNS_SERVERS` within
+ * `DNS_TIMEOUT`, then every address judged. Webhooks (registration and every attempt) and media
+ * fetching share it.
+ */
+export class PublicAddresses extends Effect.Service<PublicAddresses>()("adintel/PublicAddresses", {
+  effect: Effect.map(resolverSettings, make)
+}) {}
+
+/**
+ * Request options that connect only to `addresses` (checked by `PublicAddresses.checked`): the
  * connection's own look-up is answered with them. None for an IP literal.
  */
 export const pinnedTo = (addresses: ReadonlyArray<dns.LookupAddress>): { readonly lookup?: LookupFunction } => {

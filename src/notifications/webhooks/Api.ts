@@ -4,7 +4,7 @@ import { EventType, eventTypes } from "../../access/events/OutboxEvent.js"
 import { metered } from "../../access/gateway/Api.js"
 import { contractPart } from "../../kernel/Contract.js"
 import { ApiError, envelope } from "../../kernel/Envelope.js"
-import { NotFoundBody } from "../../kernel/Errors.js"
+import { ConflictBody, NotFoundBody } from "../../kernel/Errors.js"
 import { defaultPageSize, maxPageSize, maxPageWindow } from "../../kernel/Paging.js"
 import { Choice, IdPath, PathId } from "../../kernel/Params.js"
 import { param, strictStruct, Words } from "../../kernel/QueryParams.js"
@@ -22,6 +22,7 @@ const notTool = noTool("Managing webhook endpoints and their deliveries is accou
 export const webhooksPrefix = "/api/v1/webhooks"
 export const maxUrlLength = 2048
 export const maxDescriptionLength = 500
+export const urlTooLong = `must be a URL of at most ${maxUrlLength} characters`
 
 /** H2: an endpoint as every answer shows it; never its secret. */
 export const Webhook = Schema.Struct({
@@ -56,7 +57,7 @@ const Secret = Schema.String.annotations({ description: "`whsec_...`: shown only
 
 export const CreateWebhook = strictStruct({
   url: Schema.String.pipe(
-    Schema.maxLength(maxUrlLength, { message: () => `must be a URL of at most ${maxUrlLength} characters` }),
+    Schema.maxLength(maxUrlLength, { message: () => urlTooLong }),
     Schema.annotations({ description: "https (http only to a loopback host, when the service allows it); public addresses only" })
   ),
   events: Schema.Array(Choice(...eventTypes)).pipe(
@@ -105,12 +106,14 @@ export class WebhooksApi extends metered(
         .setPayload(CreateWebhook)
         .addSuccess(Created)
         .addError(WebhookLimitReachedBody)
+        .addError(ConflictBody)
         .annotate(OpenApi.Summary, "Register a webhook endpoint; the answer shows its secret, once")
         .annotate(
           OpenApi.Description,
           "Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). " +
             "A URL that is not https, or resolves to a private, link-local or metadata address, is a 400 naming `url`; " +
-            "past the plan's cap a 403."
+            "past the plan's cap a 403; a URL the account already has an enabled endpoint at (as stored: lower-case " +
+            "scheme and host, no default port, no fragment) a 409."
         )
     )
     .add(

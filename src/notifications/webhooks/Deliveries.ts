@@ -1,10 +1,10 @@
 import * as http from "node:http"
 import * as https from "node:https"
-import { Deferred, Duration, Effect, Option, Random, Ref } from "effect"
+import { Deferred, Duration, Effect, identity, Option, Random, Ref } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
 import { record as recordMetric, webhookAttempts, webhookBacklog } from "../../platform/telemetry/Metrics.js"
-import { pinnedTo } from "../../platform/PublicAddresses.js"
+import { pinnedTo, PublicAddresses } from "../../platform/PublicAddresses.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
 import { type Delivery, Inbox } from "../inbox/Inbox.js"
 import { passes } from "../Passes.js"
@@ -99,8 +99,9 @@ const post = (target: Target, headers: Record<string, string>, body: string) =>
 /**
  * The delivery workers (H3): every replica runs a pass every `WEBHOOK_POLL_EVERY`, claims the
  * due deliveries (`FOR UPDATE SKIP LOCKED`, then leased: no two replicas send one attempt) that
- * fit within the concurrency caps, overall and per endpoint, counted over every replica (the
- * claim leaves room for those in flight anywhere), sends them at once and writes each outcome.
+ * fit within the concurrency caps, overall and per endpoint, and the account's attempts per
+ * minute, counted over every replica (the claim leaves room for those in flight or started
+ * anywhere), sends them at once and writes each outcome.
  * Deliveries cost no credit: nothing here touches the meters.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDeliveries", {
@@ -110,7 +111,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
     const inbox = yield* Inbox
     const sealer = yield* KeySealer
     const settings = yield* webhookSettings
-    const { check } = targets(settings.allowLoopback)
+    const { check } = targets(settings.allowLoopback, yield* PublicAddresses)
     const firstPass = yield* Deferred.make<void>()
     // A claim takes no more than can be sent at once (the caps hold over every replica): the
     // lease outlasts one attempt's timeout, with room to write its outcome.
@@ -124,8 +125,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
           : [])
       ])
 
-    /** Sends one attempt; its outcome, never a failure (a refused or broken target is a failed attempt). */
-    const send = (attempt: ClaimedAttempt) =>
+    /**
+     * Sends one attempt; its outcome, never a failure (a refused or broken target is a failed
+     * attempt). The look-up is part of the attempt: its 10 s count from before it (issue 44).
+     */
+    const send = (attempt: ClaimedAttempt): Effect.Effect<{ readonly statusCode: number | null }> =>
       Effect.gen(function*() {
         const target = yield* Effect.either(check(attempt.url))
         if (target._tag === "Left") {
@@ -146,10 +150,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
           "webhook-signature": signatureHeader(yield* secretsOf(attempt, at), attempt.event_id, timestamp, body)
         }
         return yield* post(target.right, headers, body).pipe(
-          Effect.timeout(attemptTimeout),
           Effect.match({ onFailure: () => ({ statusCode: null }), onSuccess: (statusCode) => ({ statusCode }) })
         )
-      })
+      }).pipe(Effect.timeoutTo({ duration: attemptTimeout, onSuccess: identity, onTimeout: () => ({ statusCode: null }) }))
 
     const attempt = (claimed: ClaimedAttempt) =>
       Effect.gen(function*() {
@@ -187,9 +190,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
         yield* drained(events.pruneEvents(before, pruneBatch))
       })
 
-    /** The due attempts that fit within the caps at `at`, claimed and leased. */
+    /** The due attempts that fit within the caps and the accounts' pace at `at`, claimed and leased. */
     const claimAt = (at: Date) =>
-      repo.claim(at, new Date(at.getTime() + leaseMs), { overall: settings.maxConcurrent, perEndpoint: settings.maxPerEndpoint })
+      repo.claim(at, new Date(at.getTime() + leaseMs), {
+        overall: settings.maxConcurrent,
+        perEndpoint: settings.maxPerEndpoint,
+        perAccountPerMinute: settings.maxPerAccountPerMinute
+      })
 
     /**
      * One pass: the due attempts sent, as many at once as the caps leave room for, claiming again
@@ -222,5 +229,5 @@ export class Deliveries extends Effect.Service<Deliveries>()("adintel/WebhookDel
       run: job.run
     }
   }),
-  dependencies: [WebhooksRepo.Default, AccountEvents.Default, Inbox.Default, KeySealer.Default]
+  dependencies: [WebhooksRepo.Default, AccountEvents.Default, Inbox.Default, KeySealer.Default, PublicAddresses.Default]
 }) {}

@@ -2,7 +2,7 @@ import type * as dns from "node:dns"
 import { isIP } from "node:net"
 import { Effect } from "effect"
 import { contains, parseCidr, parseIp } from "../../platform/Addresses.js"
-import { type AllowList, allowNothing, bareHost, checkedAddresses, normalHost } from "../../platform/PublicAddresses.js"
+import { type AllowList, allowNothing, bareHost, normalHost, type PublicAddresses } from "../../platform/PublicAddresses.js"
 
 /**
  * Where a webhook may be sent (H2; SSRF, issue 28): https to a public address, or, with
@@ -34,23 +34,29 @@ export interface Target {
   readonly addresses: ReadonlyArray<dns.LookupAddress>
 }
 
-/** The rules of `allowLoopback` (`WEBHOOK_ALLOW_LOOPBACK`). */
-export const targets = (allowLoopback: boolean) => {
+/**
+ * The rules of `allowLoopback` (`WEBHOOK_ALLOW_LOOPBACK`), in two steps: `parse` looks nothing
+ * up (registration checks the URL's uniqueness and the plan's cap between the two), `reach`
+ * resolves the host. `parse` gives the URL as it is stored and compared (issue 44): WHATWG's
+ * serialisation (lower-case scheme and host, no default port, dot segments resolved,
+ * percent-encoded) without the fragment, which is never sent.
+ */
+export const targets = (allowLoopback: boolean, publicAddresses: PublicAddresses) => {
   const allow = allowLoopback ? loopback : allowNothing
-  return {
-    check: (text: string): Effect.Effect<Target, Refused> =>
-      Effect.gen(function*() {
-        if (!URL.canParse(text)) return yield* Effect.fail({ reason: httpsOnly })
-        const url = new URL(text)
-        const scheme = url.protocol === "https:" || (url.protocol === "http:" && allowLoopback && isLoopbackHost(url))
-        if (!scheme) return yield* Effect.fail({ reason: httpsOnly })
-        if (url.username !== "" || url.password !== "") return yield* Effect.fail({ reason: "must not carry a user name or password" })
-        const addresses = yield* checkedAddresses(url, allow).pipe(
-          Effect.mapError((refusal) =>
-            refusal._tag === "Unresolved" ? { reason: `cannot resolve host ${refusal.host}` } : { reason: notPublic }
-          )
-        )
-        return { url, addresses }
-      })
-  }
+  const parse = (text: string): Effect.Effect<URL, Refused> =>
+    Effect.gen(function*() {
+      if (!URL.canParse(text)) return yield* Effect.fail({ reason: httpsOnly })
+      const url = new URL(text)
+      const scheme = url.protocol === "https:" || (url.protocol === "http:" && allowLoopback && isLoopbackHost(url))
+      if (!scheme) return yield* Effect.fail({ reason: httpsOnly })
+      if (url.username !== "" || url.password !== "") return yield* Effect.fail({ reason: "must not carry a user name or password" })
+      url.hash = ""
+      return url
+    })
+  const reach = (url: URL): Effect.Effect<Target, Refused> =>
+    publicAddresses.checked(url, allow).pipe(
+      Effect.mapError((refusal) => refusal._tag === "Unresolved" ? { reason: `cannot resolve host ${refusal.host}` } : { reason: notPublic }),
+      Effect.map((addresses) => ({ url, addresses }))
+    )
+  return { parse, reach, check: (text: string) => Effect.flatMap(parse(text), reach) }
 }

@@ -1,17 +1,18 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Either, Option } from "effect"
 import { AccountEvents } from "../../access/events/AccountEvents.js"
 import { type PlanName, planTitle } from "../../access/gateway/Api.js"
 import { KeySealer } from "../../access/gateway/KeySealer.js"
-import { InvalidRequest, NotFound } from "../../kernel/Errors.js"
+import { Conflict, InvalidRequest, NotFound } from "../../kernel/Errors.js"
 import { type AccountId, idOf, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import { type Page, pageOf, windowOf } from "../../kernel/Paging.js"
+import { PublicAddresses } from "../../platform/PublicAddresses.js"
 import { serviceSpan } from "../../platform/telemetry/Tracing.js"
-import { type CreateWebhook, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
+import { type CreateWebhook, maxUrlLength, urlTooLong, type Webhook, type WebhookDelivery, WebhookLimitReached, type WebhooksQuery } from "./Api.js"
 import { newSecret } from "./Signing.js"
-import { targets } from "./Targets.js"
+import { type Refused, targets } from "./Targets.js"
 import { endpointLimits, webhookSettings } from "./WebhooksConfig.js"
-import { WebhooksRepo } from "./WebhooksRepo.js"
+import { type Refusal, refusalOf, WebhooksRepo } from "./WebhooksRepo.js"
 import { now } from "../../kernel/UtcDay.js"
 
 /** How long a rotated-out secret keeps signing, beside the new one. */
@@ -26,10 +27,13 @@ export interface Owner {
 const webhookNotFound = new NotFound({ error: "Webhook not found" })
 const deliveryNotFound = new NotFound({ error: "Delivery not found" })
 const webhookId = idOf(WebhookId, webhookNotFound)
+/** Issue 44: one enabled endpoint per URL and account (a 409, as INTERPRETATIONS answers a duplicate folder name). */
+export const urlTaken = "url: a webhook endpoint with this URL already exists"
 
 /**
- * Webhook endpoints (H2): registration behind the SSRF check and the plan's cap, secrets sealed
- * at rest and shown once, rotation with an overlap, the test event, the delivery log and replay.
+ * Webhook endpoints (H2): registration behind the SSRF check, the plan's cap and one endpoint
+ * per URL (issue 44), secrets sealed at rest and shown once, rotation with an overlap, the test
+ * event, the delivery log and replay.
  * Another account's endpoint is a 404, the same as none.
  */
 export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
@@ -39,29 +43,37 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
     const sealer = yield* KeySealer
     const sql = yield* SqlClient.SqlClient
     const { allowLoopback } = yield* webhookSettings
-    const { check } = targets(allowLoopback)
+    const { parse, reach } = targets(allowLoopback, yield* PublicAddresses)
 
     const owned = (account: AccountId, id: string) =>
       Effect.flatMap(webhookId(id), (found) =>
         Effect.flatMap(repo.endpoint(account, found), Option.match({ onNone: () => Effect.fail(webhookNotFound), onSome: Effect.succeed })))
 
     return {
-      create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached> {
-        yield* Effect.mapError(check(input.url), ({ reason }) => new InvalidRequest({ error: `url: ${reason}` }))
-        const secret = newSecret()
+      create: Effect.fn("Webhooks.create", serviceSpan)(function*(owner: Owner, input: CreateWebhook): Effect.fn.Return<{ webhook: Webhook; secret: string }, InvalidRequest | WebhookLimitReached | Conflict> {
+        const refused = ({ reason }: Refused) => new InvalidRequest({ error: `url: ${reason}` })
+        const target = yield* Effect.mapError(parse(input.url), refused)
+        const url = target.href
+        // The schema's bound holds for the stored form too (percent-encoding lengthens it).
+        if (url.length > maxUrlLength) return yield* refused({ reason: urlTooLong })
         const limit = endpointLimits[owner.plan]
+        const refusedBy = (refusal: Refusal) =>
+          refusal === "Taken"
+            ? new Conflict({ error: urlTaken })
+            : new WebhookLimitReached({ error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan` })
+        // The URL and the cap before any look-up: a refused registration costs no DNS query (issue 44).
+        const before = refusalOf(yield* repo.standing(owner.accountId, url), limit)
+        if (before !== undefined) return yield* refusedBy(before)
+        yield* Effect.mapError(reach(target), refused)
+        const secret = newSecret()
         const created = yield* repo.create(owner.accountId, {
-          url: input.url,
+          url,
           events: [...new Set(input.events)],
           description: input.description ?? null,
           secret: sealer.seal(secret)
         }, yield* now, limit)
-        if (Option.isNone(created)) {
-          return yield* new WebhookLimitReached({
-            error: `Webhook endpoint limit reached: ${limit} endpoints on the ${planTitle(owner.plan)} plan`
-          })
-        }
-        return { webhook: created.value, secret }
+        if (Either.isLeft(created)) return yield* refusedBy(created.left)
+        return { webhook: created.right, secret }
       }),
 
       list: Effect.fn("Webhooks.list", serviceSpan)((account: AccountId, query: WebhooksQuery): Effect.Effect<Page<Webhook>> => {
@@ -108,5 +120,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("adintel/Webhooks", {
       })
     }
   }),
-  dependencies: [WebhooksRepo.Default, AccountEvents.Default, KeySealer.Default]
+  dependencies: [WebhooksRepo.Default, AccountEvents.Default, KeySealer.Default, PublicAddresses.Default]
 }) {}

@@ -19,6 +19,11 @@ export interface WebhookSettings {
   /** Deliveries to one endpoint in flight at once, over every replica (`WEBHOOK_MAX_PER_ENDPOINT`). */
   readonly maxPerEndpoint: number
   /**
+   * Attempts started for one account in any 60 s, over every replica and all its endpoints
+   * (`WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE`, issue 44): the rest wait their turn, due.
+   */
+  readonly maxPerAccountPerMinute: number
+  /**
    * How long a claimed delivery stays leased past its attempt's 10 s timeout, room to write its
    * outcome (`WEBHOOK_LEASE_MARGIN`, default 30 s): a replica that died mid-attempt holds the
    * delivery and its place in the caps until then. Tests of a killed service set it short.
@@ -43,6 +48,7 @@ export const webhookSettings: Config.Config<WebhookSettings> = Config.all({
   ),
   maxConcurrent: positive("WEBHOOK_MAX_CONCURRENT", 16, 1000),
   maxPerEndpoint: positive("WEBHOOK_MAX_PER_ENDPOINT", 4, 100),
+  maxPerAccountPerMinute: positive("WEBHOOK_MAX_PER_ACCOUNT_PER_MINUTE", 600, 60_000),
   leaseMargin: Config.duration("WEBHOOK_LEASE_MARGIN").pipe(
     Config.withDefault(Duration.seconds(30)),
     Config.validate({

@@ -1,8 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { EventType } from "../../access/events/OutboxEvent.js"
 import { AccountId, WebhookDeliveryId, WebhookId } from "../../kernel/Ids.js"
 import type { PageWindow } from "../../kernel/Paging.js"
+import { sqlStateOf } from "../../platform/db/Database.js"
 import { countOf } from "../../platform/db/Rows.js"
 import { deliveryStatuses } from "./Api.js"
 
@@ -70,9 +71,20 @@ export type Outcome =
 const DisabledRow = Schema.Struct({ id: WebhookId, account_id: AccountId, url: Schema.String, failing_since: Schema.DateFromSelf })
 export type DisabledEndpoint = typeof DisabledRow.Type
 
+/** Where an account stands for a new endpoint at one URL: its endpoints, and whether an enabled one has that URL. */
+const Standing = Schema.Struct({ endpoints: Schema.Int, taken: Schema.Boolean })
+export type Standing = typeof Standing.Type
+
+/** Why an account may not register another endpoint at a URL: it has one there, or its plan's cap is reached. */
+export type Refusal = "Taken" | "Full"
+export const refusalOf = (standing: Standing, limit: number): Refusal | undefined =>
+  standing.taken ? "Taken" : standing.endpoints >= limit ? "Full" : undefined
+
+const uniqueViolation = "23505"
+
 const endpointColumns = "id::text, url, events, description, enabled, created_at"
 
-/** The SQL of `webhook_endpoints` and `webhook_deliveries` (migrations 0083, 0096). */
+/** The SQL of `webhook_endpoints`, `webhook_deliveries` and `webhook_account_starts` (migrations 0083, 0096, 0104). */
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/WebhooksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -85,19 +97,31 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
           sql`select ${sql.literal(endpointColumns)} from webhook_endpoints where id = ${id}::uuid and account_id = ${account}::uuid`
       })(undefined).pipe(Effect.orDie)
 
+    const standingOf = (account: AccountId, url: string) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Standing,
+        execute: () => sql`
+          select count(*)::int as endpoints, coalesce(bool_or(url = ${url} and enabled), false) as taken
+            from webhook_endpoints where account_id = ${account}::uuid`
+      })(undefined)
+
     return {
       endpoint,
 
+      standing: (account: AccountId, url: string): Effect.Effect<Standing> => Effect.orDie(standingOf(account, url)),
+
       /**
-       * Registers an endpoint unless the account has `limit` already (the account's row locked
-       * for the count, so two concurrent registrations cannot both take the last place).
+       * Registers an endpoint unless the account's standing refuses it (`refusalOf`), read with
+       * the account's row locked: two concurrent registrations cannot both take the last place,
+       * nor one URL. The unique index (migration 0104) holds the URL rule for any writer.
        */
-      create: (account: AccountId, input: NewEndpoint, at: Date, limit: number): Effect.Effect<Option.Option<EndpointRow>> =>
+      create: (account: AccountId, input: NewEndpoint, at: Date, limit: number): Effect.Effect<Either.Either<EndpointRow, Refusal>> =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`select 1 from accounts where id = ${account}::uuid for update`
-          const count = yield* countOf(sql`select count(*)::int as n from webhook_endpoints where account_id = ${account}::uuid`)
-          if (count >= limit) return Option.none()
-          return Option.some(yield* SqlSchema.single({
+          const refusal = refusalOf(yield* standingOf(account, input.url), limit)
+          if (refusal !== undefined) return Either.left(refusal)
+          return Either.right(yield* SqlSchema.single({
             Request: Schema.Void,
             Result: EndpointRow,
             execute: () => sql`
@@ -105,7 +129,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
               values (${account}::uuid, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secret}, ${at})
               returning ${sql.literal(endpointColumns)}`
           })(undefined))
-        })).pipe(Effect.orDie),
+        })).pipe(
+          Effect.catchIf((error) => sqlStateOf(error) === uniqueViolation, () => Effect.succeed(Either.left<Refusal>("Taken"))),
+          Effect.orDie
+        ),
 
       /** One P2 page of the account's endpoints, newest first, and how many there are. */
       page: (account: AccountId, window: PageWindow) =>
@@ -171,24 +198,30 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
 
       /**
        * Claims due deliveries of enabled endpoints within the caps, counted over every replica
-       * (SPEC-NOTES, "Webhook concurrency caps"): at most `caps.overall` deliveries in flight
-       * (leased, the lease not run out, no outcome written yet) and at most `caps.perEndpoint` at
-       * one endpoint, those already in flight included. Claims run one at a time (a
-       * transaction-scoped advisory lock), so two replicas cannot both take the last place. Each
-       * endpoint's oldest due rows are locked with `SKIP LOCKED` (a row another transaction holds
-       * is passed over), then taken round-robin over the endpoints, oldest first; each is leased
-       * until `leaseUntil` (`leased_until`, and `next_attempt_at` moved past it) and its attempt
-       * counted. Another replica sees one again only when the lease runs out (this one died
-       * mid-attempt), and it no longer counts as in flight then.
+       * (SPEC-NOTES, "Webhook concurrency caps" and issue 44): at most `caps.overall` deliveries
+       * in flight (leased, the lease not run out, no outcome written yet), at most
+       * `caps.perEndpoint` at one endpoint, those already in flight included, and at most
+       * `caps.perAccountPerMinute` attempts started for one account in the minute up to `at`
+       * (`webhook_account_starts`, one row per claim and account). Claims run one at a time (a
+       * transaction-scoped advisory lock), so two replicas cannot both take the last place.
+       * Each endpoint's oldest due rows are locked with `SKIP LOCKED` (a row another transaction
+       * holds is passed over), then taken round-robin over the endpoints, oldest first, within
+       * their account's room; each is leased until `leaseUntil` (`leased_until`, and
+       * `next_attempt_at` moved past it) and its attempt counted. Another replica sees one again
+       * only when the lease runs out (this one died mid-attempt), and it no longer counts as in
+       * flight then. A due delivery left out waits, due, for a later claim: it is neither
+       * attempted nor failed. Starts older than the minute are forgotten.
        */
       claim: (
         at: Date,
         leaseUntil: Date,
-        caps: { readonly overall: number; readonly perEndpoint: number }
-      ): Effect.Effect<ReadonlyArray<ClaimedAttempt>> =>
-        sql.withTransaction(Effect.zipRight(
-          sql`select pg_advisory_xact_lock(hashtext('adintel.webhook_claims'))`,
-          SqlSchema.findAll({
+        caps: { readonly overall: number; readonly perEndpoint: number; readonly perAccountPerMinute: number }
+      ): Effect.Effect<ReadonlyArray<ClaimedAttempt>> => {
+        const minuteAgo = new Date(at.getTime() - 60_000)
+        return sql.withTransaction(Effect.gen(function*() {
+          yield* sql`select pg_advisory_xact_lock(hashtext('adintel.webhook_claims'))`
+          yield* sql`delete from webhook_account_starts where started_at <= ${minuteAgo}`
+          return yield* SqlSchema.findAll({
             Request: Schema.Void,
             Result: ClaimedAttempt,
             execute: () => sql`
@@ -197,7 +230,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
                  where d.leased_until > ${at} and d.status = 'pending'
                  group by d.endpoint_id
               ), candidates as (
-                select c.id, c.next_attempt_at, c.turn
+                select c.id, c.next_attempt_at, c.turn, w.account_id
                   from webhook_endpoints w
                   left join flight f on f.endpoint_id = w.id
                  cross join lateral (
@@ -209,18 +242,35 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("adintel/Webhoo
                               for update of d skip locked) o
                  ) c
                  where w.enabled
+              ), started as (
+                select a.account_id, coalesce(sum(s.attempts), 0)::int as n
+                  from (select distinct account_id from candidates) a
+                  left join webhook_account_starts s on s.account_id = a.account_id and s.started_at > ${minuteAgo}
+                 group by a.account_id
+              ), paced as (
+                select p.id, p.next_attempt_at, p.turn
+                  from (select c.*, row_number() over (partition by c.account_id order by c.turn, c.next_attempt_at, c.id) as place
+                          from candidates c) p
+                  join started s on s.account_id = p.account_id
+                 where p.place <= ${caps.perAccountPerMinute}::int - s.n
               ), due as (
-                select id from candidates
+                select id from paced
                  order by turn, next_attempt_at, id
                  limit greatest(${caps.overall}::int - (select coalesce(sum(n), 0)::int from flight), 0)
+              ), leased as (
+                update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, leased_until = ${leaseUntil}
+                  from due, webhook_endpoints w, outbox_events e
+                 where d.id = due.id and w.id = d.endpoint_id and e.seq = d.event_seq
+                returning d.id::text, d.attempts, w.id::text as endpoint_id, w.account_id::text, w.url, w.secret,
+                          w.previous_secret, w.previous_until, e.id as event_id, e.type, e.data, e.created_at as event_created_at
+              ), counted as (
+                insert into webhook_account_starts (account_id, started_at, attempts)
+                select account_id::uuid, ${at}, count(*)::int from leased group by account_id
               )
-              update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, leased_until = ${leaseUntil}
-                from due, webhook_endpoints w, outbox_events e
-               where d.id = due.id and w.id = d.endpoint_id and e.seq = d.event_seq
-              returning d.id::text, d.attempts, w.id::text as endpoint_id, w.account_id::text, w.url, w.secret,
-                        w.previous_secret, w.previous_until, e.id as event_id, e.type, e.data, e.created_at as event_created_at`
+              select * from leased`
           })(undefined)
-        )).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)
+      },
 
       /**
        * Writes an attempt's outcome, and ends its lease (no longer in flight), only while the

@@ -1,5 +1,5 @@
 import type * as dns from "node:dns"
-import { checkedAddresses as publicAddresses, parseAllowList, pinnedTo } from "../PublicAddresses.js"
+import { parseAllowList, pinnedTo, PublicAddresses } from "../PublicAddresses.js"
 import { createWriteStream } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import * as http from "node:http"
@@ -119,6 +119,7 @@ const errorCode = (error: unknown) =>
 
 const make = (config: RemoteMediaSettings) =>
   Effect.gen(function*() {
+    const publicAddresses = yield* PublicAddresses
     const allow = yield* Either.match(parseAllowList(config.allow), {
       onLeft: (bad) => Effect.dieMessage(`RemoteMedia: bad allow-list entries ${bad.join(", ")}`),
       onRight: Effect.succeed
@@ -127,7 +128,7 @@ const make = (config: RemoteMediaSettings) =>
 
     /** The addresses `url` may be fetched from (empty for an IP literal: nothing to resolve). */
     const checkedAddresses = (url: URL) =>
-      publicAddresses(url, allow).pipe(
+      publicAddresses.checked(url, allow).pipe(
         Effect.catchAll((refusal) =>
           refusal._tag === "Unresolved"
             ? refuse(`cannot resolve host ${refusal.host}`)
@@ -262,7 +263,8 @@ const make = (config: RemoteMediaSettings) =>
 const emptyProvider = ConfigProvider.fromMap(new Map())
 
 export class RemoteMedia extends Effect.Service<RemoteMedia>()("adintel/RemoteMedia", {
-  effect: Effect.flatMap(settings, make)
+  effect: Effect.flatMap(settings, make),
+  dependencies: [PublicAddresses.Default]
 }) {
   /** The defaults, with some settings replaced: what tests start from. */
   static readonly layerWith = (overrides: Partial<RemoteMediaSettings>) =>
@@ -273,5 +275,5 @@ export class RemoteMedia extends Effect.Service<RemoteMedia>()("adintel/RemoteMe
         Effect.flatMap((defaults) => make({ ...defaults, ...overrides })),
         Effect.map(RemoteMedia.make)
       )
-    )
+    ).pipe(Layer.provide(PublicAddresses.Default))
 }

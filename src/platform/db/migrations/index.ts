@@ -52,6 +52,7 @@ import m0099 from "./0099_saved_search_probes.js"
 import m0100 from "./0100_saved_search_digest_queue.js"
 import m0102 from "./0102_saved_search_queries.js"
 import m0103 from "./0103_outbox_horizon_per_database.js"
+import m0104 from "./0104_webhook_url_once_account_pace.js"
 import m0105 from "./0105_saved_search_bounds.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
@@ -107,6 +108,7 @@ export const migrations = {
   "0100_saved_search_digest_queue": m0100,
   "0102_saved_search_queries": m0102,
   "0103_outbox_horizon_per_database": m0103,
+  "0104_webhook_url_once_account_pace": m0104,
   "0105_saved_search_bounds": m0105
 }
 
