@@ -3,19 +3,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { Context, Deferred, Effect, Layer, Stream, TestClock } from "effect"
 import { CurrentImport, ImportEvents } from "../src/access/events/ImportEvents.js"
-import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
-import { savedSearchLimits } from "../src/ads/savedSearches/Api.js"
-import { maxAdIdsPerEvent } from "../src/access/events/OutboxEvent.js"
 import type { AccountId } from "../src/kernel/Ids.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { IngestRepo } from "../src/ingest/IngestRepo.js"
-import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
-import { BrandDiffs } from "../src/ads/brands/BrandDiffs.js"
 import { ingestAll } from "./support/AdWorld.js"
-import { advertiser } from "./support/BrandWorld.js"
-import { TestDatabase } from "./support/TestDatabase.js"
-import { account, testServer } from "./support/TestServer.js"
-import { adOf, allIds, create, eventsOf, get, matchesToldTo, prefix, send, sharesOf } from "./support/SavedSearchWorld.js"
+import { account } from "./support/TestServer.js"
+import { adOf, allIds, create, eventsOf, get, importOf, importWorld, matchesToldTo, prefix, send, sharesOf } from "./support/SavedSearchWorld.js"
 
 /**
  * Saved searches' events (issue 32; INTERPRETATIONS H1, H3): one per account and import (issue
@@ -25,19 +17,7 @@ import { adOf, allIds, create, eventsOf, get, matchesToldTo, prefix, send, share
  */
 
 describe("saved-search events: one per account and import, naming each search (H1, H3)", () => {
-  // (The services Ingest uses, the same instances, so a test can build an ingest of its own.)
-  const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
-    Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)),
-    Layer.provideMerge(TestDatabase)
-  )
   layer(importWorld, { timeout: 120_000 })((it) => {
-    /** `n` ads (several batches, both lanes), one in `every` of each word's headline from `from`. */
-    const importOf = (tag: string, n: number, words: ReadonlyArray<readonly [word: string, every: number, from: number]>) =>
-      Array.from({ length: n }, (_, i) => {
-        const word = words.find(([, every, from]) => i % every === from)?.[0] ?? "plain"
-        return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
-      })
-
     const pendingRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`
       select (select count(*) from import_pending_events)::int + (select count(*) from import_pending_query_matches)::int as n`)
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -185,31 +165,5 @@ describe("saved-search events: one per account and import, naming each search (H
         expect((yield* pendingRows)[0]!.n).toBe(0)
       }))
 
-    it.effect("an account's 500 searches (Premium's cap) matching every ad of one import: one event naming all 500, 100 ad ids in all", () =>
-      Effect.gen(function*() {
-        const { api_key, id } = yield* account({ plan: "premium" })
-        const searches = yield* SavedSearches
-        // Always true and each its own query (a day long past), so the pass matches and stores 500 queries.
-        const saved = yield* Effect.forEach(Array.from({ length: savedSearchLimits.premium }, (_, i) => i), (i) =>
-          searches.create({ accountId: id, plan: "premium" }, {
-            name: `Everything ${i}`,
-            library: "social",
-            filters: { first_seen_from: new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10) }
-          }))
-        yield* TestClock.adjust("1 second")
-        yield* ingestAll("ads", importOf("all", 30, []))
-
-        const events = yield* eventsOf(id)
-        expect(events).toHaveLength(1)
-        const told = (yield* matchesToldTo(id))[0]!
-        const ids = saved.map((s) => s.id).sort()
-        expect(told.map(([sid, count]) => [sid, count])).toEqual(ids.map((sid) => [sid, 30]))
-        // In turns, searches in id order: the first 100 name their newest ad, the rest none.
-        const newest = (yield* get(api_key, `${prefix}/${ids[0]}/matches?limit=1`)).json.data[0].id
-        expect(told.map(([, , adIds]) => adIds)).toEqual(ids.map((_, i) => (i < 100 ? [newest] : [])))
-        expect(told.flatMap(([, , adIds]) => adIds)).toHaveLength(maxAdIdsPerEvent)
-        // Bounded: the plan's cap of entries, each an id, a library, a count and its share of the 100.
-        expect(JSON.stringify(events[0]!.data).length).toBeLessThan(60_000)
-      }))
   })
 })

@@ -5,6 +5,11 @@ import { MatchesNewData, searchesTold } from "../../src/ads/savedSearches/Api.js
 import { maxAdIdsPerEvent } from "../../src/access/events/OutboxEvent.js"
 import type { AccountId } from "../../src/kernel/Ids.js"
 import { Ingest } from "../../src/ingest/Ingest.js"
+import { IngestRepo } from "../../src/ingest/IngestRepo.js"
+import { TrendCounts } from "../../src/ads/trends/TrendCounts.js"
+import { SavedSearches } from "../../src/ads/savedSearches/SavedSearches.js"
+import { BrandDiffs } from "../../src/ads/brands/BrandDiffs.js"
+import { ImportEvents } from "../../src/access/events/ImportEvents.js"
 import { ad } from "../fixtures/world.js"
 import { ingestAll } from "./AdWorld.js"
 import { advertiser } from "./BrandWorld.js"
@@ -96,3 +101,17 @@ export const sharesOf = (matches: ReadonlyArray<number>, budget: number = maxAdI
   }
   return shares
 }
+
+/** An import's world: one advertiser and the services `Ingest` uses, the same instances (test/savedSearchEvents.test.ts, test/savedSearchFanout.test.ts). */
+export const importWorld = Layer.effectDiscard(ingestAll("advertisers", [advertiser("ss-adv-1", "Lumen Outfitters")])).pipe(
+  Layer.provideMerge(Layer.mergeAll(testServer(), Ingest.Default, IngestRepo.Default, TrendCounts.Default, SavedSearches.Default, BrandDiffs.Default, ImportEvents.Default)),
+  Layer.provideMerge(TestDatabase)
+)
+
+/** `n` ads (several batches, both lanes), one in `every` of each word's headline from `from`. */
+export const importOf = (tag: string, n: number, words: ReadonlyArray<readonly [word: string, every: number, from: number]>) =>
+  Array.from({ length: n }, (_, i) => {
+    const word = words.find(([, every, from]) => i % every === from)?.[0] ?? "plain"
+    return adOf(`ss-${tag}-${i}`, i % 28, { headline: `${word} ${tag} import`, advertiser_external_id: "ss-adv-1" })
+  })
+
