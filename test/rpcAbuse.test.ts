@@ -138,7 +138,7 @@ describe("/rpc admits before it decodes (issue 44)", () => {
         expect(stream).toMatchObject({ _tag: "InvalidRequest" })
       }))
 
-    it.scoped("a body nested 20,000 deep: 401 without a key; with one, REST's 400 for such a body, metered, never a 500", () =>
+    it.scoped("a body nested 20,000 deep, or not JSON: 401 without a key; with one, REST's 400 for such a body, metered, never a 500", () =>
       Effect.gen(function*() {
         const deep = "[".repeat(20_000) + "]".repeat(20_000)
         const body = requestLine("SearchSocialAds", `{"q":${deep}}`)
@@ -149,6 +149,11 @@ describe("/rpc admits before it decodes (issue 44)", () => {
         expect([answer.status, answer.body]).toEqual([400, `{"success":false,"error":"Malformed request body: JSON nested deeper than 32 levels"}`])
         expect(answer.headers.get("ratelimit-policy")).toBe(`"minute";q=60;w=60`)
         expect((yield* balanceOf(id)).used).toBe(1)
+        // A body that is not NDJSON at all: REST's 400 for a body that is not JSON, after admission too.
+        expect((yield* exchange(null, "this is not json\n")).status).toBe(401)
+        const garbled = yield* exchange(api_key, "this is not json\n")
+        expect([garbled.status, garbled.body]).toEqual([400, `{"success":false,"error":"Malformed request body: expected JSON"}`])
+        expect((yield* balanceOf(id)).used).toBe(2)
         // At the limit: a payload 32 deep is read, and refused by its schema.
         const atLimit = yield* exchange(api_key, requestLine("SearchSocialAds", `{"q":${"[".repeat(31)}${"]".repeat(31)}}`))
         expect(atLimit.status).toBe(200)

@@ -2,7 +2,7 @@ import { FileSystem, HttpServerError, type HttpServerRequest, Multipart, UrlPara
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Data, Effect, Option, Stream } from "effect"
 import type { IncomingMessage } from "node:http"
-import { maxJsonDepth, nestsWithin } from "../kernel/Json.js"
+import { malformedJson, maxJsonDepth, nestsWithin } from "../kernel/Json.js"
 
 /**
  * Bounded request bodies: every body a route reads is read through these rules, so no route
@@ -20,8 +20,6 @@ export class BodyRejected extends Data.TaggedError("BodyRejected")<{
 /** The most parts a multipart form may have. */
 export const maxMultipartParts = 64
 
-/** spec: INTERPRETATIONS G11, the message for a body that is not JSON (docs/SPEC-NOTES.md). */
-export const malformedJson = "Malformed request body: expected JSON"
 
 /**
  * The body's bytes, at most `limit` of them. Past the limit the reading stops (the stream is

@@ -7,6 +7,9 @@ import { Either, Schema } from "effect"
  */
 export const maxJsonDepth = 32
 
+/** spec: INTERPRETATIONS G11, the message for a body that is not JSON (docs/SPEC-NOTES.md). */
+export const malformedJson = "Malformed request body: expected JSON"
+
 /** Whether `text`'s arrays and objects nest at most `max` deep; strings are skipped. One pass, no allocation. */
 export const nestsWithin = (text: string, max: number): boolean => {
   // At most `max` brackets in all (strings' included) cannot nest deeper: counted by the

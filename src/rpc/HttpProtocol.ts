@@ -3,7 +3,7 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { type FromClientEncoded, type FromServerEncoded, RequestId, ResponseDefectEncoded } from "@effect/rpc/RpcMessage"
 import { Deferred, Effect, FiberId, Mailbox, Option, Scope, Stream } from "effect"
 import type { Mutable } from "effect/Types"
-import { maxJsonDepth, nestsWithin } from "../kernel/Json.js"
+import { malformedJson, maxJsonDepth, nestsWithin } from "../kernel/Json.js"
 
 /**
  * `@effect/rpc`'s protocol over HTTP (one POST an exchange, NDJSON), built with its public
@@ -19,7 +19,8 @@ import { maxJsonDepth, nestsWithin } from "../kernel/Json.js"
  * - **The body's limits.** The body is read through the service's bounded request
  *   (`MAX_BODY_BYTES`, app/RequestBody.ts), and a message nested deeper than a REST body may be
  *   (`maxJsonDepth`, one level more for the message around the payload) is refused before it is
- *   parsed: `refuse` answers the exchange as a REST route answers such a body.
+ *   parsed, and a body that is not NDJSON after it: `refuse` answers the exchange as a REST route
+ *   answers such a body.
  */
 
 /** What the exchange's answer is when its body is refused before any message is read. */
@@ -73,8 +74,16 @@ export const makeHttpProtocol = (refuse: RefuseBody) =>
       if (lines.some((line) => !nestsWithin(line, maxMessageDepth))) {
         return yield* refuse(`Malformed request body: JSON nested deeper than ${maxJsonDepth} levels`)
       }
-      const id = nextId++
       const parser = serialization.unsafeMake()
+      const messages = (() => {
+        try {
+          return parser.decode(body) as ReadonlyArray<FromClientEncoded>
+        } catch {
+          return undefined
+        }
+      })()
+      if (messages === undefined) return yield* refuse(malformedJson)
+      const id = nextId++
       const outbox = yield* Mailbox.make<Handed>({ capacity: 1, strategy: "suspend" })
       /** Handed over and not yet taken: released all at once when the exchange ends (its client gone). */
       const pending = new Set<Handed>()
@@ -111,24 +120,13 @@ export const makeHttpProtocol = (refuse: RefuseBody) =>
           yield* Effect.forEach(pending, (handed) => Deferred.succeed(handed.taken, undefined), { discard: true })
         }))
 
-      const messages = (() => {
-        try {
-          return parser.decode(body) as ReadonlyArray<FromClientEncoded>
-        } catch (cause) {
-          return cause
+      for (const message of messages) {
+        if (message._tag === "Request") {
+          requestIds.push(RequestId(message.id))
+          // The exchange's HTTP headers (the key, the rate notes' id) go with each call, as the library's protocol sends them.
+          ;(message as Mutable<typeof message>).headers = Object.entries(request.headers).concat(message.headers)
         }
-      })()
-      if (Array.isArray(messages)) {
-        for (const message of messages as ReadonlyArray<FromClientEncoded>) {
-          if (message._tag === "Request") {
-            requestIds.push(RequestId(message.id))
-            // The exchange's HTTP headers (the key, the rate notes' id) go with each call, as the library's protocol sends them.
-            ;(message as Mutable<typeof message>).headers = Object.entries(request.headers).concat(message.headers)
-          }
-          yield* writeRequest(id, message)
-        }
-      } else {
-        yield* send(ResponseDefectEncoded(messages))
+        yield* writeRequest(id, message)
       }
       yield* writeRequest(id, { _tag: "Eof" })
 

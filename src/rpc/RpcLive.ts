@@ -200,7 +200,8 @@ const servedRpcs: RpcGroup.RpcGroup<Served<AdIntelRpcs>> = RpcGroup.make(
 )
 
 /**
- * An exchange whose body is refused before any message is read (nested too deep; issue 44),
+ * An exchange whose body is refused before any message is read (nested too deep, or not
+ * NDJSON; issue 44),
  * answered as a REST route answers such a body, in G1's order: admitted as one call of `/rpc`
  * (no key: 401, and so on), then G11's 400, metered (its credit kept), with the call's window.
  */
