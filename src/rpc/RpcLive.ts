@@ -1,13 +1,12 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Headers } from "@effect/platform/Headers"
 import { Rpc, RpcGroup, RpcSchema, RpcSerialization, RpcServer } from "@effect/rpc"
-import { Cause, Context, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
+import { Cause, Context, Effect, ExecutionStrategy, Exit, Layer, Option, Schema, Scope, Stream } from "effect"
 import { AccountEvents, type StoredEvent } from "../access/events/AccountEvents.js"
-import { Caller, type RateWindow } from "../access/gateway/Api.js"
+import { Caller } from "../access/gateway/Api.js"
 import * as ApiKey from "../access/gateway/ApiKey.js"
 import { CallCharge, CallEnd } from "../access/gateway/CallCharge.js"
 import { Refusal } from "../access/gateway/Gateway.js"
-import { withRateHeaders } from "../access/gateway/Http.js"
 import { chargedPages } from "../access/gateway/Pages.js"
 import { RouteHandlers } from "../access/gateway/RouteHandlers.js"
 import { AdExport } from "../ads/export/AdExport.js"
@@ -60,6 +59,16 @@ const partsOfPayload = (parts: InputParts, payload: Record<string, unknown>) => 
  * an open-ended stream's opening. Its rate window (and a refusal's retry) is noted for the
  * exchange's answer, as REST's `Metered` adds them to its own.
  */
+/** A refusal of admission: its window and retry noted for the exchange's answer, then its error. */
+const refusedWith = (rateNotes: RpcRateNotes, headers: Headers) => (refusal: Refusal) =>
+  Effect.zipRight(
+    Effect.all([
+      Option.match(refusal.rate, { onNone: () => Effect.void, onSome: (rate) => rateNotes.admitted(headers, rate) }),
+      Option.match(refusal.retryAfter, { onNone: () => Effect.void, onSome: (seconds) => rateNotes.retryAfter(headers, seconds) })
+    ], { discard: true }),
+    Effect.fail(refusal.error)
+  )
+
 export const MeteredRpcLive = Layer.effect(
   MeteredRpc,
   Effect.gen(function*() {
@@ -71,14 +80,7 @@ export const MeteredRpcLive = Layer.effect(
         const answered = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
         const key = ApiKey.fromRequest({ headers, query: {} })
         const admission = yield* charge.take(key, { method: "POST", route: `${rpcPath}/${rpc._tag}` }, { settledBy: answered, slot: openEnded ? "stream" : "call" }).pipe(
-          Effect.catchTag("Refusal", (refusal) =>
-            Effect.zipRight(
-              Effect.all([
-                Option.match(refusal.rate, { onNone: () => Effect.void, onSome: (rate) => rateNotes.admitted(headers, rate) }),
-                Option.match(refusal.retryAfter, { onNone: () => Effect.void, onSome: (seconds) => rateNotes.retryAfter(headers, seconds) })
-              ], { discard: true }),
-              Effect.fail(refusal.error)
-            ))
+          Effect.catchTag("Refusal", refusedWith(rateNotes, headers))
         )
         yield* rateNotes.admitted(headers, admission.rate)
         if (openEnded) yield* Scope.close(answered, Exit.void)
@@ -205,28 +207,19 @@ const servedRpcs: RpcGroup.RpcGroup<Served<AdIntelRpcs>> = RpcGroup.make(
  * answered as a REST route answers such a body, in G1's order: admitted as one call of `/rpc`
  * (no key: 401, and so on), then G11's 400, metered (its credit kept), with the call's window.
  */
-const refuseBody = (charge: CallCharge) => (reason: string) =>
+const refuseBody = (charge: CallCharge, rateNotes: RpcRateNotes) => (reason: string) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const key = ApiKey.fromRequest({ headers: request.headers, query: {} })
-    const rate = yield* Ref.make(Option.none<RateWindow>())
+    const { headers } = yield* HttpServerRequest.HttpServerRequest
+    // The window and retry go on the answer as a call's do (`RpcRateNotes.serve` around the exchange).
     const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
-      const admission = yield* charge.take(key, { method: "POST", route: rpcPath })
-      yield* Ref.set(rate, Option.some(admission.rate))
+      const admission = yield* charge.take(ApiKey.fromRequest({ headers, query: {} }), { method: "POST", route: rpcPath }).pipe(
+        Effect.catchTag("Refusal", refusedWith(rateNotes, headers))
+      )
+      yield* rateNotes.admitted(headers, admission.rate)
       return yield* new InvalidRequest({ error: reason })
     })))
-    const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-    const refusal = failure instanceof Refusal ? Option.some(failure) : Option.none()
-    const { body, status } = answerTo(Option.match(refusal, { onNone: () => failure, onSome: (refusal) => refusal.error }))
-    const window = Option.match(refusal, { onNone: () => Ref.get(rate), onSome: (refusal) => Effect.succeed(refusal.rate) })
-    const answer = Option.match(yield* window, {
-      onNone: () => HttpServerResponse.unsafeJson(body, { status }),
-      onSome: (rate) => withRateHeaders(HttpServerResponse.unsafeJson(body, { status }), rate, false)
-    })
-    return Option.match(Option.flatMap(refusal, (refusal) => refusal.retryAfter), {
-      onNone: () => answer,
-      onSome: (seconds) => HttpServerResponse.setHeader(answer, "retry-after", String(seconds))
-    })
+    const { body, status } = answerTo(Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined)
+    return HttpServerResponse.unsafeJson(body, { status })
   })
 
 /**
@@ -236,13 +229,13 @@ const refuseBody = (charge: CallCharge) => (reason: string) =>
 export const RpcLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const charge = yield* CallCharge
-    const { httpApp, protocol } = yield* makeHttpProtocol(refuseBody(charge))
+    const rateNotes = yield* RpcRateNotes
+    const { httpApp, protocol } = yield* makeHttpProtocol(refuseBody(charge, rateNotes))
     yield* RpcServer.make(servedRpcs, { spanPrefix: "Rpc" }).pipe(
       Effect.provideService(RpcServer.Protocol, protocol),
       Effect.interruptible,
       Effect.forkScoped
     )
-    const rateNotes = yield* RpcRateNotes
     yield* router.post(rpcPath, rateNotes.serve(httpApp))
   })
 ).pipe(Layer.provide([RpcHandlersLive, MeteredRpcLive, RpcSerialization.layerNdjson]), Layer.provide([RpcRateNotes.Default, EventFeeds.Default]))
