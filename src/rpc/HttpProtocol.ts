@@ -133,7 +133,7 @@ export const makeHttpProtocol = (refuse: RefuseBody) =>
       const take = (handed: Handed) => Effect.as(Deferred.succeed(handed.taken, undefined), handed.bytes)
       const [first, done] = yield* outbox.takeAll
       const head = yield* Effect.forEach(first, take)
-      if (done) return HttpServerResponse.uint8Array(concat(head), { contentType: serialization.contentType })
+      if (done) return HttpServerResponse.uint8Array(Buffer.concat(head), { contentType: serialization.contentType })
       return HttpServerResponse.stream(
         Stream.concat(Stream.fromIterable(head), Stream.mapEffect(Mailbox.toStream(outbox), take)),
         { contentType: serialization.contentType }
@@ -142,14 +142,4 @@ export const makeHttpProtocol = (refuse: RefuseBody) =>
 
     return { protocol, httpApp } as const
   })
-
-const concat = (parts: ReadonlyArray<Uint8Array>) => {
-  const all = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let at = 0
-  for (const part of parts) {
-    all.set(part, at)
-    at += part.length
-  }
-  return all
-}
 
