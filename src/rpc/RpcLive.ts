@@ -171,7 +171,8 @@ const decodingAfterAdmission = <H extends Record<string, unknown>>(handlers: H):
   const wrapped: Record<string, unknown> = {}
   for (const [tag, handler] of Object.entries(handlers)) {
     const rpc = AdIntelRpcs.requests.get(tag)!
-    const decode = (payload: unknown) => Effect.mapError(Schema.decodeUnknown(rpc.payloadSchema as Schema.Schema<unknown>)(payload), invalid)
+    const decodePayload = Schema.decodeUnknown(rpc.payloadSchema as Schema.Schema<unknown>)
+    const decode = (payload: unknown) => Effect.mapError(decodePayload(payload), invalid)
     // (`as`: each handler takes its own procedure's payload, which it gets decoded by that procedure's schema.)
     const run = handler as (payload: unknown, options: unknown) => Effect.Effect<unknown, unknown> | Stream.Stream<unknown, unknown>
     wrapped[tag] = RpcSchema.isStreamSchema(rpc.successSchema)
