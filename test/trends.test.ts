@@ -19,20 +19,34 @@ import { addDays, dayOf, post, risingOf, type Scope, worldAds, yesterday } from 
 
 describe("phrases", () => {
   it("one to three words within a clause, neither starting nor ending with a stop word of the ad's language, a number or a percentage", () => {
-    expect(phrasesOf(["Bundle and save 25%. The serum, tested!"], "en")).toEqual([
+    expect(phrasesOf(["Bundle and save 25%. The serum, tested!"], ["en"])).toEqual([
       "bundle", "bundle and save", "save", "serum", "tested"
     ])
     // No phrase runs across a sentence or a comma; numbers and percentages end no phrase, inner punctuation stays.
-    expect(phrasesOf(["Rated 4.9/5 by real customers. Sulfate-free, don't wait"], "en")).toEqual([
+    expect(phrasesOf(["Rated 4.9/5 by real customers. Sulfate-free, don't wait"], ["en"])).toEqual([
       "rated", "real", "real customers", "customers", "sulfate-free", "wait"
     ])
-    expect(phrasesOf(["save 25% today"], "en")).toEqual(["save", "save 25% today", "today"])
-    // Each language its own stop words; one without a list is read with English's.
-    expect(phrasesOf(["la crème pour le visage, crème de jour"], "fr")).toEqual(["crème", "visage", "crème de jour", "jour"])
-    expect(phrasesOf(["la crème"], "en")).toEqual(["la", "la crème", "crème"])
-    expect(phrasesOf(["die beste Creme"], "de")).toEqual(["beste", "beste creme", "creme"])
-    expect(phrasesOf(["the best cream"], "xx")).toEqual(["best", "best cream", "cream"])
-    expect(phrasesOf(["one two three four five six"], "xx", 4)).toHaveLength(4)
+    expect(phrasesOf(["save 25% today"], ["en"])).toEqual(["save", "save 25% today", "today"])
+    // Each language its own stop words; one without a list, or none, is read with English's.
+    expect(phrasesOf(["la crème pour le visage, crème de jour"], ["fr"])).toEqual(["crème", "visage", "crème de jour", "jour"])
+    expect(phrasesOf(["la crème"], ["en"])).toEqual(["la", "la crème", "crème"])
+    expect(phrasesOf(["die beste Creme"], ["de"])).toEqual(["beste", "beste creme", "creme"])
+    expect(phrasesOf(["the best cream"], ["xx"])).toEqual(["best", "best cream", "cream"])
+    expect(phrasesOf(["the best cream"], [])).toEqual(["best", "best cream", "cream"])
+    expect(phrasesOf(["one two three four five six"], ["xx"], 4)).toHaveLength(4)
+  })
+
+  it("an ad tagged English among other languages is read with its first language's stop words and English's (issue 46)", () => {
+    const copy = ["Glow serum for skin without the irritation. Die beste Creme, mit Liebe."]
+    // `de, en` copy, the flagship brand's in the demo world: neither list's words end a phrase.
+    expect(phrasesOf(copy, ["de", "en"])).toEqual([
+      "glow", "glow serum", "serum", "serum for skin", "skin", "skin without", "without", "without the irritation", "irritation",
+      "beste", "beste creme", "creme", "liebe"
+    ])
+    // `de` alone reads the German list only (`skin without the` stays a phrase); `en, de` the English list alone (`en` is first).
+    expect(phrasesOf(copy, ["de"])).toContain("skin without the")
+    expect(phrasesOf(copy, ["en", "de"])).toContain("die beste")
+    expect(phrasesOf(copy, ["fr", "en"])).not.toContain("the irritation")
   })
 
   it("a hook is the tagged hook, else the body's first sentence, lowercased", () => {

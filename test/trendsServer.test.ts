@@ -192,7 +192,7 @@ describe("trends: the server's counting and the windows", () => {
         const from = addDays(yesterday, -364)
         const expected = Array.from({ length: 365 }, (_, i) => {
           const day = addDays(from, i)
-          const count = worldAds.filter((ad) => dayOf(ad.first_seen) === day && phrasesOf([ad.headline, ad.body, ad.description], ad.languages[0] ?? "").includes(top)).length
+          const count = worldAds.filter((ad) => dayOf(ad.first_seen) === day && phrasesOf([ad.headline, ad.body, ad.description], ad.languages).includes(top)).length
           return { day, count }
         })
         expect(answer.json).toEqual({ success: true, topic: top, window: { date_from: from, date_to: yesterday }, data: expected })
@@ -200,7 +200,7 @@ describe("trends: the server's counting and the windows", () => {
         // In one country only.
         const us = yield* post(api_key, "/api/v1/trends/history", { topic: top, country: "US" })
         expect(us.json.data.map((d: { count: number }) => d.count)).toEqual(expected.map(({ day }) =>
-          worldAds.filter((ad) => dayOf(ad.first_seen) === day && ad.countries.includes("US") && phrasesOf([ad.headline, ad.body, ad.description], ad.languages[0] ?? "").includes(top)).length))
+          worldAds.filter((ad) => dayOf(ad.first_seen) === day && ad.countries.includes("US") && phrasesOf([ad.headline, ad.body, ad.description], ad.languages).includes(top)).length))
         // A phrase no ad uses: zeros.
         const none = yield* post(api_key, "/api/v1/trends/history", { topic: "zebra crossing" })
         expect(none.json.data.every((d: { count: number }) => d.count === 0)).toBe(true)

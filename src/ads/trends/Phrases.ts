@@ -1,6 +1,6 @@
 /**
  * What trends count (issue 20, INTERPRETATIONS L2): the phrases of an ad's copy (one to three
- * words, stop words of the ad's language out) and its hook (its opening line). Pure functions:
+ * words, stop words of the ad's languages out) and its hook (its opening line). Pure functions:
  * the import counts with them, the topic a request names is read with them, and tests count
  * the generated ads with them by brute force.
  */
@@ -17,10 +17,8 @@ export const maxPhrasesPerAd = 200
 export const maxHookLength = 200
 
 /**
- * Stop words per language (the ad's first language): a phrase neither starts nor ends with
- * one (`bundle and save` stays, `the serum` is `serum`). An ad of a language without a list
- * here, or of none, is read with the English list (issue 29: copy without a language tag left
- * `save 15% with` a topic).
+ * Stop words per language: a phrase neither starts nor ends with one (`bundle and save` stays,
+ * `the serum` is `serum`). Which lists read an ad is `stopWordsOfAd`'s to say.
  */
 const stopLists: Record<string, string> = {
   en: "a about above after again against all also am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each even ever every few for from further get gets got had hadn't has hasn't have haven't having he her here hers herself him himself his how i i'm i've if in into is isn't it it's its itself just let's me more most much must my myself no nor not now of off on once one only or other our ours ourselves out over own really same she should shouldn't so some such than that that's the their theirs them themselves then there there's these they they're this those through to too under until up us very was wasn't we we're were weren't what what's when where which while who whom why will with won't would wouldn't you you'll you're you've your yours yourself yourselves",
@@ -32,7 +30,21 @@ const stopLists: Record<string, string> = {
   nl: "aan al als bij dan dat de der deze die dit doch door een en er had heb heeft het hij hoe haar ik in is je jij kan maar me met mij na naar niet nog nu of om ons onze ook op over te tot u uit van veel voor wat we wel werd wie wij zal ze zei zich zij zo zou"
 }
 const stopWords = new Map(Object.entries(stopLists).map(([language, words]) => [language, new Set(words.split(" "))]))
-export const stopWordsOf = (language: string): ReadonlySet<string> => stopWords.get(language) ?? stopWords.get("en")!
+const english = stopWords.get("en")!
+export const stopWordsOf = (language: string): ReadonlySet<string> => stopWords.get(language) ?? english
+
+/** Each language's list with English's. */
+const withEnglish = new Map([...stopWords].map(([language, words]) => [language, new Set([...words, ...english])]))
+
+/**
+ * The stop words an ad's copy is read with, from its language tags (spec: Trends, "A phrase"):
+ * its first language's list, and English's as well when any tag is `en` (issue 46: copy tagged
+ * `de, en` is English copy more often than not, and read with the German list alone it made
+ * `save 15% with` and `skin without the` topics). A first language without a list here, or no
+ * tag, reads with English's (issue 29). Every phrase of an ad is read through this.
+ */
+export const stopWordsOfAd = (languages: ReadonlyArray<string>): ReadonlySet<string> =>
+  (languages.includes("en") ? withEnglish.get(languages[0]!) : undefined) ?? stopWordsOf(languages[0] ?? "")
 
 /** Where a phrase cannot run on: the end of a sentence (a stop before a space or the end), and punctuation that parts clauses. */
 const clauseBreak = /[.!?]+(?=\s|$)|[;:,()[\]{}"“”|…–—\n\r\t]|\s-\s/u
@@ -63,11 +75,12 @@ const hasLetter = (word: string) => {
 const edgeWord = (word: string, stop: ReadonlySet<string>) => !stop.has(word) && hasLetter(word) && !word.endsWith("%")
 
 /**
- * The distinct phrases of some texts in `language`, in order of first use, at most `limit`:
- * every run of one to three words within a clause whose first and last words are edge words.
+ * The distinct phrases of some texts of an ad tagged with `languages`, in order of first use, at
+ * most `limit`: every run of one to three words within a clause whose first and last words are
+ * edge words of the ad's stop words (`stopWordsOfAd`).
  */
-export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, language: string, limit = maxPhrasesPerAd): ReadonlyArray<string> => {
-  const stop = stopWordsOf(language)
+export const phrasesOf = (texts: ReadonlyArray<string | null | undefined>, languages: ReadonlyArray<string>, limit = maxPhrasesPerAd): ReadonlyArray<string> => {
+  const stop = stopWordsOfAd(languages)
   const found = new Set<string>()
   for (const text of texts) {
     if (!text) continue
@@ -141,26 +154,21 @@ export const copyOfAd = (ad: {
   hook: ad.ai_tags?.hook ?? null
 })
 
-/** Where an ad counts: its first-seen day, library, niche, language and the countries it targets, and its terms of each kind. */
+/** Where an ad counts: its first-seen day, library, niche and the countries it targets, and its terms of each kind. */
 export interface AdTerms {
   readonly day: string
   readonly library: string
   readonly niche: string
-  readonly language: string
   readonly countries: ReadonlyArray<string>
   readonly phrases: ReadonlyArray<string>
   readonly hook: string | undefined
 }
 
-export const termsOf = (ad: AdCopy): AdTerms => {
-  const language = ad.languages[0] ?? ""
-  return {
-    day: new Date(ad.first_seen).toISOString().slice(0, 10),
-    library: ad.library,
-    niche: ad.niche ?? "",
-    language,
-    countries: [...new Set(ad.countries)],
-    phrases: phrasesOf([ad.headline, ad.body, ad.description], language),
-    hook: hookOf(ad.hook, ad.body)
-  }
-}
+export const termsOf = (ad: AdCopy): AdTerms => ({
+  day: new Date(ad.first_seen).toISOString().slice(0, 10),
+  library: ad.library,
+  niche: ad.niche ?? "",
+  countries: [...new Set(ad.countries)],
+  phrases: phrasesOf([ad.headline, ad.body, ad.description], ad.languages),
+  hook: hookOf(ad.hook, ad.body)
+})
