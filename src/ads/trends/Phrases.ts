@@ -17,6 +17,15 @@ export const maxPhrasesPerAd = 200
 export const maxHookLength = 200
 
 /**
+ * The version of what an ad counts (`termsOf`: its phrases and its hook). Counts are stored with
+ * the version that made them (`trend_state.counting_rule`), and counts of an older one are made
+ * again at start (TrendCounts), so raise it with any change to what `termsOf` gives an ad: a
+ * stop list, the edge rule, the word or clause patterns, a limit. 0: before issue 46; 1: an ad
+ * tagged `en` reads with English's stop words too.
+ */
+export const countingRule = 1
+
+/**
  * Stop words per language: a phrase neither starts nor ends with one (`bundle and save` stays,
  * `the serum` is `serum`). Which lists read an ad is `stopWordsOfAd`'s to say.
  */

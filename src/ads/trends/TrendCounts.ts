@@ -8,7 +8,7 @@ import { lazyThreadOf, siblingModule } from "../../platform/Threads.js"
 import { historyDays } from "./Api.js"
 import { buffersOfRead, type Copies, type CountReply, type CountRequest, type Learned, type Rows, type Summed } from "./CountThread.js"
 import * as Packed from "./Packed.js"
-import { type AdCopy, termKinds } from "./Phrases.js"
+import { type AdCopy, countingRule, termKinds } from "./Phrases.js"
 import { kept, type Tally } from "./Ranking.js"
 import { dayNumber, dayOfNumber, dayRowKey, monthNumber, monthOfNumber, monthsKept } from "./Sums.js"
 import { type Cell, type CountSignal, type KeptRanking, type NumberedCell, TrendsRepo } from "./TrendsRepo.js"
@@ -105,6 +105,25 @@ const partsOf = (n: number) => Array.from({ length: Math.ceil(n / rowsPerStateme
 export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCounts", {
   scoped: Effect.gen(function*() {
     const repo = yield* TrendsRepo
+
+    /**
+     * Counts made by an older rule than this code's (`countingRule`) are dropped and every ad
+     * is counted again (issue 46): rankings built from them would go on listing topics the rule
+     * now refuses, and an import taking back a changed ad's old copy by the new rule would take
+     * back terms the counts never held. Done here, before this process counts or imports
+     * anything; replicas starting at once do it once (the rule is read again under its lock).
+     * Counts a later version made are left alone: a replica not upgraded yet must not undo them.
+     */
+    yield* Effect.gen(function*() {
+      const stored = yield* repo.countingRule
+      if (stored > countingRule) {
+        return yield* Effect.logWarning(`Trends: counting rule ${stored} made the counts, later than this version's ${countingRule}; upgrade this replica`)
+      }
+      if (stored === countingRule) return
+      const again = yield* repo.transaction(Effect.flatMap(repo.lockCountingRule, (locked) =>
+        locked < countingRule ? Effect.as(repo.countAgain(countingRule), true) : Effect.succeed(false)))
+      if (again) yield* Effect.logInfo(`Trends: the counting rule changed (${stored} to ${countingRule}); every ad is counted again`)
+    }).pipe(Effect.withSpan("TrendCounts.countingRule"))
 
     /**
      * The thread that extracts a batch's terms and sums them (CountThread.ts), started at the

@@ -89,6 +89,7 @@ const DayRow = Schema.Struct({ kind: Schema.Int, day: Schema.String, cell: Schem
 const MonthRow = Schema.Struct({ term: Schema.Int, month: Schema.String, counts: Bytes })
 const State = Schema.Struct({ date_to: Schema.NullOr(Schema.String), stale: Schema.Boolean })
 const RankingRow = Schema.Struct({ date_to: Schema.NullOr(Schema.String), kept: Schema.NullOr(Bytes) })
+const RuleRow = Schema.Struct({ counting_rule: Schema.Int })
 
 const Text = Schema.NullOr(Schema.String)
 const Texts = Schema.Array(Schema.String)
@@ -145,10 +146,11 @@ export interface CountsState {
 }
 
 /**
- * The SQL of trends (migrations 0071, 0077): the ads to count, the dictionaries of terms and
- * cells, the packed daily counts by day (`trend_days`) and by term (`trend_series`), the kept
- * rankings and their state. Writers of counts and builders of rankings take the state's lock
- * first (`lock`): they run one at a time, in key order within their statements.
+ * The SQL of trends (migrations 0071, 0077, 0106): the ads to count, the dictionaries of terms
+ * and cells, the packed daily counts by day (`trend_days`) and by term (`trend_series`), the kept
+ * rankings and their state (with the version of the rule that made the counts). Writers of
+ * counts and builders of rankings take the state's lock first (`lock`): they run one at a time,
+ * in key order within their statements.
  */
 export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo", {
   effect: Effect.gen(function*() {
@@ -171,6 +173,13 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
         Effect.map(({ date_to, stale }): CountsState => ({ dateTo: Option.fromNullable(date_to), stale })),
         Effect.orDie
       )
+
+    const ruleOf = (locked: boolean) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: RuleRow,
+        execute: () => sql`select counting_rule from trend_state ${locked ? sql`for update` : sql``}`
+      })(undefined).pipe(Effect.map((row) => row.counting_rule), Effect.orDie)
 
     const findTermsOn = (client: SqlClient.SqlClient) => SqlSchema.findAll({
       Request: Schema.Struct({ kinds: Schema.Array(Schema.Int), terms: Schema.Array(Schema.String) }),
@@ -308,6 +317,29 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
 
       /** The counts' state, locked to the caller's transaction: every writer of counts and builder of rankings takes it first. */
       lock: stateOf(true),
+
+      /** The version of the rule the counts were made by (Phrases.ts `countingRule`, migration 0106). */
+      countingRule: ruleOf(false),
+
+      /**
+       * That version, locked to the caller's transaction with the whole of `trend_pending`: in
+       * the order imports and counters take them (pending rows, then the state), so that a count
+       * or an import under way ends first and the next waits for the caller.
+       */
+      lockCountingRule: Effect.zipRight(sql`lock table trend_pending in exclusive mode`.pipe(Effect.orDie), ruleOf(true)),
+
+      /**
+       * Every count and ranking dropped and every ad marked to be counted again, the counts now
+       * made by `rule`. In the caller's transaction (which holds `lockCountingRule`).
+       */
+      countAgain: (rule: number): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          yield* sql`truncate trend_days, trend_series, trend_rankings`
+          yield* sql`insert into trend_pending (ad_id, day)
+            select id, (first_seen at time zone 'UTC')::date from ads
+            on conflict (ad_id) do nothing`
+          yield* sql`update trend_state set date_to = null, stale = true, counting_rule = ${rule}`
+        }).pipe(Effect.orDie),
 
       /** Counts in the rankings' windows changed: they are to be built again. In the caller's transaction (which holds `lock`). */
       markStale: sql`update trend_state set stale = true`.pipe(Effect.asVoid, Effect.orDie),

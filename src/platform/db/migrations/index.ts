@@ -54,6 +54,7 @@ import m0102 from "./0102_saved_search_queries.js"
 import m0103 from "./0103_outbox_horizon_per_database.js"
 import m0104 from "./0104_webhook_url_once_account_pace.js"
 import m0105 from "./0105_saved_search_bounds.js"
+import m0106 from "./0106_trend_counting_rule.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -109,7 +110,8 @@ export const migrations = {
   "0102_saved_search_queries": m0102,
   "0103_outbox_horizon_per_database": m0103,
   "0104_webhook_url_once_account_pace": m0104,
-  "0105_saved_search_bounds": m0105
+  "0105_saved_search_bounds": m0105,
+  "0106_trend_counting_rule": m0106
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
