@@ -120,9 +120,10 @@ export class TrendCounts extends Effect.Service<TrendCounts>()("adintel/TrendCou
         return yield* Effect.logWarning(`Trends: counting rule ${stored} made the counts, later than this version's ${countingRule}; upgrade this replica`)
       }
       if (stored === countingRule) return
-      const again = yield* repo.transaction(Effect.flatMap(repo.lockCountingRule, (locked) =>
-        locked < countingRule ? Effect.as(repo.countAgain(countingRule), true) : Effect.succeed(false)))
-      if (again) yield* Effect.logInfo(`Trends: the counting rule changed (${stored} to ${countingRule}); every ad is counted again`)
+      const marked = yield* repo.transaction(Effect.flatMap(repo.lockCountingRule, (locked) =>
+        locked < countingRule ? repo.countAgain(countingRule) : Effect.succeed(0)))
+      // A fresh database (no ad) takes the rule without a word: nothing was counted by another.
+      if (marked > 0) yield* Effect.logInfo(`Trends: the counting rule changed (${stored} to ${countingRule}); every ad (${marked.toLocaleString("en")}) is counted again`)
     }).pipe(Effect.withSpan("TrendCounts.countingRule"))
 
     /**

@@ -90,6 +90,7 @@ const MonthRow = Schema.Struct({ term: Schema.Int, month: Schema.String, counts:
 const State = Schema.Struct({ date_to: Schema.NullOr(Schema.String), stale: Schema.Boolean })
 const RankingRow = Schema.Struct({ date_to: Schema.NullOr(Schema.String), kept: Schema.NullOr(Bytes) })
 const RuleRow = Schema.Struct({ counting_rule: Schema.Int })
+const MarkedRow = Schema.Struct({ marked: Schema.Int })
 
 const Text = Schema.NullOr(Schema.String)
 const Texts = Schema.Array(Schema.String)
@@ -330,15 +331,25 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
 
       /**
        * Every count and ranking dropped and every ad marked to be counted again, the counts now
-       * made by `rule`. In the caller's transaction (which holds `lockCountingRule`).
+       * made by `rule`; how many ads were marked (0 on a database without ads, a fresh one). In
+       * the caller's transaction (which holds `lockCountingRule`).
        */
-      countAgain: (rule: number): Effect.Effect<void> =>
+      countAgain: (rule: number): Effect.Effect<number> =>
         Effect.gen(function*() {
           yield* sql`truncate trend_days, trend_series, trend_rankings`
-          yield* sql`insert into trend_pending (ad_id, day)
-            select id, (first_seen at time zone 'UTC')::date from ads
-            on conflict (ad_id) do nothing`
+          const [marked] = yield* SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: MarkedRow,
+            execute: () => sql`
+              with marked as (
+                insert into trend_pending (ad_id, day)
+                select id, (first_seen at time zone 'UTC')::date from ads
+                on conflict (ad_id) do nothing
+                returning 1)
+              select count(*)::int as marked from marked`
+          })(undefined)
           yield* sql`update trend_state set date_to = null, stale = true, counting_rule = ${rule}`
+          return marked?.marked ?? 0
         }).pipe(Effect.orDie),
 
       /** Counts in the rankings' windows changed: they are to be built again. In the caller's transaction (which holds `lock`). */
