@@ -66,14 +66,28 @@ export const Words = (max: number) =>
  * A number as a query string writes it: decimal digits with an optional sign (and fraction),
  * nothing else: `0x10`, `1e3`, ` 5 ` and `Infinity` are refused, not read as numbers.
  */
-const DecimalText = (integer: boolean) =>
-  Schema.String.pipe(Schema.pattern(integer ? /^-?\d{1,16}$/ : /^-?\d{1,16}(\.\d{1,16})?$/), Schema.compose(Schema.NumberFromString))
+const decimalTexts = {
+  integer: Schema.String.pipe(Schema.pattern(/^-?\d{1,16}$/), Schema.compose(Schema.NumberFromString)),
+  decimal: Schema.String.pipe(Schema.pattern(/^-?\d{1,16}(\.\d{1,16})?$/), Schema.compose(Schema.NumberFromString))
+}
+const DecimalText = (integer: boolean) => integer ? decimalTexts.integer : decimalTexts.decimal
 
-/** A number within bounds, from a query string's text or a body's number. */
+/**
+ * A number within bounds, from a query string's text or a body's number: both schemas made once
+ * per bounds (the contract declares hundreds of such parameters over a few bounds, and making
+ * a schema is what loading the service's modules spent most on), each parameter adding only
+ * its description.
+ */
+const numbersIn = new Map<string, { readonly bounded: Schema.Schema<number>; readonly query: Schema.Schema<number, string> }>()
 const NumberIn = (min: number, max: number, integer: boolean) => {
+  const key = `${integer}:${min}:${max}`
+  const known = numbersIn.get(key)
+  if (known !== undefined) return known
   const text = integer ? `must be an integer from ${min} to ${max}` : `must be a number from ${min} to ${max}`
   const bounded = (integer ? Schema.Int : Schema.Number).pipe(Schema.between(min, max), Schema.annotations(message(text)))
-  return { bounded, text }
+  const made = { bounded, query: Schema.compose(DecimalText(integer), integer ? IntRange(min, max) : bounded).annotations(message(text)) }
+  numbersIn.set(key, made)
+  return made
 }
 
 export const param = {
@@ -83,12 +97,9 @@ export const param = {
   int: (min: number, max: number, description: string): Param<number> => param.number(min, max, description, true),
 
   number: (min: number, max: number, description: string, integer = false): Param<number> => {
-    const { bounded, text } = NumberIn(min, max, integer)
+    const { bounded, query } = NumberIn(min, max, integer)
     const json = { type: integer ? "integer" : "number", minimum: min, maximum: max, description }
-    return {
-      query: documented(Schema.compose(DecimalText(integer), integer ? IntRange(min, max) : bounded).annotations(message(text)), json),
-      body: bounded.annotations({ description })
-    }
+    return { query: documented(query, json), body: bounded.annotations({ description }) }
   },
 
   list: <A, I extends string>(item: Schema.Schema<A, I>, description: string): Param<ReadonlyArray<A>> =>
