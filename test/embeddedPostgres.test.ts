@@ -19,8 +19,8 @@ const exitOf = (command: string, args: ReadonlyArray<string>, env: NodeJS.Proces
 
 /**
  * The service's and the CLI's entry points from the run's compiled tree (CompiledTree.ts): the
- * same code as `npm start` and `npm run admin` run through tsx, loaded in less than half the CPU.
- * `npm start` itself, through tsx: embeddedPostgresStart.test.ts.
+ * same code as `npm start` and `npm run admin` run, built as they build it (scripts/programs.mjs).
+ * `npm start` itself: embeddedPostgresStart.test.ts.
  */
 const entry = (name: "main" | "cli") => path.join(inject("compiledTree"), "src", `${name}.js`)
 

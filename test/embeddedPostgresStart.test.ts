@@ -35,7 +35,7 @@ describe("embedded PostgreSQL", () => {
       const project = path.join(privateDir, "adintel")
       yield* Effect.promise(async () => {
         await mkdir(project)
-        for (const name of ["package.json", "package-lock.json", "tsconfig.json", "src", "node_modules"]) {
+        for (const name of ["package.json", "package-lock.json", "tsconfig.json", "scripts", "src", "node_modules"]) {
           const source = path.resolve(name)
           if ((await stat(source)).isDirectory()) await linkTree(source, path.join(project, name))
           else await link(source, path.join(project, name)).catch(() => copyFile(source, path.join(project, name)))
