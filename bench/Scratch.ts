@@ -257,12 +257,12 @@ export const startServer = async (url: string, logFile: string, env: Record<stri
 }
 
 /**
- * How the server is started: as `npm start` does (tsx, the sources), or, when this script runs
+ * How the server is started: as `npm start` does (scripts/run.mjs), or, when this script runs
  * from a compiled tree (its own file is `.js`: the test run's, test/support/CompiledTree.ts), that
- * tree's `src/main.js`, which loads in less than half the CPU.
+ * tree's `src/main.js`.
  */
 const serverEntry = () =>
-  import.meta.url.endsWith(".js") ? [fileURLToPath(new URL("../src/main.js", import.meta.url))] : ["--import", "tsx", "src/main.ts"]
+  import.meta.url.endsWith(".js") ? [fileURLToPath(new URL("../src/main.js", import.meta.url))] : ["scripts/run.mjs", "src/main.ts"]
 
 /** The service on `port`, or "port taken" when `retry` and it could not bind it. */
 const startServerOn = async (url: string, port: number, logFile: string, env: Record<string, string>, retry: boolean) => {

@@ -17,9 +17,8 @@ import { call, keyHeader, signIn, testEnvironment, testServer } from "./support/
 
 /**
  * Runs the CLI as a process, as `npm run admin -- <args>` does, against the test database: from
- * the run's compiled tree (test/support/CompiledTree.ts), since tsx's loading of the sources is
- * not this file's subject (test/embeddedPostgres.test.ts runs `tsx src/cli.ts` as npm does) and
- * cost each command about 11 s of CPU.
+ * the run's compiled tree (test/support/CompiledTree.ts), built as `npm run admin` builds it
+ * (scripts/programs.mjs; test/run.test.ts runs that), once for the whole run.
  */
 const admin = (...args: Array<string>) =>
   Effect.flatMap(TestDatabaseUrl, (url) =>
