@@ -4,7 +4,9 @@ import { Cause, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { TrendCounts } from "../src/ads/trends/TrendCounts.js"
 import { TrendsRepo } from "../src/ads/trends/TrendsRepo.js"
 import { Ingest } from "../src/ingest/Ingest.js"
-import { hookOf, phrasesOf } from "../src/ads/trends/Phrases.js"
+import { copyOfAd, countingRule, hookOf, phrasesOf, stopWordsOf, termsOf } from "../src/ads/trends/Phrases.js"
+import { scales, world } from "../src/demo/World.js"
+import { createHash } from "node:crypto"
 import { ingestAll, loadedSmallWorldServer, type WorldRecord } from "./support/AdWorld.js"
 import { account, balanceOf } from "./support/TestServer.js"
 import { addDays, dayOf, post, risingOf, type Scope, worldAds, yesterday } from "./support/TrendsWorld.js"
@@ -53,6 +55,21 @@ describe("phrases", () => {
     expect(hookOf("Tired of  dull skin?", "x")).toBe("tired of dull skin?")
     expect(hookOf(null, "Stop scrolling. Meet the serum.")).toBe("stop scrolling.")
     expect(hookOf(null, null)).toBeUndefined()
+  })
+
+  // Counts are kept with the rule that made them and made again at start when it is raised
+  // (issue 46): a change to what an ad counts (a stop list, the edge rule, a pattern, a limit)
+  // that leaves `countingRule` as it was would leave rankings built by the old rule. What an ad
+  // counts is fingerprinted here: the stop lists, and every term of the small demo world's ads.
+  // This fails on any such change: raise `countingRule`, then write the new fingerprint here.
+  it("what an ad counts is the counting rule's: any change to it comes with a new rule", () => {
+    const hash = createHash("sha256")
+    for (const language of ["en", "es", "fr", "de", "it", "pt", "nl"]) hash.update(`${language}:${[...stopWordsOf(language)].sort().join(" ")}\n`)
+    for (const ad of world({ scale: scales.small, seed: 1, today: "1970-01-01" }).records.ads()) {
+      const terms = termsOf(copyOfAd(ad as Parameters<typeof copyOfAd>[0]))
+      hash.update(`${terms.phrases.join("|")}#${terms.hook ?? ""}\n`)
+    }
+    expect({ countingRule, fingerprint: hash.digest("hex").slice(0, 16) }).toEqual({ countingRule: 1, fingerprint: "6bef39de416e56d3" })
   })
 })
 
