@@ -11,11 +11,12 @@ export const cluster = (dir: string, replicaOf?: Cluster) =>
 
 /**
  * `read` again every 100 ms until `holds` (for at most 30 s): what a replica has replayed, or
- * what its statistics show, arrives in PostgreSQL's own time. No fixed sleep.
+ * what its statistics show, arrives in PostgreSQL's own time. No fixed sleep. Given up, it fails
+ * with what `holds` asked and what was read last, so a failure says which wait it was.
  */
 export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, holds: (a: A) => boolean) =>
   read.pipe(
-    Effect.filterOrFail(holds, () => "not yet"),
+    Effect.filterOrFail(holds, (last) => new Error(`not yet after 30 s: ${holds.toString()} still false of ${JSON.stringify(last)?.slice(0, 500)}`)),
     Effect.retry(Schedule.spaced(Duration.millis(100)).pipe(Schedule.upTo(Duration.seconds(30))))
   )
 
