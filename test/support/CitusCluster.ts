@@ -1,0 +1,83 @@
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import * as path from "node:path"
+import pg from "pg"
+import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
+
+/** Debian's PostgreSQL 15, which `../shared/citus/install.sh` installs Citus into (15.20 or later: the build needs its symbols). */
+export const citusPrograms = "/usr/lib/postgresql/15/bin"
+
+/** Whether Citus is installed here (`.ci/run` installs it when missing). */
+export const citusInstalled = () => existsSync(path.join(citusPrograms, "postgres")) && existsSync("/usr/lib/postgresql/15/lib/citus.so")
+
+/** A coordinator and its workers: each node's cluster, the coordinator's first. */
+export interface CitusCluster {
+  readonly coordinator: Cluster
+  readonly workers: ReadonlyArray<Cluster>
+}
+
+const onNode = <A>(url: string, use: (client: pg.Client) => Promise<A>) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return await use(client)
+    } finally {
+      await client.end()
+    }
+  })
+
+/** Host and port of a node, as the other nodes reach it. */
+const addressOf = (node: Cluster) => {
+  const url = new URL(node.adminUrl)
+  return { host: "127.0.0.1", port: Number(url.port) }
+}
+
+/**
+ * A Citus cluster for tests on this machine (issue 45): `workers` + 1 nodes of Debian's
+ * PostgreSQL 15 with Citus preloaded, each an embedded cluster in `dir` without durability, the
+ * extension created on each, the coordinator told its own address and the workers added. Stopped
+ * and removed with the scope. The nodes connect to each other as `postgres` with the
+ * coordinator's password: each node's is set to it, and each node's `pg_dist_authinfo` gives it
+ * for every node (Citus's own way to pass a password between nodes).
+ */
+export const citusCluster = (dir: string, workers = 2) =>
+  Effect.gen(function*() {
+    const node = (name: string) =>
+      Effect.acquireRelease(
+        Effect.promise(() => startCluster({
+          dataDir: path.join(dir, name),
+          persistent: false,
+          durable: false,
+          sharedBuffers: "128MB",
+          programsDir: citusPrograms,
+          settings: ["shared_preload_libraries=citus", "max_worker_processes=16"]
+        })),
+        (c) => Effect.promise(() => c.stop())
+      )
+    const coordinator = yield* node("coordinator")
+    const nodes = yield* Effect.forEach(Array.from({ length: workers }, (_, i) => `worker-${i + 1}`), node, { concurrency: "unbounded" })
+    const password = decodeURIComponent(new URL(coordinator.adminUrl).password)
+    const withPassword = (url: string) => {
+      const next = new URL(url)
+      next.password = encodeURIComponent(password)
+      return next.toString()
+    }
+    for (const each of [coordinator, ...nodes]) {
+      yield* onNode(each.adminUrl, async (client) => {
+        await client.query("create extension if not exists citus")
+        await client.query(`alter role postgres password ${client.escapeLiteral(password)}`)
+        await client.query("insert into pg_dist_authinfo (nodeid, rolename, authinfo) values (0, 'postgres', $1)", [`password=${password}`])
+      })
+    }
+    yield* onNode(coordinator.adminUrl, async (client) => {
+      const own = addressOf(coordinator)
+      await client.query("select citus_set_coordinator_host($1, $2)", [own.host, own.port])
+      for (const worker of nodes) {
+        const { host, port } = addressOf(worker)
+        await client.query("select citus_add_node($1, $2)", [host, port])
+      }
+    })
+    const sharing = (node: Cluster): Cluster => ({ ...node, adminUrl: withPassword(node.adminUrl), urlFor: (database) => withPassword(node.urlFor(database)) })
+    return { coordinator, workers: nodes.map(sharing) } satisfies CitusCluster
+  })
