@@ -4,7 +4,7 @@ import * as path from "node:path"
 import pg from "pg"
 import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
 
-/** Debian's PostgreSQL 15, which `../shared/citus/install.sh` installs Citus into (15.20 or later: the build needs its symbols). */
+/** Debian's PostgreSQL 15, which Citus's build is installed into (15.20 or later; SPEC-NOTES "Citus in the tests"). */
 export const citusPrograms = "/usr/lib/postgresql/15/bin"
 
 /** Whether Citus is installed here (`.ci/run` installs it when missing). */
