@@ -1,20 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import pg from "pg"
 import { citusCluster, citusInstalled } from "./support/CitusCluster.js"
+import { withAdmin } from "./support/RunDatabases.js"
 import { tempDir } from "./support/TempDir.js"
 
 /** The rows `text` answers on `url`. */
-const rowsOn = (url: string, text: string) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text)).rows
-    } finally {
-      await client.end()
-    }
-  })
+const rowsOn = (url: string, text: string) => withAdmin(url, async (client) => (await client.query(text)).rows)
 
 describe("a Citus cluster for the tests (issue 45)", () => {
   it.live.skipIf(!citusInstalled())("a coordinator and two workers: a distributed table's rows are spread over both, its top-k merged on the coordinator", () =>

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
-import pg from "pg"
 import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
+import { withAdmin } from "./RunDatabases.js"
 
 /** Debian's PostgreSQL 15, which Citus's build is installed into (15.20 or later; SPEC-NOTES "Citus in the tests"). */
 export const citusPrograms = "/usr/lib/postgresql/15/bin"
@@ -15,17 +15,6 @@ export interface CitusCluster {
   readonly coordinator: Cluster
   readonly workers: ReadonlyArray<Cluster>
 }
-
-const onNode = <A>(url: string, use: (client: pg.Client) => Promise<A>) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return await use(client)
-    } finally {
-      await client.end()
-    }
-  })
 
 /** Host and port of a node, as the other nodes reach it. */
 const addressOf = (node: Cluster) => {
@@ -64,13 +53,13 @@ export const citusCluster = (dir: string, workers = 2) =>
       return next.toString()
     }
     for (const each of [coordinator, ...nodes]) {
-      yield* onNode(each.adminUrl, async (client) => {
+      yield* withAdmin(each.adminUrl, async (client) => {
         await client.query("create extension if not exists citus")
         await client.query(`alter role postgres password ${client.escapeLiteral(password)}`)
         await client.query("insert into pg_dist_authinfo (nodeid, rolename, authinfo) values (0, 'postgres', $1)", [`password=${password}`])
       })
     }
-    yield* onNode(coordinator.adminUrl, async (client) => {
+    yield* withAdmin(coordinator.adminUrl, async (client) => {
       const own = addressOf(coordinator)
       await client.query("select citus_set_coordinator_host($1, $2)", [own.host, own.port])
       for (const worker of nodes) {
