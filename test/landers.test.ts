@@ -300,6 +300,11 @@ describe("landers", () => {
           insert into landers (external_id, url, domain, page_type, search_vector, fetched_at, source, method, content_hash)
           select 'cap-' || n, 'https://cap.example/' || n, 'cap.example', 'home', ''::tsvector, to_timestamp(0), 'test', 'manual', 'x'
             from generate_series(1, ${maxLanderFavorites - 1}) n`
+        // With the rows the import writes beside a lander (IngestRepo.landerRows).
+        yield* sql`insert into lander_ad_counts (lander_id, external_id) select id, external_id from landers where external_id like 'cap-%'`
+        yield* sql`
+          insert into lander_facets (lander_id, page_type, domain, countries, languages)
+          select id, page_type, domain, countries, languages from landers where external_id like 'cap-%'`
         yield* sql`
           insert into lander_favorites (account_id, lander_id, created_at)
           select ${id}::uuid, id, to_timestamp(0) from landers where external_id like 'cap-%'`

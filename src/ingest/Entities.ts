@@ -133,11 +133,17 @@ const adRow = (ad: Ad): Record<string, unknown> => ({
  */
 const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
   Effect.gen(function*() {
-    const rows = batch.map(withLine(adRow))
-    const before = yield* repo.adsBefore(rows)
-    // Only the ads whose record changed are written again, and returned.
-    const { changed, errors } = yield* repo.upsertAds(rows)
+    const sent = batch.map(withLine(adRow))
+    const before = yield* repo.adsBefore(sent)
     const byId = new Map(Array.from(before.values(), (old) => [old.id, old]))
+    const trends = yield* TrendCounts
+    // Asked before a moving ad is deleted: on one PostgreSQL its pending row goes with it.
+    const counted = yield* trends.countedOf(Array.from(byId.keys()))
+    yield* repo.moveAds(Array.from(byId.values()).filter((old) => old.moves))
+    // Only the ads whose record changed are written again, and returned; a stored ad keeps its row id.
+    const { changed, errors } = yield* repo.upsertAds(
+      sent.map((row) => ({ ...row, stored_id: before.get(`${String(row["library"])}/${String(row["external_id"])}`)?.id ?? null }))
+    )
     const stored = changed.flatMap((ad) => {
       const old = byId.get(ad.id)
       return old === undefined ? [] : [old]
@@ -148,8 +154,6 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     )
     // A changed ad is stored as not counted (TrendCounts.run counts it after the import); what
     // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
-    const trends = yield* TrendCounts
-    const counted = yield* trends.countedOf(stored.map((old) => old.id))
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed)
     // The saved searches' new matches and the tracked brands' diffs (H1, H3): one set-based
@@ -189,7 +193,13 @@ export const entities = {
     tables: ["landers"],
     schema: records.landers.schema,
     key: (l) => l.external_id,
-    write: plain<Lander>(tables.landers, ({ text, ...l }) => ({ ...l, page_text: text }))
+    write: (repo, batch) =>
+      Effect.gen(function*() {
+        const rows = batch.map(withLine(({ text, ...l }: Lander) => ({ ...l, page_text: text })))
+        const { written, errors } = yield* repo.upsert(tables.landers, rows)
+        yield* repo.landerRows(written.map((row) => String(row["external_id"])))
+        return { errors }
+      })
   } satisfies Entity<Lander>,
   ads: {
     tables: ["ads", "landers"],

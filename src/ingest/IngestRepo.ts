@@ -4,6 +4,7 @@ import { Data, Effect, Option, Schema } from "effect"
 import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
 import { sqlStateOf } from "../platform/db/Database.js"
+import { databaseMode } from "../platform/db/migrations/citus.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
 /**
@@ -41,6 +42,11 @@ interface Ref {
 export interface TableSpec {
   readonly table: string
   readonly key: ReadonlyArray<string>
+  /**
+   * The unique constraint the upsert names instead of `key`'s columns, where the two modes'
+   * keys differ: on Citus it leads with the distribution column (`ads_external_key`, migration 0107).
+   */
+  readonly constraint?: string
   /** Copied from the recordset as they are. */
   readonly columns: ReadonlyArray<Column>
   readonly refs: ReadonlyArray<Ref>
@@ -48,6 +54,8 @@ export interface TableSpec {
   readonly computed: ReadonlyArray<readonly [column: string, expression: string]>
   /** Recordset fields only read by refs or computed columns. */
   readonly inputs: ReadonlyArray<Column>
+  /** Columns written when a row is inserted and never changed by an update. */
+  readonly keeps?: ReadonlyArray<string>
   /** What the statement returns of each row it inserted or changed (unchanged rows are not written). */
   readonly returning?: string
 }
@@ -129,6 +137,9 @@ export const tables = {
   ads: {
     table: "ads",
     key: ["library", "external_id"],
+    constraint: "ads_external_key",
+    // An ad's row id: the one it had when it moves to another advertiser (`moveAds`), else a new one.
+    keeps: ["id"],
     columns: [
       col("library", "text"), col("external_id", "text"), col("status", "text"),
       col("first_seen", "timestamptz"), col("last_seen", "timestamptz"), col("start_date", "date"),
@@ -155,8 +166,14 @@ export const tables = {
       { column: "lander_id", field: "lander_external_id", table: "landers", missing: "no lander has this external_id" },
       { column: "store_id", field: "store_external_id", table: "stores", missing: "no store has this external_id" }
     ],
-    computed: [["search_vector", adSearchVector("r.headline", "ref0.name", "r.description", "r.body")]],
-    inputs: [col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text")],
+    computed: [
+      ["search_vector", adSearchVector("r.headline", "ref0.name", "r.description", "r.body")],
+      ["id", "coalesce(r.stored_id, nextval('ads_id_seq'))"]
+    ],
+    inputs: [
+      col("advertiser_external_id", "text"), col("lander_external_id", "text"), col("store_external_id", "text"),
+      col("stored_id", "bigint")
+    ],
     // What the counts derived from ads need of the ads a batch wrote (`WrittenAd`).
     returning: `id::text as id, lander_id::text as lander_id, to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD') as day, status`
   },
@@ -266,6 +283,9 @@ const positionalRecordset = (columns: ReadonlyArray<Column>) => {
 /** A row as `positionalRecordset` reads it (undefined becomes JSON null). */
 const positionalRow = (names: ReadonlyArray<string>) => (row: Row) => names.map((name) => row[name])
 
+/** The advisory lock space of the import's per-ad locks (`adsBefore`): a seed of `hashtextextended`. */
+const adLockSpace = 45
+
 /** What `upsertStatement` answers: the rows its `returning` gave, and each line left out with the index of its first missing reference. */
 interface UpsertResult {
   readonly changed: ReadonlyArray<Record<string, unknown>>
@@ -296,7 +316,7 @@ const upsertStatement = (spec: TableSpec) => {
   const missing = spec.refs.length === 0
     ? "null::integer"
     : `case ${spec.refs.map((ref, i) => `when r.${ref.field} is not null and ref${i}.id is null then ${i}`).join(" ")} end`
-  const updates = targets.filter((t) => !spec.key.includes(t)).map((t) => `${t} = excluded.${t}`)
+  const updates = targets.filter((t) => !spec.key.includes(t) && !(spec.keeps ?? []).includes(t)).map((t) => `${t} = excluded.${t}`)
   return `with batch as (
       select r.line, ${missing} as missing, ${values.map((v, i) => `${v} as ${targets[i]}`).join(", ")}
         from ${positionalRecordset(fieldsOf(spec))}
@@ -304,7 +324,7 @@ const upsertStatement = (spec: TableSpec) => {
     ), written as (
       insert into ${spec.table} (${targets.join(", ")})
       select ${targets.join(", ")} from batch where missing is null
-      on conflict (${spec.key.join(", ")}) do update set ${updates.join(", ")}
+      on conflict ${spec.constraint === undefined ? `(${spec.key.join(", ")})` : `on constraint ${spec.constraint}`} do update set ${updates.join(", ")}
       where ${spec.table}.content_hash is distinct from excluded.content_hash
       ${spec.returning === undefined ? "" : `returning ${spec.returning}`}
     )
@@ -315,6 +335,8 @@ const upsertStatement = (spec: TableSpec) => {
 const Nullable = Schema.NullOr(Schema.String)
 const StoredAdRow = Schema.Struct({
   id: Schema.String,
+  advertiser_id: Schema.String,
+  moves: Schema.Boolean,
   status: Schema.String,
   library: Schema.String,
   external_id: Schema.String,
@@ -338,6 +360,9 @@ export type WrittenAd = typeof WrittenAd.Type
 export interface StoredAd extends AdCopy {
   /** The ad's row id. */
   readonly id: string
+  readonly advertiser_id: string
+  /** The batch names another advertiser for it, one that exists (`moveAds`). */
+  readonly moves: boolean
   readonly external_id: string
   /** Before the batch: an ad that turns inactive stopped (brand diffs, H3). */
   readonly status: string
@@ -365,6 +390,7 @@ export interface LineError {
 export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const sharded = (yield* databaseMode)._tag === "Citus"
     /** Database failures are defects here (STYLE: Errors); a batch's transaction rolls back. */
     const run = <A extends object = Record<string, unknown>>(text: string, params: ReadonlyArray<unknown>) =>
       Effect.orDie(sql.unsafe<A>(text, params))
@@ -487,7 +513,7 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
      */
     const upsertStoreObservations = (points: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
       Effect.gen(function*() {
-        const touched = yield* run<{ product_id: string; store_id: string }>(
+        const touched = yield* run<{ product_id: string }>(
           `insert into store_product_daily (product_id, day, price, inventory)
            select p.id, r.day, r.price, r.inventory
              from json_to_recordset($1::json) as r(store_external_id text, external_id text, day date, price numeric, inventory integer)
@@ -495,12 +521,17 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
                             where s.external_id = r.store_external_id and p.external_id = r.external_id limit 1) p on true
            on conflict (product_id, day) do update set price = excluded.price, inventory = excluded.inventory
            where (store_product_daily.price, store_product_daily.inventory) is distinct from (excluded.price, excluded.inventory)
-           returning product_id::text, (select store_id::text from store_products where id = product_id)`,
+           returning product_id::text`,
           [JSON.stringify(points)]
         )
         if (touched.length === 0) return
         const products = Array.from(new Set(touched.map((t) => t.product_id)))
-        const stores = Array.from(new Set(touched.map((t) => t.store_id)))
+        // Their stores, by a query of its own: on Citus a subquery in RETURNING would run on a
+        // shard and query the cluster from there.
+        const stores = (yield* run<{ store_id: string }>(
+          `select distinct store_id::text from store_products where id = any($1::bigint[])`,
+          [products]
+        )).map((t) => t.store_id)
         yield* run(
           `update store_product_daily d set units = e.units
              from (
@@ -529,24 +560,47 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       })
     /**
      * The stored state of the ads a batch is about to write, by `library/external_id`: what
-     * their landers' ad counts and the trend counts hold of them. Locked, so that two imports
-     * of one ad take turns and each sees what the other wrote.
+     * their landers' ad counts and the trend counts hold of them, and whether the batch moves
+     * the ad to another advertiser (`moves`: the advertiser it names exists and is another).
+     * Two imports of one ad take turns: each takes a transaction lock on the ad's library and
+     * external id first, in one order (a row lock would do on one PostgreSQL; Citus refuses
+     * `FOR UPDATE` over several shards), and sees what the other wrote.
      */
     const adsBefore = (rows: ReadonlyArray<Row>) =>
-      run(
-        `select a.id::text as id, a.status, a.library, a.external_id, a.content_hash, a.lander_id::text as lander_id,
-                to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
-                a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
-           from json_to_recordset($1::json) as r(library text, external_id text)
-           join ads a on a.library = r.library and a.external_id = r.external_id
-          order by a.id
-            for update of a`,
-        [JSON.stringify(rows.map((r) => ({ library: r["library"], external_id: r["external_id"] })))]
+      Effect.zipRight(
+        run(
+          `select count(pg_advisory_xact_lock(hashtextextended(k, ${adLockSpace}))) from (select k from unnest($1::text[]) k order by k) s`,
+          [Array.from(new Set(rows.map((r) => `${String(r["library"])}/${String(r["external_id"])}`)))]
+        ),
+        run(
+          `select a.id::text as id, a.advertiser_id::text as advertiser_id, a.status, a.library, a.external_id, a.content_hash,
+                  a.lander_id::text as lander_id,
+                  to_char(a.first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as first_seen,
+                  a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook,
+                  coalesce(n.id <> a.advertiser_id, false) as moves
+             from json_to_recordset($1::json) as r(library text, external_id text, advertiser_external_id text)
+             join ads a on a.library = r.library and a.external_id = r.external_id
+             left join lateral (select v.id from advertisers v where v.platform = r.library and v.external_id = r.advertiser_external_id limit 1) n on true
+            order by a.id`,
+          [JSON.stringify(rows.map((r) => ({ library: r["library"], external_id: r["external_id"], advertiser_external_id: r["advertiser_external_id"] })))]
+        )
       ).pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAdRow))),
         Effect.orDie,
         Effect.map((found) => new Map(found.map((ad): [string, StoredAd] => [`${ad.library}/${ad.external_id}`, ad])))
       )
+
+    /**
+     * Ads a batch moves to another advertiser, deleted before the batch writes them again under
+     * their own ids (`stored_id`): on Citus an ad lives on its advertiser's shard, and a
+     * distribution column is never updated. What hangs off the ad (hashes, embeddings, signals,
+     * stops) goes with it and is derived again.
+     */
+    const moveAds = (moving: ReadonlyArray<StoredAd>) =>
+      moving.length === 0 ? Effect.void : run(
+        `delete from ads where id = any($1::bigint[]) and advertiser_id = any($2::bigint[])`,
+        [moving.map((ad) => ad.id), moving.map((ad) => ad.advertiser_id)]
+      ).pipe(Effect.asVoid)
 
     /**
      * Landers' ad counts after a batch changed ads (issue 20): each lander an ad left (`left`)
@@ -568,6 +622,37 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       ).pipe(Effect.asVoid)
     }
 
+    /**
+     * What the lander library keeps of each lander a batch wrote (migration 0107 moved it here
+     * from triggers): its ad count's row (`lander_ad_counts`, 0079), made once, and its facets
+     * (`lander_facets`, 0081), written when a filtered value changed. Niche and platform are kept
+     * lower-cased, as explore compares them.
+     */
+    const landerRows = (externalIds: ReadonlyArray<string>) =>
+      externalIds.length === 0 ? Effect.void : Effect.zipRight(
+        run(
+          `insert into lander_ad_counts (lander_id, external_id)
+           select id, external_id from landers where external_id = any($1::text[])
+           on conflict (lander_id) do nothing`,
+          [externalIds]
+        ),
+        run(
+          `insert into lander_facets as f
+           select id, page_type, lower(niche), lower(platform), domain, countries, languages, first_seen, last_seen, offer_price, currency
+             from landers where external_id = any($1::text[])
+           on conflict (lander_id) do update set
+             page_type = excluded.page_type, niche_key = excluded.niche_key, platform_key = excluded.platform_key,
+             domain = excluded.domain, countries = excluded.countries, languages = excluded.languages,
+             first_seen = excluded.first_seen, last_seen = excluded.last_seen, offer_price = excluded.offer_price,
+             currency = excluded.currency
+           where (f.page_type, f.niche_key, f.platform_key, f.domain, f.countries, f.languages, f.first_seen, f.last_seen, f.offer_price, f.currency)
+             is distinct from
+                 (excluded.page_type, excluded.niche_key, excluded.platform_key, excluded.domain, excluded.countries, excluded.languages,
+                  excluded.first_seen, excluded.last_seen, excluded.offer_price, excluded.currency)`,
+          [externalIds]
+        )
+      ).pipe(Effect.asVoid)
+
     /** Fresh planner statistics for tables an import has just grown. */
     const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
 
@@ -576,7 +661,9 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       upsertAds,
       analyze,
       adsBefore,
+      moveAds,
       moveLanderCounts,
+      landerRows,
       renamedAdvertisers,
       reindexAdsOf,
       replaceVideoProducts,
@@ -591,8 +678,12 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
        * constraint, SQLSTATE classes 22 and 23) is `DataRefused`, with PostgreSQL's reason;
        * anything else (connection, disk) stays a defect.
        */
+      /** Whether the corpus is sharded (a Citus coordinator, `citus.ts`). */
+      sharded,
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | DataRefused, R> =>
-        sql.withTransaction(effect).pipe(
+        // On Citus a batch reads what it wrote to many shards in one transaction: over one
+        // connection per node (Citus refuses to read a shard written over another connection).
+        sql.withTransaction(sharded ? Effect.zipRight(run(`set local citus.multi_shard_modify_mode to 'sequential'`, []), effect) : effect).pipe(
           Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die),
           Effect.catchSomeDefect((defect) => Option.map(dataException(defect), (reason) => Effect.fail(new DataRefused({ reason }))))
         )

@@ -43,7 +43,7 @@ export const magicAi = (key: string, body: unknown) =>
   )
 
 /** The server of `smallWorldServer`, over the database `database` gives. */
-const smallWorldServerOn = <E, R>(database: Layer.Layer<Layer.Layer.Success<typeof TestDatabase>, E, R>, options: TestServerOptions) =>
+export const smallWorldServerOn = <E, R>(database: Layer.Layer<Layer.Layer.Success<typeof TestDatabase>, E, R>, options: TestServerOptions) =>
   Layer.mergeAll(testServer({ ...options, config: { rateLimitPerMinute: 100_000, ...options.config } }), DemoData.Default).pipe(
     Layer.provideMerge(Ingest.Default),
     Layer.provideMerge(database)

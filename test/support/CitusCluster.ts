@@ -40,7 +40,11 @@ export const citusCluster = (dir: string, workers = 2) =>
           durable: false,
           sharedBuffers: "128MB",
           programsDir: citusPrograms,
-          settings: ["shared_preload_libraries=citus", "max_worker_processes=16"]
+          settings: ["shared_preload_libraries=citus", "max_worker_processes=16"],
+          // `CITUS_LOG=1`: each node's server log on stderr, to see the statement Citus refused.
+          onLog: (text) => {
+            if (process.env["CITUS_LOG"]) process.stderr.write(`[${name}] ${text}`)
+          }
         })),
         (c) => Effect.promise(() => c.stop())
       )

@@ -171,28 +171,29 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
         ...(scope.countries === undefined ? [] : [sql`a.countries && ${scope.countries}::text[]`])
       ])
 
-    /** Each derived signal of an ad `a` whose copy is `c.copy` (CopySignals.ts), as SQL. */
+    /** Each derived signal of an ad `a` whose copy is `a.copy` (CopySignals.ts), as SQL. */
     const firstSignal = (signals: ReadonlyArray<Signal>) =>
       sql`(select s.name from unnest(${names(signals)}::text[], ${patterns(signals)}::text[]) with ordinality as s(name, pattern, n)
-            where c.copy ~* s.pattern order by s.n limit 1)`
+            where a.copy ~* s.pattern order by s.n limit 1)`
     const discount = offerSignals.find((signal) => signal.name === "discount")!.pattern
     const derive: { readonly [K in SignalColumn]: Fragment } = {
-      hook: sql`left(coalesce(substring(c.copy from ${hookPattern}), split_part(c.copy, E'\\n', 1)), ${maxHookChars})`,
+      hook: sql`left(coalesce(substring(a.copy from ${hookPattern}), split_part(a.copy, E'\\n', 1)), ${maxHookChars})`,
       angle: firstSignal(angleSignals),
       persona: firstSignal(personaSignals),
       offers: sql`array(select s.name from unnest(${names(offerSignals)}::text[], ${patterns(offerSignals)}::text[]) with ordinality as s(name, pattern, n)
-                         where c.copy ~* s.pattern order by s.n)`,
-      percents: sql`case when c.copy ~* ${discount}
-                         then array(select distinct (m.m[1])::int from regexp_matches(c.copy, ${percentPattern}, 'gi') as m(m) order by 1)
+                         where a.copy ~* s.pattern order by s.n)`,
+      percents: sql`case when a.copy ~* ${discount}
+                         then array(select distinct (m.m[1])::int from regexp_matches(a.copy, ${percentPattern}, 'gi') as m(m) order by 1)
                          else '{}'::int[] end`,
-      codes: sql`array(select distinct upper(m.m[1]) from regexp_matches(c.copy, ${codePattern}, 'gi') as m(m) order by 1)`,
-      emoji: sql`array(select distinct m.m[1] from regexp_matches(c.copy, ${emojiPattern}, 'g') as m(m) order by 1)`,
+      codes: sql`array(select distinct upper(m.m[1]) from regexp_matches(a.copy, ${codePattern}, 'gi') as m(m) order by 1)`,
+      emoji: sql`array(select distinct m.m[1] from regexp_matches(a.copy, ${emojiPattern}, 'g') as m(m) order by 1)`,
       product: sql`lower(coalesce(substring(a.landing_url from ${productHandlePattern}), substring(a.landing_url from ${lastSegmentPattern})))`,
       video_seconds: sql`(select (m.value->>'duration_seconds')::float8 from jsonb_array_elements(a.media) with ordinality as m(value, n)
                            where m.value->>'type' = 'video' order by m.n limit 1)`
     }
-    const copy = sql`cross join lateral (select nullif(concat_ws(E'\\n', a.body, a.headline, a.description), '') as copy) as c`
-    const holding = sql`s.ad_id = a.id and s.content_hash = a.content_hash and s.rules = ${rulesDigest}`
+    // The ads with their copy as one text, as a subquery of the table (on Citus a lateral subquery without a table would not run on the shards).
+    const withCopy = sql`(select a.*, nullif(concat_ws(E'\\n', a.body, a.headline, a.description), '') as copy from ads a) a`
+    const holding = sql`s.advertiser_id = a.advertiser_id and s.ad_id = a.id and s.content_hash = a.content_hash and s.rules = ${rulesDigest}`
 
     /**
      * `b`: the period's ads of the brand with the columns a tab reads and, when it reads them,
@@ -208,19 +209,19 @@ export class BrandInsightsRepo extends Effect.Service<BrandInsightsRepo>()("adin
       const held = signalled ? [sql`s.ad_id is not null as held`] : []
       return sql`b as materialized (
         select ${sql.csv([...columns, ...derived, ...held])}
-          from ads a ${signalled ? sql`${copy} left join brand_ad_signals s on ${holding}` : sql``}
+          from ${signalled ? sql`${withCopy} left join brand_ad_signals s on ${holding}` : sql`ads a`}
          where ${inScope(scope)})`
     }
 
     /** Stores the derived signals of the period's ads that have no holding row (CopySignals.ts; migration 0030). */
     const refreshSignals = (scope: TabScope) =>
-      sql`insert into brand_ad_signals (ad_id, content_hash, rules, ${sql.csv(signalColumns.map((column) => sql.literal(column)))})
-          select a.id, a.content_hash, ${rulesDigest}, ${sql.csv(signalColumns.map((column) => derive[column]))}
-            from ads a ${copy}
+      sql`insert into brand_ad_signals (advertiser_id, ad_id, content_hash, rules, ${sql.csv(signalColumns.map((column) => sql.literal(column)))})
+          select a.advertiser_id, a.id, a.content_hash, ${rulesDigest}, ${sql.csv(signalColumns.map((column) => derive[column]))}
+            from ${withCopy}
            where ${inScope(scope)} and not exists (select 1 from brand_ad_signals s where ${holding})
            -- In id order: concurrent refreshes of overlapping ads lock their rows in one order, never a deadlock.
            order by a.id
-          on conflict (ad_id) do update
+          on conflict (advertiser_id, ad_id) do update
              set ${sql.csv(["content_hash", "rules", ...signalColumns].map((column) => sql.literal(`${column} = excluded.${column}`)))}`.pipe(
         Effect.asVoid,
         Effect.orDie

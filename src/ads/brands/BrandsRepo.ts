@@ -267,25 +267,25 @@ export class BrandsRepo extends Effect.Service<BrandsRepo>()("adintel/BrandsRepo
             with crawl as (
               select a.advertiser_id, max(a.last_seen) as seen from ads a
                where a.id = any(${written}::bigint[])
-                 and exists (select 1 from brand_follows f where f.advertiser_id = a.advertiser_id)
+                 and a.advertiser_id in (select f.advertiser_id from brand_follows f)
                group by a.advertiser_id
             ), stopped as (
-              select a.id, a.last_seen from ads a
+              select a.advertiser_id, a.id, a.last_seen from ads a
                where a.id = any(${inactivated}::bigint[])
-                 and exists (select 1 from brand_follows f where f.advertiser_id = a.advertiser_id)
+                 and a.advertiser_id in (select f.advertiser_id from brand_follows f)
               union
-              select a.id, a.last_seen from crawl c
+              select a.advertiser_id, a.id, a.last_seen from crawl c
                 join ads a on a.advertiser_id = c.advertiser_id
                where a.status = 'active' and a.last_seen < c.seen - make_interval(secs => ${behind / 1000})
             ), recorded as (
-              insert into brand_ad_stops (ad_id, last_seen) select id, last_seen from stopped
+              insert into brand_ad_stops (advertiser_id, ad_id, last_seen) select advertiser_id, id, last_seen from stopped
               on conflict do nothing
-              returning ad_id
+              returning advertiser_id, ad_id
             ), diffs as (
               select f.account_id, adv.id as brand_row, adv.external_id as brand_id, count(*)::int as count,
                      ${newestAds("a.last_seen")}
                 from recorded r
-                join ads a on a.id = r.ad_id
+                join ads a on a.advertiser_id = r.advertiser_id and a.id = r.ad_id
                 join brand_follows f on f.advertiser_id = a.advertiser_id
                 join advertisers adv on adv.id = a.advertiser_id
                group by f.account_id, adv.id, adv.external_id

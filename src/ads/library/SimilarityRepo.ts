@@ -190,7 +190,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           execute: () => read`
           select a.id::text as row_id, a.library, nullif(concat_ws(' ', a.headline, a.body, a.description), '') as text,
                  c.phash::text as phash, c.dhash::text as dhash
-            from ads a left join ad_creatives c on c.ad_id = a.id
+            from ads a left join ad_creatives c on c.advertiser_id = a.advertiser_id and c.ad_id = a.id
            where ${"rowId" in which
           ? sql`a.id = ${which.rowId}::bigint`
           : sql`a.external_id = ${which.externalId} and a.library = any(${which.libraries}::text[])`}
@@ -223,8 +223,8 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         const imageCandidates = Option.match(probe.image, {
           onNone: () => none,
           onSome: (hashes) => sql`
-            select a.id from (select ad_id from ad_creatives c where ${distance(hashes)} <= ${maxImageDistance}) near
-              join ads a on a.id = near.ad_id
+            select a.id from (select advertiser_id, ad_id from ad_creatives c where ${distance(hashes)} <= ${maxImageDistance}) near
+              join ads a on a.advertiser_id = near.advertiser_id and a.id = near.ad_id
              where ${filters}`
         })
         const score = sql`greatest(${
@@ -241,7 +241,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           scored as (
             select a.id, ${score} as score
               from candidates k join ads a on a.id = k.id
-              left join ad_creatives c on c.ad_id = a.id
+              left join ad_creatives c on c.advertiser_id = a.advertiser_id and c.ad_id = a.id
               left join given g on g.id = a.id),
           page as (
             select id, score from scored
@@ -288,23 +288,24 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
 
       saveEmbeddings: (rows: ReadonlyArray<{ id: string; textHash: string; embedding: ReadonlyArray<number> }>, model: string, now: Date) =>
         rows.length === 0 ? Effect.void : sql`
-          insert into ad_embeddings (ad_id, model, text_hash, embedding, embedded_at)
-          select u.id, ${model}, decode(u.text_hash, 'hex'), array(select jsonb_array_elements_text(u.embedding)::real), ${now}
+          insert into ad_embeddings (advertiser_id, ad_id, model, text_hash, embedding, embedded_at)
+          select a.advertiser_id, u.id, ${model}, decode(u.text_hash, 'hex'), array(select jsonb_array_elements_text(u.embedding)::real), ${now}
             from unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.textHash)}::text[],
                         ${rows.map((r) => JSON.stringify(r.embedding))}::jsonb[]) as u(id, text_hash, embedding)
-          on conflict (ad_id, model) do update set text_hash = excluded.text_hash, embedding = excluded.embedding,
+            join ads a on a.id = u.id
+          on conflict (advertiser_id, ad_id, model) do update set text_hash = excluded.text_hash, embedding = excluded.embedding,
                                                    embedded_at = excluded.embedded_at`.pipe(Effect.asVoid, Effect.orDie),
 
       /** Stores the hashes of ads' creatives (demo data, the creative hasher), by the ads' ids. */
       saveHashes: (rows: ReadonlyArray<CreativeOf>, now: Date) =>
         rows.length === 0 ? Effect.void : sql`
-          insert into ad_creatives (ad_id, phash, dhash, media_url, hashed_at)
-          select a.id, u.phash, u.dhash, u.media_url, ${now}
+          insert into ad_creatives (advertiser_id, ad_id, phash, dhash, media_url, hashed_at)
+          select a.advertiser_id, a.id, u.phash, u.dhash, u.media_url, ${now}
             from unnest(${rows.map((r) => r.library)}::text[], ${rows.map((r) => r.externalId)}::text[],
                         ${rows.map((r) => String(r.hashes.phash))}::bigint[], ${rows.map((r) => String(r.hashes.dhash))}::bigint[],
                         ${rows.map((r) => r.mediaUrl)}::text[]) as u(library, external_id, phash, dhash, media_url)
             join ads a on a.library = u.library and a.external_id = u.external_id
-          on conflict (ad_id) do update set phash = excluded.phash, dhash = excluded.dhash, error = null,
+          on conflict (advertiser_id, ad_id) do update set phash = excluded.phash, dhash = excluded.dhash, error = null,
                                             media_url = excluded.media_url, hashed_at = excluded.hashed_at`.pipe(
           Effect.asVoid,
           Effect.orDie
@@ -320,7 +321,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
           Result: PendingCreative,
           execute: () => sql`
           select id, library, external_id, media_url from (
-            select a.id, a.library, a.external_id,
+            select a.advertiser_id, a.id, a.library, a.external_id,
                    case when a.media->0->>'type' = 'image' then a.media->0->>'url' else a.media->0->>'thumbnail_url' end as media_url
               from ads a
              where a.id > ${afterId}::bigint and jsonb_array_length(a.media) > 0
@@ -328,16 +329,16 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
            where media_url is not null
              and not exists (
                select 1 from ad_creatives c
-                where c.ad_id = m.id and c.media_url = m.media_url and (c.error is null or not ${retryFailed}))
+                where c.advertiser_id = m.advertiser_id and c.ad_id = m.id and c.media_url = m.media_url and (c.error is null or not ${retryFailed}))
            limit ${take}`
         })(undefined).pipe(Effect.orDie),
 
       /** Records why a creative could not be hashed (no hashes: it never matches an image search). */
       saveFailure: (adId: string, mediaUrl: string, reason: string, now: Date) =>
         sql`
-          insert into ad_creatives (ad_id, phash, dhash, media_url, hashed_at, error)
-          values (${adId}::bigint, null, null, ${mediaUrl}, ${now}, ${reason})
-          on conflict (ad_id) do update set phash = null, dhash = null, media_url = excluded.media_url,
+          insert into ad_creatives (advertiser_id, ad_id, phash, dhash, media_url, hashed_at, error)
+          select advertiser_id, id, null, null, ${mediaUrl}, ${now}, ${reason} from ads where id = ${adId}::bigint
+          on conflict (advertiser_id, ad_id) do update set phash = null, dhash = null, media_url = excluded.media_url,
                                             hashed_at = excluded.hashed_at, error = excluded.error`.pipe(Effect.asVoid, Effect.orDie)
     }
   }),

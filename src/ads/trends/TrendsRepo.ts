@@ -213,11 +213,14 @@ export class TrendsRepo extends Effect.Service<TrendsRepo>()("adintel/TrendsRepo
           // array text is slower than JSON.parse): the countries and languages of all ads end to
           // end, with how many each ad has.
           execute: () => sql`
-            with picked as (
-              select p.day as pending_day, p.ad_id, a.library, a.first_seen, a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
-                from trend_pending p join ads a on a.id = p.ad_id
+            with locked as (
+              -- The pending rows alone: on Citus a row lock is refused on a join with a distributed table.
+              select p.day, p.ad_id from trend_pending p
                order by p.day, p.ad_id limit ${limit}
-                 for update of p ${wait ? sql`` : sql`skip locked`})
+                 for update ${wait ? sql`` : sql`skip locked`}
+            ), picked as (
+              select p.day as pending_day, p.ad_id, a.library, a.first_seen, a.niche, a.countries, a.languages, a.headline, a.body, a.description, a.hook
+                from locked p join ads a on a.id = p.ad_id)
             select to_json(coalesce(array_agg(ad_id::text order by pending_day, ad_id), '{}')) as id,
                    to_json(coalesce(array_agg(library order by pending_day, ad_id), '{}')) as library,
                    to_json(coalesce(array_agg(to_char(first_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') order by pending_day, ad_id), '{}')) as first_seen,

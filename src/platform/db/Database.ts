@@ -5,6 +5,7 @@ import { PgClient } from "@effect/sql-pg"
 import type { ConfigError } from "effect/ConfigError"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
+import { databaseMode, describeMode } from "./migrations/citus.js"
 import { migrate, MigrationSkipped } from "./migrations/index.js"
 import { ReadSql, readLayer, ReadYourWrites, ReplicaHealth } from "./Replicas.js"
 
@@ -209,6 +210,8 @@ export const layer: Layer.Layer<
     const url = Option.isSome(configured) ? configured.value : yield* embeddedUrl("adintel")
     return Layer.orDie(clientLayer(url))
   })
-).pipe(Layer.tap((context) => Effect.provide(migrate, context)))
+).pipe(Layer.tap((context) =>
+  Effect.provide(Effect.zipRight(migrate, Effect.flatMap(databaseMode, (mode) => Effect.logInfo(describeMode(mode)))), context)
+))
 
 export { migrate, MigrationSkipped }

@@ -55,6 +55,8 @@ import m0103 from "./0103_outbox_horizon_per_database.js"
 import m0104 from "./0104_webhook_url_once_account_pace.js"
 import m0105 from "./0105_saved_search_bounds.js"
 import m0106 from "./0106_trend_counting_rule.js"
+import m0107 from "./0107_shard_keys.js"
+import { distributeCorpus } from "./citus.js"
 
 /** Forward-only, numbered, run in order at start-up by the `@effect/sql` Migrator. */
 export const migrations = {
@@ -111,7 +113,8 @@ export const migrations = {
   "0103_outbox_horizon_per_database": m0103,
   "0104_webhook_url_once_account_pace": m0104,
   "0105_saved_search_bounds": m0105,
-  "0106_trend_counting_rule": m0106
+  "0106_trend_counting_rule": m0106,
+  "0107_shard_keys": m0107
 }
 
 /** The migrations a database ran, as the Migrator's table records them. */
@@ -139,7 +142,8 @@ export const skipped = (applied: ReadonlyArray<number>) => {
  * Runs the migrations, one start-up at a time across replicas: an advisory lock held for the
  * transaction. The Migrator probes for its table with a query that would abort our
  * transaction when the table is missing, so the table is created first, as it would create it.
- * A database that skipped one (`skipped`) is refused before anything runs.
+ * A database that skipped one (`skipped`) is refused before anything runs. On a Citus
+ * coordinator the corpus is then distributed, once (`citus.ts`).
  */
 export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -167,6 +171,8 @@ export const migrate = Effect.gen(function*() {
         })
       }
       yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+      // On a Citus coordinator, the corpus distributed (once); nothing on one PostgreSQL.
+      yield* distributeCorpus
     })
   )
 }).pipe(
