@@ -6,6 +6,7 @@ import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type La
 import { countOf } from "../../platform/db/Rows.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { ReadSql } from "../../platform/db/Replicas.js"
+import { databaseMode } from "../../platform/db/DatabaseMode.js"
 
 /** A lander's row id (a bigint as text): what a favorite refers to. */
 export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))
@@ -31,12 +32,18 @@ const LanderRow = Schema.Struct({
   last_seen: Schema.NullOr(Schema.String),
   days_running: Schema.NullOr(Schema.Int),
   ads_count: Schema.Int,
-  ad_ids: Schema.Array(Schema.String)
+  row_id: Schema.String
 })
 type LanderRow = typeof LanderRow.Type
 const FavoriteRow = Schema.Struct({ ...LanderRow.fields, favorited_at: Schema.DateFromSelf })
 
-const toLander = ({ ad_ids, ads_count, ...row }: LanderRow): Lander => ({ ...row, ads: { count: ads_count, ids: ad_ids } })
+/** The newest ads of each lander of a page, by lander row id (`adIdsOf`). */
+const AdIdsRow = Schema.Struct({ row_id: Schema.String, ad_ids: Schema.Array(Schema.String) })
+
+const toLander = (ids: ReadonlyMap<string, ReadonlyArray<string>>) => ({ ads_count, row_id, ...row }: LanderRow): Lander => ({
+  ...row,
+  ads: { count: ads_count, ids: ids.get(row_id) ?? [] }
+})
 
 /** An instant as every view shows it. */
 const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
@@ -67,8 +74,7 @@ const viewColumns = `
   (select s.external_id from stores s where s.id = l.store_id) as store_id,
   ${isoUtc("l.first_seen")} as first_seen, ${isoUtc("l.last_seen")} as last_seen,
   floor(extract(epoch from (l.last_seen - l.first_seen)) / 86400)::int as days_running,
-  c.ads_count,
-  array(select a.external_id from ads a where a.lander_id = l.id order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids`
+  c.ads_count, l.id::text as row_id`
 
 /** What an add did; `present` and `full` (at the cap) wrote nothing. */
 export type Added = "added" | "present" | "full"
@@ -79,6 +85,35 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const sql = yield* SqlClient.SqlClient
     // Explore reads on a replica when one is healthy (issue 31); favorites read and write the primary.
     const read = yield* ReadSql
+    const sharded = (yield* databaseMode)._tag === "Citus"
+
+    /**
+     * The newest ads (up to `adIdsShown`) of each lander of a page, by a statement of its own. On
+     * one PostgreSQL a subquery per lander reads only those from the lander's index; on Citus,
+     * where a subquery correlated to a reference table is refused, the landers' ads are read from
+     * every shard and ranked on the coordinator.
+     */
+    const adIdsOf = (client: SqlClient.SqlClient, rows: ReadonlyArray<LanderRow>) =>
+      rows.length === 0 ? Effect.succeed(new Map<string, ReadonlyArray<string>>()) : SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: AdIdsRow,
+        execute: () => {
+          const ids = rows.map((row) => row.row_id)
+          return sharded
+            ? client`
+              select x.lander_id::text as row_id, array_agg(x.external_id order by x.n) as ad_ids
+                from (select a.lander_id, a.external_id,
+                             row_number() over (partition by a.lander_id order by a.first_seen desc, a.id desc) as n
+                        from ads a where a.lander_id = any(${ids}::bigint[])) x
+               where x.n <= ${adIdsShown}
+               group by x.lander_id`
+            : client`
+              select l.id::text as row_id,
+                     array(select a.external_id from ads a where a.lander_id = l.id
+                            order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids
+                from unnest(${ids}::bigint[]) as l(id)`
+        }
+      })(undefined).pipe(Effect.map((found) => new Map(found.map((row) => [row.row_id, row.ad_ids] as const))))
 
     const { endOf, startOf } = dayBounds(sql)
     const lowered = (values: ReadonlyArray<string>) => values.map((v) => v.toLowerCase())
@@ -159,7 +194,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
-          })(undefined).pipe(Effect.map((rows) => rows.map(toLander))),
+          })(undefined).pipe(Effect.flatMap((rows) => Effect.map(adIdsOf(read, rows), (ids) => rows.map(toLander(ids))))),
           total: count(sql.literal(totalFrom(filters)), where(filters))
         }, { concurrency: 2 }).pipe(Effect.orDie),
 
@@ -204,7 +239,9 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
                order by f.created_at desc, f.seq desc
                limit ${window.limit} offset ${window.offset}`
           })(undefined).pipe(
-            Effect.map((rows) => rows.map(({ favorited_at, ...row }) => ({ ...toLander(row), favorited_at: favorited_at.toISOString() })))
+            Effect.flatMap((rows) =>
+              Effect.map(adIdsOf(sql, rows), (ids) =>
+                rows.map(({ favorited_at, ...row }) => ({ ...toLander(ids)(row), favorited_at: favorited_at.toISOString() }))))
           ),
           total: count(sql`lander_favorites f`, sql`f.account_id = ${account}::uuid`)
         }).pipe(Effect.orDie)

@@ -156,7 +156,6 @@ export const toView = (r: AdRow): AdView => ({
 
 const decodeRanked = decodeAdRows({ sort_value: Schema.NullOr(Schema.String) })
 const decodeDetail = decodeAdRows({
-  variants: Schema.Array(Schema.String),
   lander: Schema.NullOr(AdLanderRef),
   store: Schema.NullOr(AdStoreRef)
 })
@@ -167,6 +166,17 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
     const sql = yield* ReadSql
 
     const { endOf, startOf } = dayBounds(sql)
+
+    /** The newest 100 other ads of an ad's library in its variant group. */
+    const variantsOf = (ad: { readonly row_id: string; readonly library: string; readonly variant_group: string | null }) =>
+      ad.variant_group === null ? Effect.succeed<ReadonlyArray<string>>([]) : sql`
+        select o.external_id from ads o
+         where o.variant_group = ${ad.variant_group} and o.library = ${ad.library} and o.id <> ${ad.row_id}::bigint
+         order by o.first_seen desc, o.id desc limit 100`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ external_id: Schema.String })))),
+        Effect.map((rows): ReadonlyArray<string> => rows.map((row) => row.external_id)),
+        Effect.orDie
+      )
     const metricRange = (metric: EngagementMetric, min: number | undefined, max: number | undefined) => [
       min === undefined ? null : sql`a.${sql(metric)} >= ${min}`,
       max === undefined ? null : sql`a.${sql(metric)} <= ${max}`
@@ -235,12 +245,12 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
         // cost (p95 of 60 keyword searches at 10M: 423 to 185 ms). Then the page's rows are read.
         return sql`
           with page as (
-            select a.id, ${order.value} as sort_key from ads a
+            select a.advertiser_id, a.id, ${order.value} as sort_key from ads a
              where ${where(plan.libraries, plan.filters)} and ${after}
              order by ${order.value} ${direction}, a.id ${direction}
              limit ${plan.take})
           select ${sql.literal(viewColumns)}, page.sort_key::text as sort_value
-            from page join ads a on a.id = page.id join advertisers adv on adv.id = a.advertiser_id
+            from page join ads a on a.advertiser_id = page.advertiser_id and a.id = page.id join advertisers adv on adv.id = a.advertiser_id
            order by page.sort_key ${direction}, a.id ${direction}`.pipe(
           Effect.orDie,
           Effect.flatMap(decodeRanked),
@@ -248,14 +258,14 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
         )
       },
 
-      /** One ad of a library by its id, with its variants, lander and store. */
+      /**
+       * One ad of a library by its id, with its variants, lander and store. The variants by a
+       * query of their own: they are ads of any advertiser, on any shard on Citus, where a
+       * subquery correlated to the ad would not run.
+       */
       find: (library: Library, externalId: AdId): Effect.Effect<Option.Option<AdDetail["data"]>> =>
         sql`
           select ${sql.literal(viewColumns)},
-                 coalesce((select array_agg(v.external_id order by v.first_seen desc, v.id desc) from (
-                    select o.id, o.external_id, o.first_seen from ads o
-                     where o.variant_group = a.variant_group and o.library = a.library and o.id <> a.id
-                     order by o.first_seen desc, o.id desc limit 100) v), '{}') as variants,
                  (select json_build_object('id', l.external_id, 'url', l.url, 'domain', l.domain, 'title', l.title, 'page_type', l.page_type)
                     from landers l where l.id = a.lander_id) as lander,
                  (select json_build_object('id', s.external_id, 'domain', s.domain, 'name', s.name, 'platform', s.platform)
@@ -264,9 +274,12 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
            where a.library = ${library} and a.external_id = ${externalId}`.pipe(
           Effect.orDie,
           Effect.flatMap(decodeDetail),
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (r) => ({ ...toView(r), variants: r.variants, lander: r.lander, store: r.store }))
-          )
+          Effect.flatMap((rows) => {
+            const r = rows[0]
+            return r === undefined
+              ? Effect.succeed(Option.none())
+              : Effect.map(variantsOf(r), (variants) => Option.some({ ...toView(r), variants, lander: r.lander, store: r.store }))
+          })
         ),
 
       where

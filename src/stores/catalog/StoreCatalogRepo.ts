@@ -171,7 +171,13 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
             from store_daily d
            where d.store_id = s.id and d.day >= ${w.from60}::date and d.day < ${w.today}::date
         ) m on true
-        left join lateral (select count(*)::int as n from ads a where a.store_id = s.id and a.status = 'active') a on true
+        -- The running ads of the stores the filter keeps, counted by store: not a subquery per
+        -- store, which on Citus would be correlated to a reference table and refused.
+        left join (
+          select a.store_id, count(*)::int as n from ads a
+           where a.status = 'active' and a.store_id in (select s.id from stores s where ${where})
+           group by a.store_id
+        ) a on a.store_id = s.id
        where ${where}`
 
     /** Filters on the store's own columns: decided before anything is estimated. */
@@ -211,12 +217,14 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
     }
 
     const growth = "case when x.revprev > 0 and x.rev30 is not null then x.rev30 / x.revprev - 1 end"
+    // Ties by the store's id, A to Z (as the landers'): not by row id, which follows the order an
+    // import happened to write the stores in (one lane on Citus, two on one PostgreSQL).
     const orders: Record<StoreSort, string> = {
-      revenue: "x.rev30 desc nulls last, x.id desc",
-      visits: "x.visits_estimate desc nulls last, x.id desc",
-      growth_30d: `${growth} desc nulls last, x.id desc`,
-      ads: "x.ads_running desc, x.id desc",
-      newest: "x.created_on desc nulls last, x.id desc"
+      revenue: "x.rev30 desc nulls last, x.external_id",
+      visits: "x.visits_estimate desc nulls last, x.external_id",
+      growth_30d: `${growth} desc nulls last, x.external_id`,
+      ads: "x.ads_running desc, x.external_id",
+      newest: "x.created_on desc nulls last, x.external_id"
     }
 
     const Ids = Schema.Struct({ row: StoreRow, total: Schema.Int })
@@ -277,7 +285,7 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
               left join lateral (
                 select json_agg(json_build_object('id', t.id, 'title', t.title, 'price', t.price, 'currency', t.currency,
                                                   'image_url', t.image_url, 'url', t.url, 'units', t.units)
-                                order by t.units desc nulls last, t.pid) as best
+                                order by t.units desc nulls last, t.id) as best
                   from (
                     select p.id as pid, p.external_id as id, p.title, p.price::float8 as price, p.currency,
                            p.images->>0 as image_url, p.url, sum(d.units)::float8 as units
@@ -285,7 +293,9 @@ export class StoreCatalogRepo extends Effect.Service<StoreCatalogRepo>()("adinte
                       left join store_product_daily d on d.product_id = p.id and d.day >= ${w.from30}::date and d.day < ${w.today}::date
                      where p.store_id = x.id
                      group by p.id
-                     order by units desc nulls last, p.id
+                     -- Ties (units unknown or equal) by the product's id in the store: not by row
+                     -- id, which follows the order an import happened to write the products in.
+                     order by units desc nulls last, p.external_id
                      limit 3
                   ) t
               ) b on true`
