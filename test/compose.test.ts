@@ -27,4 +27,29 @@ describe("docker-compose.yml", () => {
     expect(compose).toContain("DATABASE_REPLICA_URLS: ${DATABASE_REPLICA_URLS-postgres://adintel:adintel@replica:5432/adintel}")
     expect(compose).toMatch(/^volumes:\n {2}db-data:\n {2}replica-data:\n/m)
   })
+
+  it("has a citus profile: a coordinator and two workers set up as the tests' cluster is, and the app on the coordinator (issue 45)", () => {
+    const service = (name: string) => {
+      const from = compose.indexOf(`\n  ${name}:\n`)
+      const next = compose.slice(from + 1).search(/\n {2}[a-z0-9-]+:\n|\nvolumes:/)
+      return compose.slice(from, from + 1 + next)
+    }
+    for (const node of ["citus-coordinator", "citus-worker-1", "citus-worker-2"]) {
+      expect(service(node)).toContain('profiles: ["citus"]')
+      expect(service(node)).toContain("image: citusdata/citus:13.2")
+      expect(service(node)).toMatch(new RegExp(`- ${node}-data:/var/lib/postgresql/data`))
+    }
+    // As test/support/CitusCluster.ts sets up its nodes: every node's password for the others,
+    // the coordinator's own address, then the workers.
+    const setup = service("citus-setup")
+    expect(setup).toContain("insert into pg_dist_authinfo (nodeid, rolename, authinfo) values (0, 'adintel', 'password=adintel')")
+    expect(setup).toContain("select citus_set_coordinator_host('citus-coordinator', 5432)")
+    expect(setup).toContain("for worker in citus-worker-1 citus-worker-2; do")
+    expect(setup).toContain("select citus_add_node('$$worker', 5432)")
+    const app = service("app-citus")
+    expect(app).toContain("condition: service_completed_successfully")
+    expect(app).toContain("<<: *app-environment")
+    expect(app).toContain("DATABASE_URL: postgres://adintel:adintel@citus-coordinator:5432/adintel")
+    expect(compose).toContain("environment: &app-environment")
+  })
 })
