@@ -58,6 +58,10 @@ export const distributeCorpus = Effect.gen(function*() {
   const [done] = yield* sql<{ done: boolean }>`
     select exists (select 1 from pg_dist_partition where logicalrelid = 'ads'::regclass) as done`
   if (done!.done) return
+  // Tables that hold rows are copied to their shards as they are distributed; over one
+  // connection per node, so that the transaction's later steps (the keys put back) may touch
+  // those shards again (Citus refuses it after a parallel copy).
+  yield* sql`set local citus.multi_shard_modify_mode to 'sequential'`
   const corpus = [...distributedByAdvertiser, ...referenceTables]
   for (const [table, key] of [...coordinatorKeys, ...adRowKeys]) {
     yield* sql.unsafe(`alter table ${table} drop constraint if exists ${key}`)
