@@ -14,7 +14,7 @@ import { AdIntelRpcs } from "./rpc/Procedures.js"
 
 export { AdIntelRpcs, Events, ExportPage, ExportSearch, StreamedEvent } from "./rpc/Procedures.js"
 export { CreditsExhausted, PlanRequired, RateLimited, TooManyInFlight, Unauthorized } from "./access/gateway/Api.js"
-export { InternalServerError, InvalidRequest, NotFound } from "./kernel/Errors.js"
+export { CorpusUnavailable, InternalServerError, InvalidRequest, NotFound } from "./kernel/Errors.js"
 
 /**
  * A client of the service at `baseUrl` (e.g. `https://adintel.example.com`), sending `apiKey` as

@@ -1,15 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Either, Layer, Redacted } from "effect"
 import * as Database from "../src/platform/db/Database.js"
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { databaseMode, describeMode } from "../src/platform/db/DatabaseMode.js"
 import { loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn } from "./support/AdWorld.js"
-import { type CitusCluster, citusCluster, citusInstalled } from "./support/CitusCluster.js"
+import { type CitusCluster, citusCluster, citusInstalled, stopNode } from "./support/CitusCluster.js"
 import { clientOn, databaseUrl, TestDatabaseUrl, withAdmin } from "./support/RunDatabases.js"
+import { clientFor } from "./support/RpcCalls.js"
 import { tempDir } from "./support/TempDir.js"
-import { account, call, keyHeader } from "./support/TestServer.js"
+import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 /**
  * The small world on a Citus coordinator and two workers (issue 45): the service detects the
@@ -180,5 +181,50 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
         }))
         expect({ ...after, later: after.next > after.before }).toMatchObject({ ads: [{ n: 1 }], held: [{ n: 2 }], later: true })
       }))
+
+    // Last: it stops a worker (started again at its end, on another port).
+    it.scoped("a worker stopped: the calls that need it answer 503 with their credit back, the others answer; started again, all answer", () =>
+      Effect.gen(function*() {
+        const cluster = yield* Nodes
+        const { api_key, id } = yield* account({ plan: "pro" })
+        const stopped = Number(new URL(cluster.workers[0]!.adminUrl).port)
+        // A brand whose ads are all on the other worker: its pages need only that one.
+        const nodeOf = new Map((yield* rows(`select shardid::text as shard, nodeport from citus_shards where table_name = 'ads'::regclass`))
+          .map((row) => [String(row["shard"]), Number(row["nodeport"])]))
+        const advertised = new Set((yield* rows(`select distinct advertiser_id::text as id from ads`)).map((row) => String(row["id"])))
+        const brands = yield* rows(`
+          select id::text as id, external_id, get_shard_id_for_distribution_column('ads', id)::text as shard
+            from advertisers where platform = 'social' order by external_id`)
+        const elsewhere = brands.find((brand) => advertised.has(String(brand["id"])) && nodeOf.get(String(brand["shard"])) !== stopped)!
+        const brandAds = `/api/v1/brands/ads?id=${String(elsewhere["external_id"])}`
+        const search = `/api/v1/adlibrary?q=${word}&limit=20`
+        expect((yield* call(search, keyHeader(api_key))).status).toBe(200)
+        yield* stopNode(cluster.workers[0]!)
+        const before = yield* balanceOf(id)
+        const refused = yield* call(search, keyHeader(api_key))
+        expect({ status: refused.status, body: refused.body }).toEqual({
+          status: 503,
+          body: JSON.stringify({ success: false, error: "Part of the ad corpus is unavailable: one of its database servers did not answer. Try again shortly" })
+        })
+        // Over RPC, the same failure, typed; over MCP, a refusal with its message (M1). Neither costs a credit.
+        const rpc = yield* Effect.either((yield* clientFor(api_key)).SearchSocialAds({ q: word, limit: 20 }))
+        expect(Either.isLeft(rpc) && rpc.left._tag).toBe("CorpusUnavailable")
+        const mcp = yield* call("/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": api_key },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search_social_ads", arguments: { q: word, limit: 20 } } })
+        })
+        const result = JSON.parse(mcp.body).result
+        expect({ isError: result.isError, text: result.content[0].text }).toEqual({
+          isError: true,
+          text: "Part of the ad corpus is unavailable: one of its database servers did not answer. Try again shortly"
+        })
+        expect(yield* balanceOf(id)).toEqual(before)
+        // What needs only the other worker, or only the coordinator, still answers.
+        expect((yield* call(brandAds, keyHeader(api_key))).status).toBe(200)
+        expect((yield* call("/api/v1/credits", keyHeader(api_key))).status).toBe(200)
+        yield* cluster.restartWorker(0)
+        expect((yield* call(search, keyHeader(api_key))).status).toBe(200)
+      }), 120_000)
   })
 })

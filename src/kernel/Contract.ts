@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApiGroup } from "@effect/platform"
-import { InternalServerErrorBody, InvalidRequestBody, PayloadTooLargeBody, RequestHeaderFieldsTooLargeBody } from "./Errors.js"
+import { CorpusUnavailableBody, InternalServerErrorBody, InvalidRequestBody, PayloadTooLargeBody, RequestHeaderFieldsTooLargeBody } from "./Errors.js"
 
 /**
  * The service's API id. Every product's part of the contract carries it, so handlers built
@@ -23,6 +23,7 @@ export const contractPart = <const Id extends string = typeof apiId>(id: Id = ap
     .addError(PayloadTooLargeBody)
     .addError(RequestHeaderFieldsTooLargeBody)
     .addError(InternalServerErrorBody)
+    .addError(CorpusUnavailableBody)
 
 /** A part of the contract, or the whole, whichever its groups (`any`: its errors and requirements are its own). */
 export type AnyContract = HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.Any, any, any>

@@ -24,6 +24,16 @@ export class InternalServerError extends ApiError<InternalServerError>()("Intern
 }, { status: 500 }) {}
 export const InternalServerErrorBody = envelope(InternalServerError)
 
+/**
+ * A database server holding part of the corpus did not answer (a Citus worker, issue 45;
+ * docs/SPEC-NOTES.md "Citus mode"): the call needs its shards and is not answered in part. Its
+ * credit is given back, as for any 5xx (G4).
+ */
+export class CorpusUnavailable extends ApiError<CorpusUnavailable>()("CorpusUnavailable", {
+  error: fixed("Part of the ad corpus is unavailable: one of its database servers did not answer. Try again shortly")
+}, { status: 503 }) {}
+export const CorpusUnavailableBody = envelope(CorpusUnavailable)
+
 /** A state conflict, such as an e-mail that already has an account. */
 export class Conflict extends ApiError<Conflict>()("Conflict", {
   error: Schema.String

@@ -4,7 +4,7 @@ import { Rpc } from "@effect/rpc"
 import { Context, Option, Schema, SchemaAST } from "effect"
 import type { Simplify } from "effect/Types"
 import { CreditsExhausted, PlanRequired, RateLimited, TooManyInFlight, Unauthorized } from "../access/gateway/Api.js"
-import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
+import { CorpusUnavailable, InternalServerError, InvalidRequest } from "../kernel/Errors.js"
 
 /**
  * An RPC procedure is a projection of a route of the contract (STYLE: One declaration, several
@@ -13,8 +13,20 @@ import { InternalServerError, InvalidRequest } from "../kernel/Errors.js"
  * gateway's. The route's own handler serves it (RpcLive.ts), as it serves the MCP tool.
  */
 
-/** What the gateway refuses a call with, and what every route may answer (G1, G11, G4). */
-export const GatewayFailure = Schema.Union(Unauthorized, PlanRequired, RateLimited, CreditsExhausted, TooManyInFlight, InvalidRequest, InternalServerError)
+/**
+ * What the gateway refuses a call with, and what every route may answer (G1, G11, G4; a Citus
+ * worker that did not answer, issue 45).
+ */
+export const GatewayFailure = Schema.Union(
+  Unauthorized,
+  PlanRequired,
+  RateLimited,
+  CreditsExhausted,
+  TooManyInFlight,
+  InvalidRequest,
+  InternalServerError,
+  CorpusUnavailable
+)
 export type GatewayFailure = typeof GatewayFailure.Type
 
 // (`any`: a group's other type parameters, whatever they are; only its endpoints are read.)

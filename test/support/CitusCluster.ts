@@ -1,5 +1,6 @@
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { existsSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { type Cluster, startCluster } from "../../src/platform/db/EmbeddedPostgres.js"
 import { withAdmin } from "./RunDatabases.js"
@@ -14,7 +15,28 @@ export const citusInstalled = () => existsSync(path.join(citusPrograms, "postgre
 export interface CitusCluster {
   readonly coordinator: Cluster
   readonly workers: ReadonlyArray<Cluster>
+  /**
+   * Starts worker `index` (from 0) again on its data after it stopped (`stopNode`), on a new
+   * port, and tells the coordinator where it is now (`citus_update_node`); stopped with the scope.
+   */
+  readonly restartWorker: (index: number) => Effect.Effect<Cluster, never, Scope.Scope>
 }
+
+/** Stops a node as a crash of its server would, its data kept: PostgreSQL's fast shutdown, waited for. */
+export const stopNode = (node: Cluster) =>
+  Effect.promise(async () => {
+    const pid = Number((await readFile(path.join(node.dir, "postmaster.pid"), "utf8")).split("\n")[0])
+    process.kill(pid, "SIGINT")
+    for (let waited = 0; waited < 30_000; waited += 100) {
+      try {
+        process.kill(pid, 0)
+      } catch {
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    throw new Error(`the node's server (pid ${pid}) did not stop within 30 s`)
+  })
 
 /** Host and port of a node, as the other nodes reach it. */
 const addressOf = (node: Cluster) => {
@@ -72,5 +94,14 @@ export const citusCluster = (dir: string, workers = 2) =>
       }
     })
     const sharing = (node: Cluster): Cluster => ({ ...node, adminUrl: withPassword(node.adminUrl), urlFor: (database) => withPassword(node.urlFor(database)) })
-    return { coordinator, workers: nodes.map(sharing) } satisfies CitusCluster
+    const restartWorker = (index: number) =>
+      Effect.gen(function*() {
+        const before = addressOf(nodes[index]!)
+        const again = yield* node(`worker-${index + 1}`)
+        const now = addressOf(again)
+        yield* withAdmin(coordinator.adminUrl, (client) =>
+          client.query("select citus_update_node(nodeid, $1, $2) from pg_dist_node where nodeport = $3", [now.host, now.port, before.port]))
+        return sharing(again)
+      })
+    return { coordinator, workers: nodes.map(sharing), restartWorker } satisfies CitusCluster
   })

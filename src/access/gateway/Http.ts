@@ -8,7 +8,8 @@ import {
 } from "@effect/platform"
 import { Cause, Chunk, Effect, Layer, Option, Predicate } from "effect"
 import type { Scope } from "effect/Scope"
-import { InternalServerError } from "../../kernel/Errors.js"
+import { CorpusUnavailable, InternalServerError } from "../../kernel/Errors.js"
+import { nodeUnreachable } from "../../platform/db/SqlState.js"
 import { type DecodedInput, storableInput } from "../../kernel/Issues.js"
 import { isMirrorOf } from "../../kernel/Mirror.js"
 import { Metered, type RateWindow } from "./Api.js"
@@ -86,11 +87,14 @@ export const MeteredLive = Layer.effect(
 /**
  * A handler that dies answers the 500 envelope (spec: Errors, 500 row) and logs why, for every
  * caller of the route's handler (its REST route, an MCP tool, an RPC procedure); the metered
- * call's credit is then given back by `CallCharge`, as for any 5xx.
+ * call's credit is then given back by `CallCharge`, as for any 5xx. One that died because a node
+ * of a Citus cluster did not answer (issue 45) answers the 503 `CorpusUnavailable` instead.
  */
-export const answeringDefects = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError, R> =>
-  Effect.catchAllDefect(handler, (defect) =>
-    Effect.zipRight(Effect.logError("Handler died; answered with the 500 envelope", Cause.die(defect)), Effect.fail(new InternalServerError())))
+export const answeringDefects = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E | InternalServerError | CorpusUnavailable, R> =>
+  Effect.catchAllDefect(handler, (defect): Effect.Effect<never, InternalServerError | CorpusUnavailable> =>
+    nodeUnreachable(defect)
+      ? Effect.zipRight(Effect.logWarning("A database node did not answer; answered 503", Cause.die(defect)), Effect.fail(new CorpusUnavailable()))
+      : Effect.zipRight(Effect.logError("Handler died; answered with the 500 envelope", Cause.die(defect)), Effect.fail(new InternalServerError())))
 
 /**
  * The handlers of a group, whichever endpoints (`any`: HttpApiBuilder types a handler per

@@ -182,13 +182,19 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
       max === undefined ? null : sql`a.${sql(metric)} <= ${max}`
     ]
 
-    /** The filters as one SQL condition: every clause parameterised. */
-    const where = (libraries: ReadonlyArray<Library>, f: AdFilters): Fragment => {
+    /**
+     * The filters as one SQL condition: every clause parameterised. `advertisers`: the row ids
+     * the advertiser filter names, when read first (`advertiserRows`); a constant list lets
+     * Citus read one advertiser's shard only, where a subquery makes it read every shard.
+     */
+    const where = (libraries: ReadonlyArray<Library>, f: AdFilters, advertisers?: ReadonlyArray<string>): Fragment => {
       const clauses: ReadonlyArray<Fragment | null> = [
         libraries.length === 1 ? sql`a.library = ${libraries[0]!}` : sql`a.library = any(${libraries}::text[])`,
         f.q === undefined ? null : sql`a.search_vector @@ websearch_to_tsquery('english', ${f.q})`,
         f.advertiser_id === undefined
           ? null
+          : advertisers !== undefined
+          ? sql`a.advertiser_id = any(${advertisers}::bigint[])`
           : sql`a.advertiser_id in (select id from advertisers where external_id = ${f.advertiser_id} and platform = any(${libraries}::text[]))`,
         f.domain === undefined ? null : sql`a.landing_domain = ${f.domain}`,
         f.status === undefined ? null : sql`a.status = ${f.status}`,
@@ -228,9 +234,18 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
       }
     }
 
+    /** The row ids of the advertisers the advertiser filter names (one per library at most); none without the filter. */
+    const advertiserRows = (libraries: ReadonlyArray<Library>, f: AdFilters): Effect.Effect<ReadonlyArray<string> | undefined> =>
+      f.advertiser_id === undefined ? Effect.succeed(undefined) : sql`
+        select id::text as id from advertisers where external_id = ${f.advertiser_id} and platform = any(${libraries}::text[])`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))),
+        Effect.map((rows) => rows.map((row) => row.id)),
+        Effect.orDie
+      )
+
     return {
       /** One keyset page of a search, in the sort's order, ties broken by id. */
-      search: (plan: SearchPlan): Effect.Effect<ReadonlyArray<Ranked<AdView>>> => {
+      search: (plan: SearchPlan): Effect.Effect<ReadonlyArray<Ranked<AdView>>> => Effect.flatMap(advertiserRows(plan.libraries, plan.filters), (advertisers) => {
         const order = orderOf(plan.sort, plan.filters.q)
         const direction = sql.literal(order.desc ? "desc" : "asc")
         const after = Option.match(plan.after, {
@@ -246,17 +261,19 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
         return sql`
           with page as (
             select a.advertiser_id, a.id, ${order.value} as sort_key from ads a
-             where ${where(plan.libraries, plan.filters)} and ${after}
+             where ${where(plan.libraries, plan.filters, advertisers)} and ${after}
              order by ${order.value} ${direction}, a.id ${direction}
              limit ${plan.take})
           select ${sql.literal(viewColumns)}, page.sort_key::text as sort_value
             from page join ads a on a.advertiser_id = page.advertiser_id and a.id = page.id join advertisers adv on adv.id = a.advertiser_id
+           -- Said again for the page's rows: on Citus both reads then go to the advertiser's shard alone.
+           where ${advertisers === undefined ? sql`true` : sql`a.advertiser_id = any(${advertisers}::bigint[])`}
            order by page.sort_key ${direction}, a.id ${direction}`.pipe(
           Effect.orDie,
           Effect.flatMap(decodeRanked),
           Effect.map((rows) => rows.map((r) => ({ ad: toView(r), after: [r.sort_value, r.row_id] as const })))
         )
-      },
+      }),
 
       /**
        * One ad of a library by its id, with its variants, lander and store. The variants by a
