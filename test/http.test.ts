@@ -64,6 +64,8 @@ describe("HTTP surface", () => {
         expect(spec.paths["/admin/accounts"].post.security).toEqual([{ AdminToken: [] }])
         // Only the answers an operation can give: no input, so no 400 and no 413; nothing looked up, so no 404.
         expect(Object.keys(spec.paths["/api/v1/credits"].get.responses).sort()).toEqual(["200", "401", "403", "429", "431", "500"])
+        // A route that reads the ad corpus may answer 503 when a Citus worker does not (issue 45).
+        expect(spec.paths["/api/v1/adlibrary"].get.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CorpusUnavailable" })
         // 400 is G11's envelope, not HttpApi's own decode error body.
         expect((yield* call("/openapi.json")).body).not.toContain("HttpApiDecodeError")
         expect(spec.paths["/api/v1/adlibrary"].get.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/InvalidRequest" })

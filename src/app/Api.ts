@@ -15,7 +15,7 @@ import { LandersContract } from "../ads/landers/Api.js"
 import { TrendsContract } from "../ads/trends/Api.js"
 import { IngestContract } from "../ingest/Api.js"
 import { apiId, contractPart } from "../kernel/Contract.js"
-import { productTags } from "../kernel/Products.js"
+import { corpusProducts, productTags } from "../kernel/Products.js"
 import { ShopAccountContract } from "../shop/account/Api.js"
 import { ShopDetailContract } from "../shop/detail/Api.js"
 import { ShopExploreContract } from "../shop/explore/Api.js"
@@ -37,11 +37,22 @@ import { WebhooksContract } from "../notifications/webhooks/Api.js"
 type Document = Record<string, any>
 
 const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
+const isCorpusUnavailable = (schema: any) => schema?.$ref === "#/components/schemas/CorpusUnavailable"
+
+/** `responses[status]` without the schemas `drop` matches; gone when none is left. */
+const without = (responses: Record<string, any>, status: string, drop: (schema: any) => boolean) => {
+  const content = responses[status]?.content?.["application/json"]
+  if (!content) return
+  const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !drop(schema))
+  if (kept.length === 0) delete responses[status]
+  else responses[status] = { ...responses[status], content: { "application/json": { ...content, schema: kept.length === 1 ? kept[0] : { anyOf: kept } } } }
+}
 
 /**
  * The answers an operation can give, as its shape says (docs/SPEC-NOTES.md, "The OpenAPI
  * document"): 400 needs input (parameters or a body) and names what is wrong (G11, not HttpApi's
- * own decode body); 413 needs a body. Every other status is declared where it can happen.
+ * own decode body); 413 needs a body; the 503 of a Citus worker that did not answer needs a
+ * route that reads the corpus (`corpusProducts`). Every other status is declared where it can happen.
  */
 const possibleAnswers = (operation: any) => {
   const responses = { ...operation.responses }
@@ -49,6 +60,7 @@ const possibleAnswers = (operation: any) => {
   const takesInput = takesBody || (operation.parameters ?? []).length > 0
   if (!takesBody) delete responses["413"]
   if (!takesInput) delete responses["400"]
+  if (!(operation.tags ?? []).some((tag: string) => corpusProducts.has(tag))) without(responses, "503", isCorpusUnavailable)
   const content = responses["400"]?.content?.["application/json"]
   if (content) {
     const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !isDecodeError(schema))

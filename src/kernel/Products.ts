@@ -36,6 +36,13 @@ export const products = {
 
 export type Product = keyof typeof products
 
+/**
+ * The products whose routes read the ad corpus, which a Citus cluster spreads over its workers
+ * (issue 45): only their operations list the 503 `CorpusUnavailable` in the OpenAPI document.
+ * The others read the coordinator alone.
+ */
+export const corpusProducts: ReadonlySet<string> = new Set<Product>(["Ad libraries", "Brands", "Workspace", "Trends", "Landers", "Hosted stores", "Transcripts"])
+
 /** Files a group under `product`: its operations are listed with that product's tag. */
 export const inProduct = (product: Product) => OpenApi.annotations({ title: product, description: products[product] })
 
