@@ -4,7 +4,7 @@ import { Data, Effect, Option, Schema } from "effect"
 import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
 import { sqlStateOf } from "../platform/db/Database.js"
-import { databaseMode } from "../platform/db/DatabaseMode.js"
+import { databaseMode } from "../platform/db/mode/DatabaseMode.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
 /**

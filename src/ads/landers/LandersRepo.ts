@@ -6,7 +6,7 @@ import { adIdsShown, type ExploreBody, type FavoriteLander, type Lander, type La
 import { countOf } from "../../platform/db/Rows.js"
 import type { AccountId } from "../../kernel/Ids.js"
 import { ReadSql } from "../../platform/db/Replicas.js"
-import { databaseMode } from "../../platform/db/DatabaseMode.js"
+import { databaseMode } from "../../platform/db/mode/DatabaseMode.js"
 
 /** A lander's row id (a bigint as text): what a favorite refers to. */
 export const LanderRowId = Schema.String.pipe(Schema.brand("LanderRowId"))

@@ -330,6 +330,8 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
              and not exists (
                select 1 from ad_creatives c
                 where c.advertiser_id = m.advertiser_id and c.ad_id = m.id and c.media_url = m.media_url and (c.error is null or not ${retryFailed}))
+           -- In id order here too: the caller pages on the last id, and the anti-join need not keep the inner order.
+           order by id
            limit ${take}`
         })(undefined).pipe(Effect.orDie),
 

@@ -5,7 +5,7 @@ import { PgClient } from "@effect/sql-pg"
 import type { ConfigError } from "effect/ConfigError"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { ClusterStartError, ensureDatabase, startCluster } from "./EmbeddedPostgres.js"
-import { databaseMode, describeMode } from "./DatabaseMode.js"
+import { databaseMode, describeMode } from "./mode/DatabaseMode.js"
 import { migrate, MigrationSkipped } from "./migrations/index.js"
 import { ReadSql, readLayer, ReadYourWrites, ReplicaHealth } from "./Replicas.js"
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { databaseMode } from "../DatabaseMode.js"
+import { databaseMode } from "../mode/DatabaseMode.js"
 
 /**
  * How the corpus is laid out on Citus (docs/SCALING.md section 3; docs/SPEC-NOTES.md "Citus").
