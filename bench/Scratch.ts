@@ -45,7 +45,7 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
 }
 
 /** A fresh directory under the system's temporary one, removed with everything in it after `use`. */
-const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): Promise<A> => {
+export const withTempDir = async <A>(name: string, use: (dir: string) => Promise<A>): Promise<A> => {
   const dir = await mkdtemp(path.join(tmpdir(), `adintel-${name}-`))
   const remove = () => rm(dir, { recursive: true, force: true })
   const forget = onInterrupt(remove)
