@@ -8,6 +8,7 @@ import { databaseMode, describeMode } from "../src/platform/db/mode/DatabaseMode
 import { loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn } from "./support/AdWorld.js"
 import { type CitusCluster, citusCluster, citusInstalled, stopNode } from "./support/CitusCluster.js"
 import { clientOn, databaseUrl, TestDatabaseUrl, withAdmin } from "./support/RunDatabases.js"
+import { adMovesToAnotherAdvertiser } from "./support/AdMoves.js"
 import { clientFor } from "./support/RpcCalls.js"
 import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
@@ -181,6 +182,8 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
         }))
         expect({ ...after, later: after.next > after.before }).toMatchObject({ ads: [{ n: 1 }], held: [{ n: 2 }], later: true })
       }))
+
+    it.effect("an ad imported again under another advertiser moves to that brand's shard, one row under its own id", () => adMovesToAnotherAdvertiser)
 
     // Last: it stops a worker (started again at its end, on another port).
     it.scoped("a worker stopped: the calls that need it answer 503 with their credit back, the others answer; started again, all answer", () =>
