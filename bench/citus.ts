@@ -12,7 +12,8 @@
  *
  * The nodes share this machine's two cores, so the cluster cannot be faster here: what this
  * measures is what a call costs each node, which sizes a cluster whose nodes each have their own.
- * BENCH_SCALE (default demo), BENCH_SAMPLES (calls per shape, default 100).
+ * BENCH_SCALE (default demo), BENCH_SAMPLES (calls per shape, default 100), BENCH_DATABASES (which
+ * of `single` and `citus` to measure, default both).
  */
 import { Effect } from "effect"
 import * as path from "node:path"
@@ -25,6 +26,8 @@ import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, 
 const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
 const seed = 1
+const databases = new Set((process.env["BENCH_DATABASES"] ?? "single,citus").split(",").map((name) => name.trim()))
+for (const name of databases) if (name !== "single" && name !== "citus") throw new Error(`BENCH_DATABASES: ${JSON.stringify(name)} is neither single nor citus`)
 
 /** A node of the database under test, and its CPU meter (bench/Figures.ts). */
 interface Node {
@@ -108,8 +111,8 @@ const measure = async (label: string, url: string, dir: string, nodeUrls: Readon
 
 runBench(async () => {
   if (!citusInstalled()) throw new Error("Citus is not installed here: Debian's postgresql-15 with Citus (.ci/run installs it)")
-  await withScratchDatabase("citus-bench-single", (url, dir) => measure("One PostgreSQL", url, dir, [["single server", url]]))
-  await withTempDir("citus-bench-cluster", (dir) =>
+  if (databases.has("single")) await withScratchDatabase("citus-bench-single", (url, dir) => measure("One PostgreSQL", url, dir, [["single server", url]]))
+  if (databases.has("citus")) await withTempDir("citus-bench-cluster", (dir) =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const { coordinator, workers } = yield* citusCluster(path.join(dir, "nodes"))
       yield* Effect.promise(() =>

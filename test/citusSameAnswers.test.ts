@@ -9,6 +9,7 @@ import { loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn }
 import { type CitusCluster, citusCluster, citusInstalled, stopNode } from "./support/CitusCluster.js"
 import { clientOn, databaseUrl, TestDatabaseUrl, withAdmin } from "./support/RunDatabases.js"
 import { adMovesToAnotherAdvertiser } from "./support/AdMoves.js"
+import { advertiser, ingestBrands } from "./support/BrandWorld.js"
 import { clientFor } from "./support/RpcCalls.js"
 import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
@@ -184,6 +185,15 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
       }))
 
     it.effect("an ad imported again under another advertiser moves to that brand's shard, one row under its own id", () => adMovesToAnotherAdvertiser)
+
+    it.effect("an import of over a thousand ads, which then analyzes the tables it grew, runs on the cluster", () =>
+      Effect.gen(function*() {
+        const many = Array.from({ length: 1_001 }, (_, i) => ({
+          id: `bulk-${i}`, brand: "bulk-brand", firstDaysAgo: 1 + (i % 30), lastDaysAgo: 0, status: "active", format: "image", domain: "bulk.example"
+        } as const))
+        yield* ingestBrands([advertiser("bulk-brand", "Bulk")], many)
+        expect(yield* rows(`select count(*)::int as n from ads where external_id like 'bulk-%'`)).toEqual([{ n: 1_001 }])
+      }))
 
     // Last: it stops a worker (started again at its end, on another port).
     it.scoped("a worker stopped: the calls that need it answer 503 with their credit back, the others answer; started again, all answer", () =>

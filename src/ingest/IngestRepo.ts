@@ -653,8 +653,12 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
         )
       ).pipe(Effect.asVoid)
 
-    /** Fresh planner statistics for tables an import has just grown. */
-    const analyze = (tables: ReadonlyArray<string>) => run(`analyze ${tables.join(", ")}`, [])
+    /**
+     * Fresh planner statistics for tables an import has just grown: a statement per table (on
+     * Citus one ANALYZE of a distributed and a reference table is refused, as DDL on both over
+     * parallel connections).
+     */
+    const analyze = (tables: ReadonlyArray<string>) => Effect.forEach(tables, (table) => run(`analyze ${table}`, []), { discard: true })
 
     return {
       upsert,
