@@ -5,11 +5,12 @@ import * as Database from "../src/platform/db/Database.js"
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { databaseMode, describeMode } from "../src/platform/db/mode/DatabaseMode.js"
-import { loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn } from "./support/AdWorld.js"
+import { ingestAll, loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn } from "./support/AdWorld.js"
 import { type CitusCluster, citusCluster, citusInstalled, stopNode } from "./support/CitusCluster.js"
 import { clientOn, databaseUrl, TestDatabaseUrl, withAdmin } from "./support/RunDatabases.js"
 import { adMovesToAnotherAdvertiser } from "./support/AdMoves.js"
 import { advertiser, ingestBrands } from "./support/BrandWorld.js"
+import { adOf, allIds, create, prefix } from "./support/SavedSearchWorld.js"
 import { clientFor } from "./support/RpcCalls.js"
 import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
@@ -62,6 +63,8 @@ const researchCalls = (key: string): ReadonlyArray<readonly [string, RequestInit
   ["/api/v1/landers/explore", json(key, { q: "serum" })],
   ["/api/v1/landers/explore", json(key, { sort: "most_ads", page_size: 50 })],
   ["/api/v1/store-explorer", json(key, {})],
+  [`/api/v1/adlibrary/export?q=${word}`, keyHeader(key)],
+  ["/api/v1/clipapp-ads/export?format=csv", keyHeader(key)],
   ["/api/v1/trends/topics", json(key, { window_days: 90 })],
   ["/api/v1/trends/hooks", json(key, { window_days: 30 })]
 ]
@@ -73,13 +76,17 @@ const researchCalls = (key: string): ReadonlyArray<readonly [string, RequestInit
  * sorted here by similarity, then external id). The media URLs name each test server's own
  * address.
  */
-const comparable = (body: string) =>
-  JSON.stringify(JSON.parse(body.replace(/http:\/\/127\.0\.0\.1:\d+\//g, "http://server/")), (key, value) =>
+const comparable = (raw: string) => {
+  const body = raw.replace(/http:\/\/127\.0\.0\.1:\d+\//g, "http://server/")
+  // An export is a file (NDJSON or CSV), compared as it is.
+  if (!body.startsWith("{\"success\"")) return body
+  return JSON.stringify(JSON.parse(body), (key, value) =>
     key === "scroll_token"
       ? undefined
       : key === "data" && Array.isArray(value) && value.every((row) => typeof row?.similarity === "number")
       ? [...value].sort((x, y) => y.similarity - x.similarity || String(x.id).localeCompare(String(y.id)))
       : value)
+}
 
 /** Every research call's status and body, in order, as a fresh account sees them. */
 const answers = Effect.gen(function*() {
@@ -193,6 +200,16 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
         } as const))
         yield* ingestBrands([advertiser("bulk-brand", "Bulk")], many)
         expect(yield* rows(`select count(*)::int as n from ads where external_id like 'bulk-%'`)).toEqual([{ n: 1_001 }])
+      }))
+
+    it.effect("a saved search is matched by the ads an import brings, and lists them, on the cluster", () =>
+      Effect.gen(function*() {
+        const { api_key } = yield* account({ plan: "pro" })
+        const created = yield* create(api_key, { name: "Zanzibarite", library: "social", filters: { q: "zanzibarite" } })
+        expect(created.status).toBe(200)
+        yield* ingestAll("advertisers", [advertiser("saved-brand", "Saved Brand")])
+        yield* ingestAll("ads", [adOf("zanzi-1", 3, { advertiser_external_id: "saved-brand", headline: "Zanzibarite lamps" }), adOf("other-1", 4, { advertiser_external_id: "saved-brand" })])
+        expect(yield* allIds(api_key, `${prefix}/${created.json.saved_search.id}/matches`, {})).toEqual(["zanzi-1"])
       }))
 
     // Last: it stops a worker (started again at its end, on another port).
