@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { databaseMode } from "../mode/DatabaseMode.js"
 
 /**
- * How the corpus is laid out on Citus (docs/SCALING.md section 3; docs/SPEC-NOTES.md "Citus").
+ * How the corpus is laid out on Citus (docs/SCALING.md section 3; docs/SPEC-NOTES.md "Citus mode").
  * `ads` and the rows that hang off an ad are sharded by advertiser and co-located: a brand's
  * ads, and everything joined to them by ad, are on one shard. The tables every search joins,
  * and the stores and landers (for now: their keys by external id and their ad lookups by id
@@ -41,9 +41,10 @@ const ForeignKey = Schema.Struct({ table: Schema.String, name: Schema.String, de
  * start: a database moved onto a Citus coordinator with its migrations already run is
  * distributed at its first start there.
  *
- * - The coordinator's foreign keys into the corpus go: the service keeps those rows itself
- *   (a favorite or a follow of a row that is gone lists nothing; trend counting skips pending
- *   ads that are gone).
+ * - The coordinator's foreign keys into the corpus go (Citus holds none from a plain table into
+ *   a Citus table). Nothing the service runs deletes a corpus row those reference (an ad that
+ *   moves keeps its id); a row deleted by hand leaves a favorite or a follow that lists nothing,
+ *   and a trend-pending row that counting skips.
  * - The keys among the corpus tables are set aside while the tables are distributed (Citus
  *   refuses a key between a distributed table and a plain one), then put back: the rows of an ad
  *   reference it by advertiser and id.
@@ -55,8 +56,9 @@ export const distributeCorpus = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const mode = yield* databaseMode
   if (mode._tag === "PostgreSQL") return
-  const [done] = yield* sql<{ done: boolean }>`
-    select exists (select 1 from pg_dist_partition where logicalrelid = 'ads'::regclass) as done`
+  const [done] = yield* sql`select exists (select 1 from pg_dist_partition where logicalrelid = 'ads'::regclass) as done`.pipe(
+    Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ done: Schema.Boolean }))))
+  )
   if (done!.done) return
   // Tables that hold rows are copied to their shards as they are distributed; over one
   // connection per node, so that the transaction's later steps (the keys put back) may touch
