@@ -137,9 +137,11 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     const before = yield* repo.adsBefore(sent)
     const byId = new Map(Array.from(before.values(), (old) => [old.id, old]))
     const trends = yield* TrendCounts
-    // Asked before a moving ad is deleted: on one PostgreSQL its pending row goes with it.
-    const counted = yield* trends.countedOf(Array.from(byId.keys()))
-    yield* repo.moveAds(Array.from(byId.values()).filter((old) => old.moves))
+    // Whether a moving ad was counted is asked before it is deleted: on one PostgreSQL its
+    // pending row goes with it. The other ads' after the upsert, for those it changed.
+    const moving = Array.from(byId.values()).filter((old) => old.moves)
+    const countedMoving = yield* trends.countedOf(moving.map((old) => old.id))
+    yield* repo.moveAds(moving)
     // Only the ads whose record changed are written again, and returned; a stored ad keeps its row id.
     const { changed, errors } = yield* repo.upsertAds(
       sent.map((row) => ({ ...row, stored_id: before.get(`${String(row["library"])}/${String(row["external_id"])}`)?.id ?? null }))
@@ -154,6 +156,8 @@ const writeAds = (repo: IngestRepo, batch: ReadonlyArray<Numbered<Ad>>) =>
     )
     // A changed ad is stored as not counted (TrendCounts.run counts it after the import); what
     // its old copy counted is taken back now, in this transaction, so no count outlives its copy.
+    const countedRest = yield* trends.countedOf(stored.filter((old) => !old.moves).map((old) => old.id))
+    const counted = new Set([...countedMoving, ...countedRest])
     yield* trends.record(stored.filter((old) => counted.has(old.id)).map((old) => ({ before: old, after: null })))
     yield* trends.pending(changed)
     // The saved searches' new matches and the tracked brands' diffs (H1, H3): one set-based
