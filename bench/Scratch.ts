@@ -29,7 +29,7 @@ export const secret = "bench-key-encryption-secret-0123456789"
 const undo = new Set<() => Promise<unknown>>()
 let interrupted = false
 /** Registers `cleanup` for an interruption; the function returned forgets it (the work ended by itself). */
-const onInterrupt = (cleanup: () => Promise<unknown>) => {
+export const onInterrupt = (cleanup: () => Promise<unknown>) => {
   undo.add(cleanup)
   return () => undo.delete(cleanup)
 }

@@ -21,7 +21,7 @@ import { flagship } from "../src/demo/FlagshipBrand.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { citusCluster, citusInstalled } from "../test/support/CitusCluster.js"
 import { pgCpuMeter } from "./Figures.js"
-import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, timedClient, withScratchDatabase, withTempDir } from "./Scratch.js"
+import { createAccounts, importWorld, keywordsOf, onInterrupt, percentile, runBench, settle, startServer, timedClient, withScratchDatabase, withTempDir } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
@@ -116,6 +116,11 @@ runBench(async () => {
   if (databases.has("citus")) await withTempDir("citus-bench-cluster", (dir) =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const { coordinator, workers } = yield* citusCluster(path.join(dir, "nodes"))
+      // Interrupted (Ctrl-C, SIGTERM), the nodes stop too: the scope that would stop them does not close.
+      yield* Effect.acquireRelease(
+        Effect.sync(() => onInterrupt(() => Promise.all([coordinator, ...workers].map((node) => node.stop())))),
+        (forget) => Effect.sync(forget)
+      )
       yield* Effect.promise(() =>
         measure("Citus, a coordinator and two workers", coordinator.adminUrl, dir, [
           ["coordinator", coordinator.adminUrl],

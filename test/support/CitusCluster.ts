@@ -71,7 +71,8 @@ export const citusCluster = (dir: string, workers = 2) =>
         (c) => Effect.promise(() => c.stop())
       )
     const coordinator = yield* node("coordinator")
-    const nodes = yield* Effect.forEach(Array.from({ length: workers }, (_, i) => `worker-${i + 1}`), node, { concurrency: "unbounded" })
+    // One after another: two nodes started at once could be given the same free port (seen: one then failed to bind it).
+    const nodes = yield* Effect.forEach(Array.from({ length: workers }, (_, i) => `worker-${i + 1}`), node)
     const password = decodeURIComponent(new URL(coordinator.adminUrl).password)
     const withPassword = (url: string) => {
       const next = new URL(url)
