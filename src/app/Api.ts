@@ -39,8 +39,11 @@ type Document = Record<string, any>
 const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
 const isCorpusUnavailable = (schema: any) => schema?.$ref === "#/components/schemas/CorpusUnavailable"
 
-/** `responses[status]` without the schemas `drop` matches; gone when none is left. */
-const without = (responses: Record<string, any>, status: string, drop: (schema: any) => boolean) => {
+/**
+ * `responses[status]` without the schemas `drop` matches; gone when none is left. (`any`: the
+ * document's parts, as `Document` types them.)
+ */
+const without = (responses: Document, status: string, drop: (schema: any) => boolean) => {
   const content = responses[status]?.content?.["application/json"]
   if (!content) return
   const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !drop(schema))

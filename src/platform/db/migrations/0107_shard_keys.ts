@@ -1,6 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
+/** The rows that hang off an ad, and the rest of each one's key after the advertiser and the ad. */
+const adRows = [
+  ["ad_creatives", ""],
+  ["ad_embeddings", ", model"],
+  ["brand_ad_signals", ""],
+  ["brand_ad_stops", ", last_seen"]
+] as const
+
 /**
  * What sharding the corpus on Citus needs of the schema (issue 45; `citus.ts` distributes it),
  * done on every database, so that one PostgreSQL and a Citus coordinator run the same code:
@@ -20,22 +28,11 @@ import { Effect } from "effect"
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
-alter table ad_creatives add column advertiser_id bigint;
-update ad_creatives c set advertiser_id = a.advertiser_id from ads a where a.id = c.ad_id;
-alter table ad_creatives alter column advertiser_id set not null,
-  drop constraint ad_creatives_pkey, add constraint ad_creatives_pkey primary key (advertiser_id, ad_id);
-alter table ad_embeddings add column advertiser_id bigint;
-update ad_embeddings e set advertiser_id = a.advertiser_id from ads a where a.id = e.ad_id;
-alter table ad_embeddings alter column advertiser_id set not null,
-  drop constraint ad_embeddings_pkey, add constraint ad_embeddings_pkey primary key (advertiser_id, ad_id, model);
-alter table brand_ad_signals add column advertiser_id bigint;
-update brand_ad_signals s set advertiser_id = a.advertiser_id from ads a where a.id = s.ad_id;
-alter table brand_ad_signals alter column advertiser_id set not null,
-  drop constraint brand_ad_signals_pkey, add constraint brand_ad_signals_pkey primary key (advertiser_id, ad_id);
-alter table brand_ad_stops add column advertiser_id bigint;
-update brand_ad_stops s set advertiser_id = a.advertiser_id from ads a where a.id = s.ad_id;
-alter table brand_ad_stops alter column advertiser_id set not null,
-  drop constraint brand_ad_stops_pkey, add constraint brand_ad_stops_pkey primary key (advertiser_id, ad_id, last_seen);
+${adRows.map(([table, rest]) => `
+alter table ${table} add column advertiser_id bigint;
+update ${table} r set advertiser_id = a.advertiser_id from ads a where a.id = r.ad_id;
+alter table ${table} alter column advertiser_id set not null,
+  drop constraint ${table}_pkey, add constraint ${table}_pkey primary key (advertiser_id, ad_id${rest});`).join("\n")}
 
 alter table ads alter column id drop identity;
 create sequence ads_id_seq as bigint;
