@@ -1,18 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Either, Layer, Redacted } from "effect"
-import * as Database from "../src/platform/db/Database.js"
+import { Effect, Either, Layer } from "effect"
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { databaseMode, describeMode } from "../src/platform/db/mode/DatabaseMode.js"
-import { ingestAll, loadedSmallWorldServer, loadSmallWorld, recordsOf, smallWorldServerOn } from "./support/AdWorld.js"
-import { type CitusCluster, citusCluster, citusInstalled, stopNode } from "./support/CitusCluster.js"
-import { clientOn, databaseUrl, TestDatabaseUrl, withAdmin } from "./support/RunDatabases.js"
-import { adMovesToAnotherAdvertiser } from "./support/AdMoves.js"
-import { advertiser, ingestBrands } from "./support/BrandWorld.js"
-import { adOf, allIds, create, prefix } from "./support/SavedSearchWorld.js"
+import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
+import { citusInstalled, stopNode } from "./support/CitusCluster.js"
+import { clusterServer, Nodes } from "./support/CitusWorld.js"
 import { clientFor } from "./support/RpcCalls.js"
-import { tempDir } from "./support/TempDir.js"
 import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
 
 /**
@@ -22,18 +17,6 @@ import { account, balanceOf, call, keyHeader } from "./support/TestServer.js"
  * search on every shard, each shard's top rows merged on the coordinator.
  */
 
-/** The test's cluster, for what a test does on its nodes beside the server. */
-class Nodes extends Context.Tag("test/CitusNodes")<Nodes, CitusCluster>() {}
-
-/** The small world's server, its database a Citus cluster's coordinator. */
-const clusterWorld = Layer.unwrapScoped(Effect.gen(function*() {
-  const cluster = yield* citusCluster(yield* tempDir("citus-world"))
-  const database = clientOn.pipe(Layer.provideMerge(Layer.succeed(TestDatabaseUrl, databaseUrl(cluster.coordinator.adminUrl, "postgres"))))
-  return Layer.effectDiscard(loadSmallWorld).pipe(Layer.provideMerge(smallWorldServerOn(database, {})), Layer.merge(Layer.succeed(Nodes, cluster)))
-}))
-
-/** `migrate`, as the service runs it at start, on a database of a node. */
-const migrateOn = (url: string) => Database.migrate.pipe(Effect.provide(Database.clientLayer(Redacted.make(url))), Effect.orDie, Effect.scoped)
 
 const json = (key: string, body: unknown): RequestInit => ({
   method: "POST",
@@ -103,7 +86,7 @@ const rows = (text: string) => Effect.flatMap(SqlClient.SqlClient, (sql) => Effe
 const plan = (text: string) => Effect.map(rows(`explain ${text}`), (lines) => lines.map((line) => line["QUERY PLAN"]).join("\n"))
 
 describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", () => {
-  layer(clusterWorld, { timeout: 300_000 })((it) => {
+  layer(clusterServer(true), { timeout: 300_000 })((it) => {
     it.effect("the service finds a coordinator with two workers, and the corpus distributed as planned", () =>
       Effect.gen(function*() {
         const mode = yield* databaseMode
@@ -146,70 +129,6 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
            order by a.first_seen desc, a.id desc limit 50`)
         expect(keyword).toMatch(/Task Count: 32/)
         expect(keyword).toMatch(/Limit[\s\S]*Custom Scan \(Citus Adaptive\)[\s\S]*Limit/)
-      }))
-
-    it.effect("a database migrated on one PostgreSQL, then made a coordinator, is distributed at its next start with its ads", () =>
-      Effect.gen(function*() {
-        const { coordinator, workers } = yield* Nodes
-        const password = decodeURIComponent(new URL(coordinator.adminUrl).password)
-        for (const node of [coordinator, ...workers]) yield* withAdmin(node.adminUrl, (client) => client.query("create database moved"))
-        const moved = coordinator.urlFor("moved")
-        // One PostgreSQL: no Citus in the database; the migrations run; an advertiser and two ads.
-        yield* migrateOn(moved)
-        yield* withAdmin(moved, async (client) => {
-          await client.query(`insert into advertisers (platform, external_id, name, fetched_at, source, method, content_hash)
-                              values ('social', 'b1', 'B', now(), 'test', 'manual', 'h')`)
-          await client.query(`insert into ads (library, external_id, advertiser_id, status, first_seen, last_seen, days_running, format,
-                                               search_vector, fetched_at, source, method, content_hash)
-                              select 'social', 'ad-' || n, (select id from advertisers), 'active', now(), now(), 0, 'image', ''::tsvector,
-                                     now(), 'test', 'manual', 'h'
-                                from generate_series(1, 2) n`)
-        })
-        expect((yield* withAdmin(moved, (client) => client.query("select count(*)::int as n from ads"))).rows).toEqual([{ n: 2 }])
-        // Made a coordinator by its operator: the extension on every node, the nodes' password, the workers added.
-        for (const node of [coordinator, ...workers]) {
-          yield* withAdmin(node.urlFor("moved"), async (client) => {
-            await client.query("create extension citus")
-            await client.query("insert into pg_dist_authinfo (nodeid, rolename, authinfo) values (0, 'postgres', $1)", [`password=${password}`])
-          })
-        }
-        yield* withAdmin(moved, async (client) => {
-          await client.query("select citus_set_coordinator_host('127.0.0.1', $1)", [Number(new URL(coordinator.adminUrl).port)])
-          for (const worker of workers) await client.query("select citus_add_node('127.0.0.1', $1)", [Number(new URL(worker.adminUrl).port)])
-        })
-        // Its next start: distributed, its ads on the workers' shards, new ads numbered after them.
-        yield* migrateOn(moved)
-        const after = yield* withAdmin(moved, async (client) => ({
-          ads: (await client.query(`select count(*)::int as n from pg_dist_partition where logicalrelid = 'ads'::regclass and partmethod = 'h'`)).rows,
-          held: (await client.query(`select sum(result::int)::int as n from run_command_on_shards('ads', 'select count(*) from %s')`)).rows,
-          before: Number((await client.query(`select max(id)::text as id from ads`)).rows[0].id),
-          next: Number((await client.query(`insert into ads (library, external_id, advertiser_id, status, first_seen, last_seen, days_running, format,
-                                                      search_vector, fetched_at, source, method, content_hash)
-                                     select 'social', 'ad-3', id, 'active', now(), now(), 0, 'image', ''::tsvector, now(), 'test', 'manual', 'h'
-                                       from advertisers returning id::text`)).rows[0].id)
-        }))
-        expect({ ...after, later: after.next > after.before }).toMatchObject({ ads: [{ n: 1 }], held: [{ n: 2 }], later: true })
-      }))
-
-    it.effect("an ad imported again under another advertiser moves to that brand's shard, one row under its own id", () => adMovesToAnotherAdvertiser)
-
-    it.effect("an import of over a thousand ads, which then analyzes the tables it grew, runs on the cluster", () =>
-      Effect.gen(function*() {
-        const many = Array.from({ length: 1_001 }, (_, i) => ({
-          id: `bulk-${i}`, brand: "bulk-brand", firstDaysAgo: 1 + (i % 30), lastDaysAgo: 0, status: "active", format: "image", domain: "bulk.example"
-        } as const))
-        yield* ingestBrands([advertiser("bulk-brand", "Bulk")], many)
-        expect(yield* rows(`select count(*)::int as n from ads where external_id like 'bulk-%'`)).toEqual([{ n: 1_001 }])
-      }))
-
-    it.effect("a saved search is matched by the ads an import brings, and lists them, on the cluster", () =>
-      Effect.gen(function*() {
-        const { api_key } = yield* account({ plan: "pro" })
-        const created = yield* create(api_key, { name: "Zanzibarite", library: "social", filters: { q: "zanzibarite" } })
-        expect(created.status).toBe(200)
-        yield* ingestAll("advertisers", [advertiser("saved-brand", "Saved Brand")])
-        yield* ingestAll("ads", [adOf("zanzi-1", 3, { advertiser_external_id: "saved-brand", headline: "Zanzibarite lamps" }), adOf("other-1", 4, { advertiser_external_id: "saved-brand" })])
-        expect(yield* allIds(api_key, `${prefix}/${created.json.saved_search.id}/matches`, {})).toEqual(["zanzi-1"])
       }))
 
     // Last: it stops a worker (started again at its end, on another port).

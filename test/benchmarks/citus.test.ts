@@ -11,7 +11,7 @@ describe("benchmarks at the small scale", () => {
   // One PostgreSQL, then a Citus coordinator and two workers (issue 45), in one run.
   it.live.skipIf(!citusInstalled())("bench/citus.ts: runs to its end with every figure printed", () =>
     Effect.gen(function*() {
-      const { code, output } = yield* bench("bench/citus.ts", { BENCH_SAMPLES: "5" })
+      const { code, output } = yield* bench("bench/citus.ts", { BENCH_SAMPLES: "2" })
       expect(code, output.slice(-3_000)).toBe(0)
       expect(output).toMatch(/^ {2}CPU per ad: single server \d+ µs$/m)
       expect(output).toMatch(/^ {2}CPU per ad: coordinator \d+ µs, worker 1 \d+ µs, worker 2 \d+ µs$/m)
