@@ -32,7 +32,9 @@ const LanderRow = Schema.Struct({
   last_seen: Schema.NullOr(Schema.String),
   days_running: Schema.NullOr(Schema.Int),
   ads_count: Schema.Int,
-  row_id: Schema.String
+  row_id: Schema.String,
+  /** The newest ads' ids, read in the page's statement on one PostgreSQL (`adIdsColumn`). */
+  ad_ids: Schema.optional(Schema.Array(Schema.String))
 })
 type LanderRow = typeof LanderRow.Type
 const FavoriteRow = Schema.Struct({ ...LanderRow.fields, favorited_at: Schema.DateFromSelf })
@@ -40,9 +42,9 @@ const FavoriteRow = Schema.Struct({ ...LanderRow.fields, favorited_at: Schema.Da
 /** The newest ads of each lander of a page, by lander row id (`adIdsOf`). */
 const AdIdsRow = Schema.Struct({ row_id: Schema.String, ad_ids: Schema.Array(Schema.String) })
 
-const toLander = (ids: ReadonlyMap<string, ReadonlyArray<string>>) => ({ ads_count, row_id, ...row }: LanderRow): Lander => ({
+const toLander = (ids: ReadonlyMap<string, ReadonlyArray<string>>) => ({ ad_ids, ads_count, row_id, ...row }: LanderRow): Lander => ({
   ...row,
-  ads: { count: ads_count, ids: ids.get(row_id) ?? [] }
+  ads: { count: ads_count, ids: ad_ids ?? ids.get(row_id) ?? [] }
 })
 
 /** An instant as every view shows it. */
@@ -76,6 +78,10 @@ const viewColumns = `
   floor(extract(epoch from (l.last_seen - l.first_seen)) / 86400)::int as days_running,
   c.ads_count, l.id::text as row_id`
 
+/** A lander's newest ads' ids, in its page's statement: on one PostgreSQL (`adIdsOf`). */
+const adIdsColumn = `,
+  array(select a.external_id from ads a where a.lander_id = l.id order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids`
+
 /** What an add did; `present` and `full` (at the cap) wrote nothing. */
 export type Added = "added" | "present" | "full"
 
@@ -87,32 +93,26 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
     const read = yield* ReadSql
     const sharded = (yield* databaseMode)._tag === "Citus"
 
+    /** The page's columns: with each lander's newest ads on one PostgreSQL, a subquery per lander on its index. */
+    const pageColumns = sharded ? viewColumns : viewColumns + adIdsColumn
+
     /**
-     * The newest ads (up to `adIdsShown`) of each lander of a page, by a statement of its own. On
-     * one PostgreSQL a subquery per lander reads only those from the lander's index; on Citus,
-     * where a subquery correlated to a reference table is refused, the landers' ads are read from
-     * every shard and ranked on the coordinator.
+     * On Citus, the newest ads (up to `adIdsShown`) of each lander of a page, by a statement of
+     * its own: a subquery correlated to a reference table is refused there, so the landers' ads
+     * are read from every shard and ranked on the coordinator. On one PostgreSQL the page's own
+     * statement read them (`pageColumns`).
      */
     const adIdsOf = (client: SqlClient.SqlClient, rows: ReadonlyArray<LanderRow>) =>
-      rows.length === 0 ? Effect.succeed(new Map<string, ReadonlyArray<string>>()) : SqlSchema.findAll({
+      !sharded || rows.length === 0 ? Effect.succeed(new Map<string, ReadonlyArray<string>>()) : SqlSchema.findAll({
         Request: Schema.Void,
         Result: AdIdsRow,
-        execute: () => {
-          const ids = rows.map((row) => row.row_id)
-          return sharded
-            ? client`
-              select x.lander_id::text as row_id, array_agg(x.external_id order by x.n) as ad_ids
-                from (select a.lander_id, a.external_id,
-                             row_number() over (partition by a.lander_id order by a.first_seen desc, a.id desc) as n
-                        from ads a where a.lander_id = any(${ids}::bigint[])) x
-               where x.n <= ${adIdsShown}
-               group by x.lander_id`
-            : client`
-              select l.id::text as row_id,
-                     array(select a.external_id from ads a where a.lander_id = l.id
-                            order by a.first_seen desc, a.id desc limit ${adIdsShown}) as ad_ids
-                from unnest(${ids}::bigint[]) as l(id)`
-        }
+        execute: () => client`
+          select x.lander_id::text as row_id, array_agg(x.external_id order by x.n) as ad_ids
+            from (select a.lander_id, a.external_id,
+                         row_number() over (partition by a.lander_id order by a.first_seen desc, a.id desc) as n
+                    from ads a where a.lander_id = any(${rows.map((row) => row.row_id)}::bigint[])) x
+           where x.n <= ${adIdsShown}
+           group by x.lander_id`
       })(undefined).pipe(Effect.map((found) => new Map(found.map((row) => [row.row_id, row.ad_ids] as const))))
 
     const { endOf, startOf } = dayBounds(sql)
@@ -190,7 +190,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Request: Schema.Void,
             Result: LanderRow,
             execute: () => read`
-              select ${sql.literal(viewColumns)} from ${sql.literal(pageFrom(filters))}
+              select ${sql.literal(pageColumns)} from ${sql.literal(pageFrom(filters))}
                where ${where(filters)}
                order by ${orderOf(sort, filters.q)}
                limit ${window.limit} offset ${window.offset}`
@@ -233,7 +233,7 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
             Request: Schema.Void,
             Result: FavoriteRow,
             execute: () => sql`
-              select ${sql.literal(viewColumns)}, f.created_at as favorited_at
+              select ${sql.literal(pageColumns)}, f.created_at as favorited_at
                 from lander_favorites f join ${sql.literal(landersWithCounts)} on l.id = f.lander_id
                where f.account_id = ${account}::uuid
                order by f.created_at desc, f.seq desc

@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { databaseMode } from "../../platform/db/mode/DatabaseMode.js"
 import { ReadSql } from "../../platform/db/Replicas.js"
 import { AdFormat, AdLibrary, AdStatus, MediaAsset, SearchCreative } from "../records/Ads.js"
 import type { Fragment } from "@effect/sql/Statement"
@@ -156,6 +158,7 @@ export const toView = (r: AdRow): AdView => ({
 
 const decodeRanked = decodeAdRows({ sort_value: Schema.NullOr(Schema.String) })
 const decodeDetail = decodeAdRows({
+  variants: Schema.optional(Schema.Array(Schema.String)),
   lander: Schema.NullOr(AdLanderRef),
   store: Schema.NullOr(AdStoreRef)
 })
@@ -164,10 +167,21 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
   effect: Effect.gen(function*() {
     // Research reads: on a healthy replica when one is configured, read-only either way (issue 31).
     const sql = yield* ReadSql
+    const sharded = (yield* Effect.provideService(databaseMode, SqlClient.SqlClient, sql))._tag === "Citus"
 
     const { endOf, startOf } = dayBounds(sql)
 
-    /** The newest 100 other ads of an ad's library in its variant group. */
+    /**
+     * The newest 100 other ads of an ad's library in its variant group, in the ad's own statement
+     * on one PostgreSQL; on Citus by a query of their own (`variantsOf`): they are ads of any
+     * advertiser, on any shard, where a subquery correlated to the ad would not run.
+     */
+    const variantsColumn = sharded ? sql`` : sql`,
+                 coalesce((select array_agg(v.external_id order by v.first_seen desc, v.id desc) from (
+                    select o.id, o.external_id, o.first_seen from ads o
+                     where o.variant_group = a.variant_group and o.library = a.library and o.id <> a.id
+                     order by o.first_seen desc, o.id desc limit 100) v), '{}') as variants`
+    /** The same, read on its own (Citus). */
     const variantsOf = (ad: { readonly row_id: string; readonly library: string; readonly variant_group: string | null }) =>
       ad.variant_group === null ? Effect.succeed<ReadonlyArray<string>>([]) : sql`
         select o.external_id from ads o
@@ -236,7 +250,8 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
 
     /** The row ids of the advertisers the advertiser filter names (one per library at most); none without the filter. */
     const advertiserRows = (libraries: ReadonlyArray<Library>, f: AdFilters): Effect.Effect<ReadonlyArray<string> | undefined> =>
-      f.advertiser_id === undefined ? Effect.succeed(undefined) : sql`
+      // On one PostgreSQL the filter's subquery costs no round trip of its own.
+      f.advertiser_id === undefined || !sharded ? Effect.succeed(undefined) : sql`
         select id::text as id from advertisers where external_id = ${f.advertiser_id} and platform = any(${libraries}::text[])`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))),
         Effect.map((rows) => rows.map((row) => row.id)),
@@ -275,18 +290,14 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
         )
       }),
 
-      /**
-       * One ad of a library by its id, with its variants, lander and store. The variants by a
-       * query of their own: they are ads of any advertiser, on any shard on Citus, where a
-       * subquery correlated to the ad would not run.
-       */
+      /** One ad of a library by its id, with its variants (`variantsColumn`), lander and store. */
       find: (library: Library, externalId: AdId): Effect.Effect<Option.Option<AdDetail["data"]>> =>
         sql`
           select ${sql.literal(viewColumns)},
                  (select json_build_object('id', l.external_id, 'url', l.url, 'domain', l.domain, 'title', l.title, 'page_type', l.page_type)
                     from landers l where l.id = a.lander_id) as lander,
                  (select json_build_object('id', s.external_id, 'domain', s.domain, 'name', s.name, 'platform', s.platform)
-                    from stores s where s.id = a.store_id) as store
+                    from stores s where s.id = a.store_id) as store${variantsColumn}
             from ads a join advertisers adv on adv.id = a.advertiser_id
            where a.library = ${library} and a.external_id = ${externalId}`.pipe(
           Effect.orDie,
@@ -295,7 +306,8 @@ export class AdSearchRepo extends Effect.Service<AdSearchRepo>()("adintel/AdSear
             const r = rows[0]
             return r === undefined
               ? Effect.succeed(Option.none())
-              : Effect.map(variantsOf(r), (variants) => Option.some({ ...toView(r), variants, lander: r.lander, store: r.store }))
+              : Effect.map(r.variants === undefined ? variantsOf(r) : Effect.succeed(r.variants), (variants) =>
+                Option.some({ ...toView(r), variants, lander: r.lander, store: r.store }))
           })
         ),
 
