@@ -37,16 +37,16 @@ import { WebhooksContract } from "../notifications/webhooks/Api.js"
 type Document = Record<string, any>
 
 const isDecodeError = (schema: any) => schema?.$ref === "#/components/schemas/HttpApiDecodeError"
-const isCorpusUnavailable = (schema: any) => schema?.$ref === "#/components/schemas/CorpusUnavailable"
+/** A response's schema in the document: a reference to a named component, or an inline one. */
+type SchemaRef = { readonly $ref?: string } | undefined
 
-/**
- * `responses[status]` without the schemas `drop` matches; gone when none is left. (`any`: the
- * document's parts, as `Document` types them.)
- */
-const without = (responses: Document, status: string, drop: (schema: any) => boolean) => {
+const isCorpusUnavailable = (schema: SchemaRef) => schema?.$ref === "#/components/schemas/CorpusUnavailable"
+
+/** `responses[status]` without the schemas `drop` matches; gone when none is left. */
+const without = (responses: Document, status: string, drop: (schema: SchemaRef) => boolean) => {
   const content = responses[status]?.content?.["application/json"]
   if (!content) return
-  const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: any) => !drop(schema))
+  const kept = (content.schema?.anyOf ?? [content.schema]).filter((schema: SchemaRef) => !drop(schema))
   if (kept.length === 0) delete responses[status]
   else responses[status] = { ...responses[status], content: { "application/json": { ...content, schema: kept.length === 1 ? kept[0] : { anyOf: kept } } } }
 }
