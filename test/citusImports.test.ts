@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Deferred, Effect, Fiber, Redacted, Stream } from "effect"
 import * as Database from "../src/platform/db/Database.js"
+import { defaultLanes, Ingest, laneOf } from "../src/ingest/Ingest.js"
+import { adLockSpace } from "../src/ingest/IngestRepo.js"
+import { landers as fixtureLanders } from "./fixtures/world.js"
 import { ingestAll } from "./support/AdWorld.js"
 import { adMovesToAnotherAdvertiser } from "./support/AdMoves.js"
 import { advertiser, ingestBrands } from "./support/BrandWorld.js"
@@ -20,7 +23,8 @@ import { account } from "./support/TestServer.js"
 /** `migrate`, as the service runs it at start, on a database of a node. */
 const migrateOn = (url: string) => Database.migrate.pipe(Effect.provide(Database.clientLayer(Redacted.make(url))), Effect.orDie, Effect.scoped)
 
-const rows = (text: string) => Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.orDie(sql.unsafe<Record<string, unknown>>(text)))
+const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.orDie(sql.unsafe<Record<string, unknown>>(text, params)))
 
 describe.skipIf(!citusInstalled())("imports and schema on a Citus cluster (issue 45)", () => {
   layer(clusterServer(false), { timeout: 300_000 })((it) => {
@@ -76,6 +80,60 @@ describe.skipIf(!citusInstalled())("imports and schema on a Citus cluster (issue
         } as const))
         yield* ingestBrands([advertiser("bulk-brand", "Bulk")], many)
         expect(yield* rows(`select count(*)::int as n from ads where external_id like 'bulk-%'`)).toEqual([{ n: 1_001 }])
+      }))
+
+    it.effect("ads of many brands and landers are written in two lanes at once, and every lander's count is its ads'", () =>
+      Effect.gen(function*() {
+        const landers = Array.from({ length: 6 }, (_, i) => ({
+          ...fixtureLanders[0], external_id: `lanes-lander-${i}`, url: `https://lanes.example/${i}`, domain: "lanes.example", store_external_id: null
+        }))
+        yield* ingestAll("landers", landers)
+        yield* ingestAll("advertisers", Array.from({ length: 12 }, (_, i) => advertiser(`lanes-brand-${i}`, `Lanes ${i}`)))
+        // 1,500 ads over 12 brands (both workers' shards) and 6 landers, in both lanes; imported
+        // again, each moves to the next lander: both lanes move the same landers' counts.
+        const adsOn = (shift: number) => Array.from({ length: 1_500 }, (_, i) =>
+          adOf(`lanes-${i}`, i % 30, { advertiser_external_id: `lanes-brand-${i % 12}`, lander_external_id: `lanes-lander-${(i + shift) % 6}`, headline: `Lanes ${shift}` }))
+        const laneOfAd = (ad: { library: string; external_id: string }) => laneOf(`${ad.library}/${ad.external_id}`, defaultLanes)
+        const countOf = (ads: ReadonlyArray<{ external_id: string }>) =>
+          rows(`select count(*)::int as n from ads where external_id = any($1::text[])`, [ads.map((ad) => ad.external_id)])
+        const counts = rows(`
+          select l.external_id, c.ads_count, coalesce(a.n, 0)::int as ads
+            from landers l join lander_ad_counts c on c.lander_id = l.id
+            left join (select lander_id, count(*) as n from ads group by lander_id) a on a.lander_id = l.id
+           where l.domain = 'lanes.example' order by l.external_id`)
+        // The lanes write at once: while one ad's lock (the one `adsBefore` takes) is held by
+        // another transaction, its lane waits, and the other lane writes all of its ads.
+        const first = adsOn(0)
+        const stuck = first.filter((ad) => laneOfAd(ad) === laneOfAd(first[0]!))
+        const free = first.filter((ad) => laneOfAd(ad) !== laneOfAd(first[0]!))
+        const sql = yield* SqlClient.SqlClient
+        const [held, release, freeWritten] = yield* Effect.all([Deferred.make<void>(), Deferred.make<void>(), Deferred.make<void>()])
+        const holder = yield* Effect.fork(sql.withTransaction(
+          sql`select pg_advisory_xact_lock(hashtextextended(${`social/${first[0]!.external_id}`}, ${adLockSpace}))`.pipe(
+            Effect.zipRight(Deferred.succeed(held, undefined)),
+            Effect.zipRight(Deferred.await(release))
+          )
+        ))
+        yield* Deferred.await(held)
+        const importing = yield* Effect.fork(Effect.flatMap(Ingest, (ingest) =>
+          ingest.records("ads", Stream.fromIterable(first), (progress) =>
+            progress.accepted >= free.length ? Deferred.succeed(freeWritten, undefined) : Effect.void)))
+        yield* Deferred.await(freeWritten)
+        expect([yield* countOf(free), yield* countOf(stuck)]).toEqual([[{ n: free.length }], [{ n: 0 }]])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        expect((yield* Fiber.join(importing)).rejected).toBe(0)
+        yield* Effect.flatMap(Ingest, (ingest) => ingest.settled)
+        expect(yield* counts).toEqual(landers.map((l) => ({ external_id: l.external_id, ads_count: 250, ads: 250 })))
+        yield* ingestAll("ads", adsOn(1))
+        expect(yield* counts).toEqual(landers.map((l) => ({ external_id: l.external_id, ads_count: 250, ads: 250 })))
+        // Their shards are on both workers.
+        const advertisers = (yield* rows(`select distinct advertiser_id::text as id from ads where external_id like 'lanes-%'`)).map((r) => r["id"])
+        expect(yield* rows(`
+          select count(distinct nodeport)::int as n from citus_shards
+           where table_name = 'ads'::regclass
+             and shardid in (select get_shard_id_for_distribution_column('ads', id) from unnest($1::bigint[]) id)`, [advertisers]))
+          .toEqual([{ n: 2 }])
       }))
 
     it.effect("a saved search is matched by the ads an import brings, and lists them, on the cluster", () =>

@@ -57,6 +57,15 @@ export interface Entity<A> {
   readonly tables: ReadonlyArray<string>
   /** Concurrent write lanes; 1 where records of a file refer to each other. */
   readonly lanes?: number
+  /**
+   * Lanes on a Citus coordinator, where they differ from `lanes`: 1 for the entities written
+   * into reference tables (`platform/db/migrations/citus.ts`). Citus locks a reference table's
+   * copies for each transaction that writes it until it commits, so a second lane would only
+   * wait; and two lanes whose statements lock several of them in turn deadlock (seen with the
+   * landers' three tables). The ads write one (their landers' counts), once, late in each
+   * batch: their lanes take turns there and write their shards at once before it.
+   */
+  readonly citusLanes?: number
 }
 
 /** Same record, same hash: an unchanged record is never rewritten. */
@@ -176,6 +185,7 @@ const regional = (record: { readonly region: string; readonly external_id: strin
 export const entities = {
   advertisers: {
     tables: ["advertisers"],
+    citusLanes: 1,
     schema: records.advertisers.schema,
     key: (a) => `${a.platform}/${a.external_id}`,
     write: (repo, batch) =>
@@ -189,12 +199,14 @@ export const entities = {
   } satisfies Entity<Advertiser>,
   stores: {
     tables: ["stores"],
+    citusLanes: 1,
     schema: records.stores.schema,
     key: (s) => s.external_id,
     write: plain<Store>(tables.stores)
   } satisfies Entity<Store>,
   landers: {
     tables: ["landers"],
+    citusLanes: 1,
     schema: records.landers.schema,
     key: (l) => l.external_id,
     write: (repo, batch) =>
@@ -300,6 +312,7 @@ export const entities = {
   // are computed again from all of them.
   "store-products": {
     tables: ["store_products"],
+    citusLanes: 1,
     schema: records["store-products"].schema,
     key: (p) => `${p.store_external_id}/${p.external_id}`,
     write: plain<StoreProduct>(tables.storeProducts)

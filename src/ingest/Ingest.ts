@@ -172,9 +172,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
     ): Effect.Effect<IngestReport, E, R> => {
       // (`any`: the entity's record type depends on `name`; each entity's schema and writer agree on it.)
       const entity: Entity<any> = entities[name]
-      // On Citus one lane: each batch's statements already write every shard at once, and two
-      // lanes' writes to the reference tables (lander counts) would lock their copies in turn.
-      const lanes = repo.sharded ? 1 : entity.lanes ?? defaultLanes
+      const lanes = (repo.sharded ? entity.citusLanes : undefined) ?? entity.lanes ?? defaultLanes
       const decode = recordDecoder(entity.schema)
 
       const check = ({ line, value }: Parsed): Checked => {

@@ -284,7 +284,7 @@ const positionalRecordset = (columns: ReadonlyArray<Column>) => {
 const positionalRow = (names: ReadonlyArray<string>) => (row: Row) => names.map((name) => row[name])
 
 /** The advisory lock space of the import's per-ad locks (`adsBefore`): a seed of `hashtextextended`. */
-const adLockSpace = 45
+export const adLockSpace = 45
 
 /** What `upsertStatement` answers: the rows its `returning` gave, and each line left out with the index of its first missing reference. */
 interface UpsertResult {
@@ -676,17 +676,21 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
       missingSubjects,
       missingStoreProducts,
       upsertStoreObservations,
+      /** Whether the corpus is sharded (a Citus coordinator, `citus.ts`). */
+      sharded,
       /**
        * Runs a batch's statements in one transaction: a batch is written whole or not at all.
        * A value the schemas let through but the database refuses (a data exception or a
        * constraint, SQLSTATE classes 22 and 23) is `DataRefused`, with PostgreSQL's reason;
        * anything else (connection, disk) stays a defect.
        */
-      /** Whether the corpus is sharded (a Citus coordinator, `citus.ts`). */
-      sharded,
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | DataRefused, R> =>
-        // On Citus a batch reads what it wrote to many shards in one transaction: over one
-        // connection per node (Citus refuses to read a shard written over another connection).
+        // On Citus a batch reads what it wrote to many shards in one transaction, so it writes
+        // them over one connection per worker: the workers at once, a worker's shards in turn
+        // (Citus's sequential mode). Over several connections to a worker, a later statement
+        // that joins what two of them wrote is refused ("cannot perform query with placements
+        // that were modified over multiple connections"). The lanes (`Ingest`) are the other
+        // parallelism: each lane's transaction has its own connections.
         sql.withTransaction(sharded ? Effect.zipRight(run(`set local citus.multi_shard_modify_mode to 'sequential'`, []), effect) : effect).pipe(
           Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die),
           Effect.catchSomeDefect((defect) => Option.map(dataException(defect), (reason) => Effect.fail(new DataRefused({ reason }))))
