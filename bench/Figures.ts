@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs"
 import pg from "pg"
-import { percentile } from "./Scratch.js"
+import { percentile, serversOf } from "./Scratch.js"
 
 /** Clock ticks a second of `/proc/<pid>/stat` times (USER_HZ): 100 on every Linux this runs on. */
 const ticksPerSecond = 100
@@ -26,7 +26,7 @@ const statOf = (pid: number) => {
  * process it runs (backends, workers), and those it has reaped (parallel workers that ended).
  * `undefined` when that server is not a process of this machine (or `/proc` cannot say).
  */
-export const pgCpuMeter = async (url: string): Promise<(() => number) | undefined> => {
+const serverCpuMeter = async (url: string): Promise<(() => number) | undefined> => {
   const client = new pg.Client({ connectionString: url })
   try {
     await client.connect()
@@ -56,6 +56,32 @@ export const pgCpuMeter = async (url: string): Promise<(() => number) | undefine
   } finally {
     await client.end().catch(() => undefined)
   }
+}
+
+/** A server of the database under test, and its CPU meter. */
+export interface NodeCpu {
+  readonly name: string
+  readonly cpu: () => number
+}
+
+/**
+ * The CPU meter of each server that holds the database at `url` (`serversOf`: a Citus cluster's
+ * nodes, coordinator first; else its one server). `undefined` when one is not metered here.
+ */
+export const nodeCpuMeters = async (url: string): Promise<ReadonlyArray<NodeCpu> | undefined> => {
+  const nodes: Array<NodeCpu> = []
+  for (const [name, server] of serversOf(url)) {
+    const cpu = await serverCpuMeter(server)
+    if (cpu === undefined) return undefined
+    nodes.push({ name, cpu })
+  }
+  return nodes
+}
+
+/** The CPU milliseconds every server holding the database at `url` has used so far (`nodeCpuMeters`, summed). */
+export const pgCpuMeter = async (url: string): Promise<(() => number) | undefined> => {
+  const nodes = await nodeCpuMeters(url)
+  return nodes === undefined ? undefined : () => nodes.reduce((sum, node) => sum + node.cpu(), 0)
 }
 
 /** One timed call: wall milliseconds and, when measured, PostgreSQL CPU milliseconds. */

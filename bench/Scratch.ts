@@ -17,6 +17,7 @@ import { Ingest } from "../src/ingest/Ingest.js"
 import { type Cluster, ensureDatabase, startCluster } from "../src/platform/db/EmbeddedPostgres.js"
 import { ShopRollups } from "../src/shop/search/ShopRollups.js"
 import { progressLine } from "../src/platform/Progress.js"
+import { citusCluster, citusInstalled } from "../test/support/CitusCluster.js"
 
 /** What every benchmark server and its accounts share. */
 export const secret = "bench-key-encryption-secret-0123456789"
@@ -187,6 +188,71 @@ export const withBenchDatabase = <A>(name: string, use: (url: string, dir: strin
   return existing === undefined
     ? withScratchDatabase(name, (url, dir) => use(url, dir, false))
     : withTempDir(name, (dir) => use(existing, dir, true))
+}
+
+/** The scratch Citus clusters `withCitusDatabase` started: each node's name and URL, by the coordinator's database URL. */
+const citusNodes = new Map<string, ReadonlyArray<readonly [name: string, url: string]>>()
+
+/** The servers that hold the database at `url`: a scratch Citus cluster's nodes, coordinator first, else its one server. */
+export const serversOf = (url: string): ReadonlyArray<readonly [name: string, url: string]> => citusNodes.get(url) ?? [["PostgreSQL", url]]
+
+/**
+ * A fresh Citus cluster on this machine (issue 45): a coordinator and two workers of Debian's
+ * PostgreSQL 15 with Citus (test/support/CitusCluster.ts), stopped and removed after `use`
+ * whatever happens, interrupted too. `use` gets the coordinator's database.
+ */
+const withCitusDatabase = <A>(name: string, use: (url: string, dir: string) => Promise<A>): Promise<A> => {
+  if (!citusInstalled()) throw new Error("BENCH_DATABASES=citus: Citus is not installed here (Debian's postgresql-15 with Citus; .ci/run installs it)")
+  return withTempDir(name, (dir) =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const { coordinator, workers } = yield* citusCluster(path.join(dir, "nodes"))
+      // Interrupted (Ctrl-C, SIGTERM), the nodes stop too: the scope that would stop them does not close.
+      yield* Effect.acquireRelease(
+        Effect.sync(() => onInterrupt(() => Promise.all([coordinator, ...workers].map((node) => node.stop())))),
+        (forget) => Effect.sync(forget)
+      )
+      const url = coordinator.adminUrl
+      citusNodes.set(url, [["coordinator", url], ...workers.map((worker, i) => [`worker ${i + 1}`, worker.adminUrl] as const)])
+      return yield* Effect.ensuring(Effect.promise(() => use(url, dir)), Effect.sync(() => citusNodes.delete(url)))
+    }))))
+}
+
+const databaseKinds = ["single", "citus"] as const
+
+/**
+ * `BENCH_DATABASES` (issue 45): the databases a benchmark measures, one after the other in one
+ * run, so that their figures compare: `single` (one PostgreSQL, as `withBenchDatabase` gives
+ * it) and `citus` (a fresh coordinator and two workers); `fallback` when unset.
+ */
+export const benchDatabases = (fallback = "single") => {
+  const names = (process.env["BENCH_DATABASES"] ?? fallback).split(",").map((name) => name.trim())
+  for (const name of names) {
+    if (!(databaseKinds as ReadonlyArray<string>).includes(name)) throw new Error(`BENCH_DATABASES: ${JSON.stringify(name)} is neither single nor citus`)
+  }
+  return names as ReadonlyArray<typeof databaseKinds[number]>
+}
+
+/** What `eachBenchDatabase` prints above each database's figures. */
+const headings = {
+  single: "One PostgreSQL",
+  citus: "Citus: a coordinator and two workers on this machine (CPU figures: every node's together)"
+} as const
+
+/**
+ * Runs `use` on each database `BENCH_DATABASES` names (`benchDatabases`), each headed by what it
+ * is when there are several or it is a cluster. A cluster is always fresh (`loaded` false).
+ */
+export const eachBenchDatabase = async (
+  name: string,
+  use: (url: string, dir: string, loaded: boolean) => Promise<void>,
+  fallback = "single"
+) => {
+  const databases = benchDatabases(fallback)
+  for (const database of databases) {
+    if (databases.length > 1 || database === "citus") console.log(`\n== ${headings[database]} ==`)
+    if (database === "citus") await withCitusDatabase(name, (url, dir) => use(url, dir, false))
+    else await withBenchDatabase(name, use)
+  }
 }
 
 /** Runs a benchmark's main function; a failure prints and exits 1 (unless the benchmark was interrupted). */

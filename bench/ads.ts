@@ -18,6 +18,9 @@
  * `BENCH_COUNTING=alongside`, by the server's counting fiber as the import goes, the server
  * started first, as a deployment imports.
  *
+ * `BENCH_DATABASES=single,citus` (issue 45) measures one PostgreSQL, then a Citus coordinator and
+ * two workers, in one run; on the cluster the CPU figures are every node's together.
+ *
  * `BENCH_PARTS` (a comma-separated list; all of them by default) measures only some parts on the
  * loaded world: `searches` (the shapes above and the scroll walks), `brand-tabs`, `landers` (the
  * lander library and the trend routes), `brands` (the tracker and the inbox), `window-move` (the
@@ -30,7 +33,7 @@ import { measureBrandTabs } from "./brandTabs.js"
 import { measureBrands } from "./brands.js"
 import { landersAndTrends, windowMove } from "./landers.js"
 import { Figures, pgCpuMeter } from "./Figures.js"
-import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, warmUpRounds, withBenchDatabase } from "./Scratch.js"
+import { createAccounts, importWorld, keywordsOf, percentile, runBench, settle, startServer, storagePerAd, type Timed, timedClient, warmUpRounds, eachBenchDatabase } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Requests per measured shape. */
@@ -159,4 +162,4 @@ const searches = async (request: (route: string, body?: unknown) => Promise<Time
   console.log(`magic-ai text p95: ${percentile(figures.ms("magic-ai text"), 95).toFixed(1)} ms   (goal < 150 ms)`)
 }
 
-runBench(() => withBenchDatabase("bench-ads", measure))
+runBench(() => eachBenchDatabase("bench-ads", measure))

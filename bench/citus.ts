@@ -15,28 +15,18 @@
  * BENCH_SCALE (default demo), BENCH_SAMPLES (calls per shape, default 100), BENCH_DATABASES (which
  * of `single` and `citus` to measure, default both).
  */
-import { Effect } from "effect"
 import * as path from "node:path"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { citusCluster, citusInstalled } from "../test/support/CitusCluster.js"
-import { pgCpuMeter } from "./Figures.js"
-import { createAccounts, importWorld, keywordsOf, onInterrupt, percentile, runBench, settle, startServer, timedClient, withScratchDatabase, withTempDir } from "./Scratch.js"
+import { type NodeCpu, nodeCpuMeters } from "./Figures.js"
+import { createAccounts, eachBenchDatabase, importWorld, keywordsOf, percentile, runBench, settle, startServer, timedClient } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 100)
 const seed = 1
-const databases = new Set((process.env["BENCH_DATABASES"] ?? "single,citus").split(",").map((name) => name.trim()))
-for (const name of databases) if (name !== "single" && name !== "citus") throw new Error(`BENCH_DATABASES: ${JSON.stringify(name)} is neither single nor citus`)
-
-/** A node of the database under test, and its CPU meter (bench/Figures.ts). */
-interface Node {
-  readonly name: string
-  readonly cpu: () => number
-}
 
 /** CPU milliseconds each node spent while `work` ran. */
-const spent = async <A>(nodes: ReadonlyArray<Node>, work: () => Promise<A>) => {
+const spent = async <A>(nodes: ReadonlyArray<NodeCpu>, work: () => Promise<A>) => {
   const before = nodes.map((node) => node.cpu())
   const result = await work()
   return { result, cpu: nodes.map((node, i) => node.cpu() - before[i]!) }
@@ -69,14 +59,10 @@ const shapes = (words: ReadonlyArray<string>): ReadonlyArray<readonly [string, (
 ]
 
 /** Loads the world into the database at `url`, then measures the shapes against a server on it. */
-const measure = async (label: string, url: string, dir: string, nodeUrls: ReadonlyArray<readonly [string, string]>) => {
-  const nodes: Array<Node> = []
-  for (const [name, nodeUrl] of nodeUrls) {
-    const cpu = await pgCpuMeter(nodeUrl)
-    if (cpu === undefined) throw new Error(`${name}: its server's CPU cannot be read from /proc`)
-    nodes.push({ name, cpu })
-  }
-  console.log(`\n${label}: scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
+const measure = async (url: string, dir: string) => {
+  const nodes = await nodeCpuMeters(url)
+  if (nodes === undefined) throw new Error("a server of the database is not a process of this machine: its CPU cannot be read from /proc")
+  console.log(`Scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads). Loading…`)
   const started = performance.now()
   // What the shapes read: the ads and what they link to (the short-video shop stays on the coordinator either way).
   const load = await spent(nodes, () => importWorld(url, { scale: scaleName, seed, only: ["stores", "landers", "advertisers", "ads"] }).then(() => settle(url)))
@@ -85,7 +71,7 @@ const measure = async (label: string, url: string, dir: string, nodeUrls: Readon
   console.log(`  imported in ${seconds.toFixed(1)} s: ${(ads / seconds).toFixed(0)} ads/s (stores, landers, advertisers and ads, their trends counted)`)
   console.log(`  CPU per ad: ${nodes.map((node, i) => `${node.name} ${((load.cpu[i]! * 1000) / ads).toFixed(0)} µs`).join(", ")}`)
   const [key] = await createAccounts(url, 1)
-  const server = await startServer(url, path.join(dir, `${label.replace(/\W+/g, "-")}.log`), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
+  const server = await startServer(url, path.join(dir, "server.log"), { RATE_LIMIT_PER_MINUTE: "100000", DEMO_DATA: "false" })
   try {
     const request = timedClient(`http://127.0.0.1:${server.port}`, key!)
     const words = queries()
@@ -110,21 +96,4 @@ const measure = async (label: string, url: string, dir: string, nodeUrls: Readon
   }
 }
 
-runBench(async () => {
-  if (!citusInstalled()) throw new Error("Citus is not installed here: Debian's postgresql-15 with Citus (.ci/run installs it)")
-  if (databases.has("single")) await withScratchDatabase("citus-bench-single", (url, dir) => measure("One PostgreSQL", url, dir, [["single server", url]]))
-  if (databases.has("citus")) await withTempDir("citus-bench-cluster", (dir) =>
-    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const { coordinator, workers } = yield* citusCluster(path.join(dir, "nodes"))
-      // Interrupted (Ctrl-C, SIGTERM), the nodes stop too: the scope that would stop them does not close.
-      yield* Effect.acquireRelease(
-        Effect.sync(() => onInterrupt(() => Promise.all([coordinator, ...workers].map((node) => node.stop())))),
-        (forget) => Effect.sync(forget)
-      )
-      yield* Effect.promise(() =>
-        measure("Citus, a coordinator and two workers", coordinator.adminUrl, dir, [
-          ["coordinator", coordinator.adminUrl],
-          ...workers.map((worker, i): readonly [string, string] => [`worker ${i + 1}`, worker.adminUrl])
-        ]))
-    }))))
-})
+runBench(() => eachBenchDatabase("citus-bench", measure, "single,citus"))

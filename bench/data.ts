@@ -9,6 +9,8 @@
  * says where each microsecond of an ad goes, with the database's own ceiling: the same records,
  * validated beforehand, written again into an emptied table by the same write plan in the same
  * number of concurrent lanes, with no stream, parsing or validation in the way.
+ * `BENCH_DATABASES=single,citus` (issue 45) loads one PostgreSQL, then a Citus coordinator and two
+ * workers, in one run: the ads' line then gives each node's CPU an ad.
  */
 import { SavedSearches } from "../src/ads/savedSearches/SavedSearches.js"
 import { ImportEvents } from "../src/access/events/ImportEvents.js"
@@ -21,7 +23,7 @@ import { entityNames } from "../src/ingest/Records.js"
 import * as Database from "../src/platform/db/Database.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
 import { adsImportProfile } from "./importProfile.js"
-import { runBench, withScratchDatabase } from "./Scratch.js"
+import { eachBenchDatabase, runBench } from "./Scratch.js"
 import { explainShapes } from "./shapes.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
@@ -29,7 +31,7 @@ const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 const only = process.env["BENCH_ENTITIES"]?.split(",")
 
 runBench(() =>
-  withScratchDatabase("bench", async (url) => {
+  eachBenchDatabase("bench", async (url) => {
     const db = Database.clientLayer(Redacted.make(url)).pipe(
       Layer.tap((context) => Effect.provide(Database.migrate, context))
     )

@@ -1,16 +1,21 @@
 /**
  * `npm run bench:fanout` (issue 31, docs/SCALING.md "Simulating the fan-out"): what a sharded
- * corpus's fan-out costs a keyword search, simulated on one server. The ads are copied into N
- * native hash partitions (N = 4 and 16; N = 1 is the table itself), each with the search's own
- * indexes, and the ad search repository itself runs against each (its `ads` found through the
- * connection's `search_path`): PostgreSQL plans a per-partition search under a merge, as Citus
- * would plan a per-shard top-k under a merge on the coordinator.
+ * corpus's fan-out costs a keyword search.
+ * - On one PostgreSQL, simulated: the ads are copied into N native hash partitions (N = 4 and 16;
+ *   N = 1 is the table itself), each with the search's own indexes, and the ad search repository
+ *   itself runs against each (its `ads` found through the connection's `search_path`):
+ *   PostgreSQL plans a per-partition search under a merge, as Citus plans a per-shard top-k
+ *   under a merge on the coordinator.
+ * - On a Citus cluster (`BENCH_DATABASES=citus`, issue 45), for real: the ads are copied into
+ *   distributed tables of N shards (N = 1, 4 and 16 beside the service's own `ads`, 32 shards by
+ *   default), and the same repository searches each.
  *
  * Prints, per N: p50 and p95 of the same keyword searches (two words of an ad's headline, a
- * country and `status=active`, sorted by relevance, one page), and the rows the plans read per
- * search (EXPLAIN ANALYZE of the page's id-picking step, the part that fans out), with each
- * p95 against N = 1's in the same run. One machine's cores are shared by every partition, so
- * this measures the cost of splitting, not the speed-up of spreading.
+ * country and `status=active`, sorted by relevance, one page), the rows the plans read per
+ * search (EXPLAIN ANALYZE of the page's id-picking step, the part that fans out; on Citus every
+ * shard's plan), with each p95 against N = 1's in the same run, and the database's CPU per
+ * search (on Citus every node's together). One machine's cores are shared by every partition
+ * and node, so this measures the cost of splitting, not the speed-up of spreading.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option } from "effect"
@@ -18,37 +23,61 @@ import pg from "pg"
 import { AdSearchRepo } from "../src/ads/library/AdSearchRepo.js"
 import { type ScaleName, scales } from "../src/demo/World.js"
 import { ReadSql } from "../src/platform/db/Replicas.js"
-import { importWorld, keywordsOf, percentile, runBench, withBenchDatabase } from "./Scratch.js"
+import { pgCpuMeter } from "./Figures.js"
+import { eachBenchDatabase, importWorld, keywordsOf, percentile, runBench } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "bench") as ScaleName
 /** Keyword searches per N. */
 const samples = Number(process.env["BENCH_SAMPLES"] ?? 200)
-const partitionCounts = [1, 4, 16] as const
+/** The shard or partition counts copied, beside the table itself (a partition of one on one PostgreSQL; its own shard count on Citus). */
+const copiedCounts = [1, 4, 16] as const
 const countries = ["US", "GB", "CA", "AU", "DE"]
 
+/** A layout of the ads searched: N partitions or shards, under a schema of its own (`public`: the service's own `ads`). */
+interface Layout {
+  readonly n: number
+  readonly schema: string
+}
 
-const schemaOf = (n: number) => (n === 1 ? "public" : `fanout_${n}`)
+/** The layouts measured, fewest shards first: the service's own `ads` and the copies. */
+const layoutsOf = async (client: pg.Client, citus: boolean): Promise<ReadonlyArray<Layout>> => {
+  const own = citus
+    ? Number((await client.query<{ n: string }>(`select count(*)::text as n from pg_dist_shard where logicalrelid = 'ads'::regclass`)).rows[0]!.n)
+    : 1
+  return [{ n: own, schema: "public" }, ...copiedCounts.filter((n) => n !== own).map((n) => ({ n, schema: `fanout_${n}` }))]
+    .sort((a, b) => a.n - b.n)
+}
 
-/** `ads` copied into `n` hash partitions by id under schema `fanout_<n>`, with the indexes a keyword search uses. */
-const partitioned = async (client: pg.Client, n: number) => {
-  const schema = schemaOf(n)
+/**
+ * `ads` copied into `layout.n` hash partitions by id (one PostgreSQL), or into a distributed
+ * table of `layout.n` shards by advertiser (Citus), under its schema, with the indexes a keyword
+ * search uses.
+ */
+const copied = async (client: pg.Client, layout: Layout, citus: boolean) => {
+  const { n, schema } = layout
   const columns = (await client.query<{ name: string }>(
     `select column_name as name from information_schema.columns
       where table_schema = 'public' and table_name = 'ads' and is_generated = 'NEVER' order by ordinal_position`
   )).rows.map((r) => pg.escapeIdentifier(r.name)).join(", ")
   await client.query(`drop schema if exists ${schema} cascade`)
   await client.query(`create schema ${schema}`)
-  await client.query(`create table ${schema}.ads (like public.ads including defaults including generated) partition by hash (id)`)
-  for (let i = 0; i < n; i++) {
-    await client.query(`create table ${schema}.ads_${i} partition of ${schema}.ads for values with (modulus ${n}, remainder ${i})`)
+  if (citus) {
+    await client.query(`create table ${schema}.ads (like public.ads including defaults including generated)`)
+    await client.query(`select create_distributed_table($1, 'advertiser_id', shard_count => $2, colocate_with => 'none')`, [`${schema}.ads`, n])
+  } else {
+    await client.query(`create table ${schema}.ads (like public.ads including defaults including generated) partition by hash (id)`)
+    for (let i = 0; i < n; i++) {
+      await client.query(`create table ${schema}.ads_${i} partition of ${schema}.ads for values with (modulus ${n}, remainder ${i})`)
+    }
   }
   await client.query(`insert into ${schema}.ads (${columns}) select ${columns} from public.ads`)
-  // The keyword search's indexes, as on `public.ads` (partitioned: one per partition).
+  // The keyword search's indexes, as on `public.ads` (partitioned: one per partition; distributed: one per shard).
   for (const library of ["social", "pinboard", "clipapp", "search"]) {
     await client.query(`create index on ${schema}.ads using gin (search_vector, countries, status) where library = '${library}'`)
   }
   await client.query(`create index on ${schema}.ads (library, first_seen desc, id desc)`)
-  await client.query(`alter table ${schema}.ads add primary key (id)`)
+  // On Citus a key holds the distribution column.
+  await client.query(`alter table ${schema}.ads add primary key (${citus ? "advertiser_id, id" : "id"})`)
   await client.query(`analyze ${schema}.ads`)
 }
 
@@ -59,9 +88,17 @@ const rowsRead = async (client: pg.Client, schema: string, q: string, country: s
      where a.library = 'social' and a.search_vector @@ websearch_to_tsquery('english', $1) and a.countries && $2::text[] and a.status = 'active'
      order by ts_rank(a.search_vector, websearch_to_tsquery('english', $1)) desc, a.id desc limit 21`, [q, [country]])).rows[0]["QUERY PLAN"][0].Plan
   let rows = 0
-  const walk = (node: any) => {
-    if (/Scan$/.test(node["Node Type"]) && !/Bitmap Index Scan/.test(node["Node Type"])) rows += node["Actual Rows"] * node["Actual Loops"]
-    for (const child of node.Plans ?? []) walk(child)
+  // Every plan node, the shards' too: Citus puts each task's plan under "Distributed Query" (with
+  // `citus.explain_all_tasks`, every task's). Its own Custom Scan is not a scan of rows.
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk)
+    if (typeof value !== "object" || value === null) return
+    const node = value as Record<string, unknown>
+    const type = node["Node Type"]
+    if (typeof type === "string" && /Scan$/.test(type) && !/Bitmap Index Scan|Custom Scan/.test(type)) {
+      rows += Number(node["Actual Rows"]) * Number(node["Actual Loops"])
+    }
+    Object.values(node).forEach(walk)
   }
   walk(plan)
   return rows
@@ -93,7 +130,7 @@ const search = (q: string, country: string) =>
     ))
 
 const main = () =>
-  withBenchDatabase("fanout", async (url, _dir, loaded) => {
+  eachBenchDatabase("fanout", async (url, _dir, loaded) => {
     console.log(`Fan-out of a keyword search, scale ${scaleName} (${scales[scaleName].ads.toLocaleString("en")} ads).`)
     if (!loaded) {
       await importWorld(url, { scale: scaleName, seed: 1, only: ["stores", "landers", "advertisers", "ads"] })
@@ -101,6 +138,9 @@ const main = () =>
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
+      const citus = (await client.query(`select 1 from pg_extension where extname = 'citus'`)).rows.length > 0
+      // EXPLAIN ANALYZE on Citus: every shard's plan, not one of them.
+      if (citus) await client.query(`set citus.explain_all_tasks to on`)
       const total = Number((await client.query<{ n: string }>(`select count(*)::text as n from ads where library = 'social'`)).rows[0]!.n)
       const every = Math.max(1, Math.floor(total / samples))
       const picked = (await client.query<{ headline: string }>(
@@ -108,35 +148,40 @@ const main = () =>
           where r % $1 = 0 order by r limit $2`, [every, samples]
       )).rows.map((r) => keywordsOf(r.headline)).filter((q) => q.length > 0)
       if (picked.length === 0) throw new Error(`no social ad headline with a word of five letters in the ${scaleName} world`)
-      for (const n of partitionCounts) {
-        if (n > 1) {
-          const started = performance.now()
-          await partitioned(client, n)
-          console.log(`  copied into ${n} hash partitions in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-        }
+      const layouts = await layoutsOf(client, citus)
+      const unit = citus ? "shards" : "partitions"
+      for (const layout of layouts) {
+        if (layout.schema === "public") continue
+        const started = performance.now()
+        await copied(client, layout, citus)
+        const into = citus ? `a distributed table of ${layout.n} shard${layout.n === 1 ? "" : "s"}` : `${layout.n} hash partitions`
+        console.log(`  copied into ${into} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
       }
+      const cpu = await pgCpuMeter(url)
       console.log("")
-      console.log("partitions   n   p50 ms   p95 ms   p95 / N=1   rows read per search")
+      console.log(`${unit.padStart(10)}   n   p50 ms   p95 ms   p95 / N=1   rows read per search   CPU ms per search`)
       let baseline = Number.NaN
-      for (const n of partitionCounts) {
-        const schema = schemaOf(n)
-        const times = await Effect.runPromise(Effect.gen(function*() {
+      for (const { n, schema } of layouts) {
+        const measured = await Effect.runPromise(Effect.gen(function*() {
           // Warm: each search once, untimed.
           for (const [i, q] of picked.entries()) yield* search(q, countries[i % countries.length]!)
           const out: Array<number> = []
+          const before = cpu?.()
           for (const [i, q] of picked.entries()) out.push(yield* search(q, countries[i % countries.length]!))
-          return out
+          return { times: out, cpuMs: before === undefined ? undefined : cpu!() - before }
         }).pipe(Effect.provide(repositoryOn(url, schema))))
+        const { times } = measured
         let rows = 0
         for (const [i, q] of picked.entries()) rows += await rowsRead(client, schema, q, countries[i % countries.length]!)
         const p95 = percentile(times, 95)
         if (n === 1) baseline = p95
         console.log(
           `${String(n).padStart(10)} ${String(times.length).padStart(3)} ${percentile(times, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}` +
-            `   ${(p95 / baseline).toFixed(2).padStart(8)}x   ${Math.round(rows / picked.length).toLocaleString("en").padStart(12)}`
+            `   ${(p95 / baseline).toFixed(2).padStart(8)}x   ${Math.round(rows / picked.length).toLocaleString("en").padStart(20)}` +
+            `   ${measured.cpuMs === undefined ? "-".padStart(17) : (measured.cpuMs / times.length).toFixed(2).padStart(17)}`
         )
       }
-      for (const n of partitionCounts) if (n > 1) await client.query(`drop schema ${schemaOf(n)} cascade`)
+      for (const { schema } of layouts) if (schema !== "public") await client.query(`drop schema ${schema} cascade`)
     } finally {
       await client.end()
     }

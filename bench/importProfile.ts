@@ -13,7 +13,7 @@ import { type Entity, entities, type Numbered } from "../src/ingest/Entities.js"
 import { batchSize, defaultLanes, Ingest, parseLine, recordDecoder } from "../src/ingest/Ingest.js"
 import { adSearchVector, IngestRepo } from "../src/ingest/IngestRepo.js"
 import { unboundedStatements } from "../src/platform/db/Database.js"
-import { pgCpuMeter } from "./Figures.js"
+import { nodeCpuMeters, pgCpuMeter } from "./Figures.js"
 
 /** Lines a chunk of the NDJSON stream carries. */
 const linesPerChunk = 1_000
@@ -141,6 +141,8 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
       return n
     }))
     const generateUs = generate.nodeUs
+    const nodes = (yield* Effect.promise(() => nodeCpuMeters(url))) ?? []
+    const nodesBefore = nodes.map((node) => node.cpu())
     const [report, load] = yield* metered(pgCpu, ingest.lines("ads", Stream.fromIteratorSucceed(ndjson(records()), 1)))
     const ads = report.accepted + report.rejected
     const loadRate = ads / load.seconds
@@ -148,6 +150,10 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
       `${"ads".padEnd(16)} ${String(ads).padStart(9)} records  load ${loadRate.toFixed(0).padStart(7)}/s as NDJSON` +
         `  (generate and serialise alone ${(ads / (generateUs / 1e6)).toFixed(0)}/s, ${(bytes / ads).toFixed(0)} bytes a line)  ${load.seconds.toFixed(1)} s  rejected ${report.rejected}`
     )
+    // On a Citus cluster (BENCH_DATABASES=citus), what the import cost each node.
+    if (nodes.length > 1) {
+      console.log(`${"".padEnd(26)} CPU an ad, by node: ${nodes.map((node, i) => `${node.name} ${perAd((node.cpu() - nodesBefore[i]!) * 1000, ads).toFixed(0)} µs`).join(", ")}`)
+    }
     const importNode = perAd(load.nodeUs - generateUs, ads)
     const importPg = perAd(load.pgUs, ads)
 

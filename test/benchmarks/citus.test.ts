@@ -13,7 +13,7 @@ describe("benchmarks at the small scale", () => {
     Effect.gen(function*() {
       const { code, output } = yield* bench("bench/citus.ts", { BENCH_SAMPLES: "2" })
       expect(code, output.slice(-3_000)).toBe(0)
-      expect(output).toMatch(/^ {2}CPU per ad: single server \d+ µs$/m)
+      expect(output).toMatch(/^ {2}CPU per ad: PostgreSQL \d+ µs$/m)
       expect(output).toMatch(/^ {2}CPU per ad: coordinator \d+ µs, worker 1 \d+ µs, worker 2 \d+ µs$/m)
       for (const shape of ["baseline: GET /api/v1/credits (the meter)", "keyword + country, newest", "a brand's ads (one shard)", "landers explore, most ads"]) {
         expect(output).toMatch(figure(shape, 1))
