@@ -515,10 +515,17 @@ export const storagePerAd = (url: string) =>
   onDatabase(url, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`vacuum analyze`
+    // On a Citus coordinator (issue 45) a distributed table's rows are its shards', on the
+    // workers: vacuumed there by naming it, and measured by Citus's own size function.
+    const [{ citus }] = yield* sql<{ citus: boolean }>`select exists (select 1 from pg_extension where extname = 'citus') as citus`
+    if (citus) yield* sql`vacuum analyze ads`
+    const size = citus
+      ? sql`case when c.oid in (select logicalrelid from pg_dist_partition) then citus_total_relation_size(c.oid) else pg_total_relation_size(c.oid) end`
+      : sql`pg_total_relation_size(c.oid)`
     const tables = ["ads", "trend_days", "trend_series", "trend_rankings", "trend_terms", "trend_cells", "trend_pending"]
     const [{ ads }] = yield* sql<{ ads: number }>`select count(*)::int as ads from ads`
     const sizes = yield* sql<{ name: string; bytes: string }>`
-      select c.relname as name, pg_total_relation_size(c.oid)::text as bytes
+      select c.relname as name, ${size}::text as bytes
         from pg_class c where c.relname = any(${tables}) and c.relkind = 'r'`
     return { ads: ads ?? 0, sizes: new Map(sizes.map((s) => [s.name, Number(s.bytes)])), tables }
   })).then(({ ads, sizes, tables }) => {

@@ -105,11 +105,11 @@ const rowsRead = async (client: pg.Client, schema: string, q: string, country: s
 }
 
 /** The ad search repository over `schema`'s `ads` (then `public`'s other tables), read-only. */
-const repositoryOn = (url: string, schema: string) =>
+const repositoryOn = (url: string, schema: string, settings: ReadonlyArray<string> = []) =>
   AdSearchRepo.Default.pipe(Layer.provide(
     Layer.effect(ReadSql, PgClient.PgClient).pipe(Layer.provide(PgClient.layerFromPool({
       acquire: Effect.acquireRelease(
-        Effect.sync(() => new pg.Pool({ connectionString: url, max: 2, options: `-c search_path=${schema},public -c default_transaction_read_only=on` })),
+        Effect.sync(() => new pg.Pool({ connectionString: url, max: 2, options: [`-c search_path=${schema},public -c default_transaction_read_only=on`, ...settings.map((setting) => `-c ${setting}`)].join(" ") })),
         (pool) => Effect.promise(() => pool.end())
       )
     })))
@@ -128,6 +128,35 @@ const search = (q: string, country: string) =>
       })),
       ([took]) => Duration.toMillis(took)
     ))
+
+/** The searches through the repository on `schema` (each once untimed first): their times in ms, and the database's CPU ms for them all. */
+const timedSearches = (url: string, schema: string, picked: ReadonlyArray<string>, cpu: (() => number) | undefined, settings: ReadonlyArray<string> = []) =>
+  Effect.runPromise(Effect.gen(function*() {
+    for (const [i, q] of picked.entries()) yield* search(q, countries[i % countries.length]!)
+    const times: Array<number> = []
+    const before = cpu?.()
+    for (const [i, q] of picked.entries()) times.push(yield* search(q, countries[i % countries.length]!))
+    return { times, cpuMs: before === undefined ? undefined : cpu!() - before }
+  }).pipe(Effect.provide(repositoryOn(url, schema, settings))))
+
+/** A line of figures: its label, n, p50 and p95, the p95 against N = 1's, `middle`, and the CPU ms a search. */
+const figures = (label: string, times: ReadonlyArray<number>, baseline: number, cpuMs: number | undefined, middle = "") => {
+  const p95 = percentile(times, 95)
+  return `${label} ${String(times.length).padStart(3)} ${percentile(times, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}` +
+    `   ${(p95 / baseline).toFixed(2).padStart(8)}x${middle}   ${cpuMs === undefined ? "-".padStart(17) : (cpuMs / times.length).toFixed(2).padStart(17)}`
+}
+
+/**
+ * Citus's settings that bear on the fan-out's constant, tried on the service's own `ads`: the
+ * connections a session keeps to each worker between statements (default 1: a search over 16
+ * shards of a worker opens more and closes them), and the connections a statement may use per
+ * worker (default 16; 1 runs a worker's tasks one after another on one).
+ */
+const citusSettings = [
+  ["as configured", []],
+  ["citus.max_cached_conns_per_worker = 16", ["citus.max_cached_conns_per_worker=16"]],
+  ["citus.max_adaptive_executor_pool_size = 1", ["citus.max_adaptive_executor_pool_size=1"]]
+] as const
 
 const main = () =>
   eachBenchDatabase("fanout", async (url, _dir, loaded) => {
@@ -162,24 +191,20 @@ const main = () =>
       console.log(`${unit.padStart(10)}   n   p50 ms   p95 ms   p95 / N=1   rows read per search   CPU ms per search`)
       let baseline = Number.NaN
       for (const { n, schema } of layouts) {
-        const measured = await Effect.runPromise(Effect.gen(function*() {
-          // Warm: each search once, untimed.
-          for (const [i, q] of picked.entries()) yield* search(q, countries[i % countries.length]!)
-          const out: Array<number> = []
-          const before = cpu?.()
-          for (const [i, q] of picked.entries()) out.push(yield* search(q, countries[i % countries.length]!))
-          return { times: out, cpuMs: before === undefined ? undefined : cpu!() - before }
-        }).pipe(Effect.provide(repositoryOn(url, schema))))
-        const { times } = measured
+        const { times, cpuMs } = await timedSearches(url, schema, picked, cpu)
         let rows = 0
         for (const [i, q] of picked.entries()) rows += await rowsRead(client, schema, q, countries[i % countries.length]!)
-        const p95 = percentile(times, 95)
-        if (n === 1) baseline = p95
-        console.log(
-          `${String(n).padStart(10)} ${String(times.length).padStart(3)} ${percentile(times, 50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}` +
-            `   ${(p95 / baseline).toFixed(2).padStart(8)}x   ${Math.round(rows / picked.length).toLocaleString("en").padStart(20)}` +
-            `   ${measured.cpuMs === undefined ? "-".padStart(17) : (measured.cpuMs / times.length).toFixed(2).padStart(17)}`
-        )
+        if (n === 1) baseline = percentile(times, 95)
+        console.log(figures(String(n).padStart(10), times, baseline, cpuMs, `   ${Math.round(rows / picked.length).toLocaleString("en").padStart(20)}`))
+      }
+      if (citus) {
+        const own = layouts.find((layout) => layout.schema === "public")!
+        console.log("")
+        console.log(`${`the service's ads (${own.n} shards), with`.padEnd(45)} n   p50 ms   p95 ms   p95 / N=1   CPU ms per search`)
+        for (const [label, settings] of citusSettings) {
+          const { times, cpuMs } = await timedSearches(url, "public", picked, cpu, settings)
+          console.log(figures(label.padEnd(43), times, baseline, cpuMs))
+        }
       }
       for (const { schema } of layouts) if (schema !== "public") await client.query(`drop schema ${schema} cascade`)
     } finally {

@@ -10,7 +10,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema, Stream } from "effect"
 import { type Entity, entities, type Numbered } from "../src/ingest/Entities.js"
-import { batchSize, defaultLanes, Ingest, parseLine, recordDecoder } from "../src/ingest/Ingest.js"
+import { batchSizeOf, defaultLanes, Ingest, parseLine, recordDecoder } from "../src/ingest/Ingest.js"
 import { adSearchVector, IngestRepo } from "../src/ingest/IngestRepo.js"
 import { unboundedStatements } from "../src/platform/db/Database.js"
 import { nodeCpuMeters, pgCpuMeter } from "./Figures.js"
@@ -64,7 +64,7 @@ const metered = <A, E, R>(pgCpu: (() => number) | undefined, effect: Effect.Effe
   })
 
 /**
- * The write plan alone: the ads emptied, then each batch of `batchSize` records decoded with the
+ * The write plan alone: the ads emptied, then each batch of `batchSizeOf` records decoded with the
  * meters stopped and written, split over the lanes an import uses, with them running. Memory
  * stays at one batch. Answers the cost of the writes only.
  */
@@ -92,7 +92,7 @@ const writePlanAlone = (pgCpu: (() => number) | undefined, records: Iterable<unk
     })
     for (const record of records) {
       batch.push({ line: ++line, record: decode(record) })
-      if (batch.length === batchSize) yield* write
+      if (batch.length === batchSizeOf(repo.sharded)) yield* write
     }
     if (batch.length > 0) yield* write
     yield* repo.analyze(entity.tables)

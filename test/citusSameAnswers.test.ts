@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { tabNames } from "../src/ads/brandInsights/Tabs.js"
+import { SimilarityRepo } from "../src/ads/library/SimilarityRepo.js"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { databaseMode, describeMode } from "../src/platform/db/mode/DatabaseMode.js"
 import { loadedSmallWorldServer, recordsOf } from "./support/AdWorld.js"
@@ -130,6 +131,23 @@ describe.skipIf(!citusInstalled())("the corpus on a Citus cluster (issue 45)", (
         expect(keyword).toMatch(/Task Count: 32/)
         expect(keyword).toMatch(/Limit[\s\S]*Custom Scan \(Citus Adaptive\)[\s\S]*Limit/)
       }))
+
+    it.effect("magic-ai reads the shards' planner statistics: the ads' count, and the share of ads a common word is in", () =>
+      Effect.gen(function*() {
+        yield* rows("analyze ads")
+        const repo = yield* SimilarityRepo
+        // Small shards are analyzed whole: their counts are exact.
+        expect(yield* repo.estimatedAds).toBe(ads.length)
+        // The world's most common word, and the share of ads it is in.
+        const [common] = yield* rows(`
+          select w.lexeme, count(*)::float8 / (select count(*) from ads) as share
+            from ads a cross join lateral unnest(tsvector_to_array(a.search_vector)) as w(lexeme)
+           group by w.lexeme order by count(*) desc, w.lexeme limit 1`)
+        const [found] = (yield* repo.lexemes(String(common!["lexeme"]))).filter((l) => l.lexeme === common!["lexeme"])
+        // The mean of the shards' shares, near the whole corpus's (shards hold unequal numbers of ads).
+        expect(found!.freq).toBeGreaterThan(Number(common!["share"]) * 0.67)
+        expect(found!.freq).toBeLessThan(Math.min(1, Number(common!["share"]) * 1.5))
+      }).pipe(Effect.provide(SimilarityRepo.Default)))
 
     // Last: it stops a worker (started again at its end, on another port).
     it.scoped("a worker stopped: the calls that need it answer 503 with their credit back, the others answer; started again, all answer", () =>

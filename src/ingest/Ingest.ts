@@ -28,6 +28,18 @@ export interface IngestProgress {
 
 /** Records per transaction: a crash loses at most the batch in flight, never half a record. */
 export const batchSize = 1_000
+
+/**
+ * Records per batch on a Citus coordinator (issue 45). Each statement of an ads batch runs a task
+ * on every shard its ads are on, nearly all of them, whatever the batch's size: a batch four
+ * times the size pays those tasks once for four times the ads. Measured at the demo scale
+ * (`bench:data`, `BENCH_DATABASES=citus`): 989 against 1,883 ads/s, and the CPU an ad 467 against
+ * 306 µs on the coordinator, about 555 against 214 µs on each worker (docs/SCALING.md section 5).
+ */
+export const citusBatchSize = 4_000
+
+/** Records per batch: `citusBatchSize` on a Citus coordinator, else `batchSize`. */
+export const batchSizeOf = (sharded: boolean) => (sharded ? citusBatchSize : batchSize)
 export const maxReportedErrors = 1_000
 /** A line longer than this many bytes is refused (it cannot be a record within the field limits). */
 export const maxLineLength = 1_048_576
@@ -145,7 +157,7 @@ const checkRecordShape = (value: unknown, search: boolean): Either.Either<unknow
 
 /**
  * Imports records of one entity: each line validated against the entity's schema, valid ones
- * upserted by external id in batches of `batchSize`, one transaction each; invalid ones
+ * upserted by external id in batches of `batchSizeOf` records, one transaction each; invalid ones
  * reported with their line number and the field at fault. Real files and the demo generator
  * go through this same path.
  */
@@ -220,7 +232,7 @@ export class Ingest extends Effect.Service<Ingest>()("adintel/Ingest", {
         const trim = () => (errors = errors.sort((x, y) => x.line - y.line).slice(0, maxReportedErrors))
         return items.pipe(
           Stream.map(check),
-          Stream.grouped(batchSize),
+          Stream.grouped(batchSizeOf(repo.sharded)),
           // Each batch split by lane; streams carry whole sub-batches from here on, so the
           // per-record cost of the plumbing is paid per batch.
           Stream.mapConcat((batch) => {

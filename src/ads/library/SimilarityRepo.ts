@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import type { AdView } from "./Api.js"
 import { type After, AdSearchRepo, decodeAdRows, type Ranked, toView, viewColumns } from "./AdSearchRepo.js"
 import type { AdFilters, Library } from "./Filters.js"
 import { AdId } from "../../kernel/Ids.js"
+import { databaseMode } from "../../platform/db/mode/DatabaseMode.js"
 import { ReadSql } from "../../platform/db/Replicas.js"
 
 /** 64-bit perceptual hashes of a creative, as stored (signed bigint). */
@@ -84,6 +85,10 @@ const decodeScored = decodeAdRows({ score: Schema.Number })
 
 /** A lexeme of a query and the share of ads holding it. */
 const LexemeFrequency = Schema.Struct({ lexeme: Schema.String, freq: Schema.Number })
+/** What the shards' statistics say (Citus): the shards that did not answer, the ads' count, and the common lexemes with their shares, in lexeme order. */
+const ShardStatistics = Schema.Struct({ unanswered: Schema.NumberFromString, ads: Schema.Number, lexemes: Schema.Array(Schema.String), freqs: Schema.Array(Schema.Number) })
+/** How long the shards' statistics are kept once read (`ShardStatistics`). */
+export const shardStatisticsFor = Duration.minutes(10)
 /** The planner's estimate of a table's rows. */
 const RowEstimate = Schema.Struct({ n: Schema.Number })
 /** A source ad's row id, library, copy and creative hashes (signed bigints as text). */
@@ -107,6 +112,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
     // embeddings it reads back before storing more stay on the primary.
     const read = yield* ReadSql
     const ads = yield* AdSearchRepo
+    const sharded = (yield* Effect.provideService(databaseMode, SqlClient.SqlClient, read))._tag === "Citus"
 
     const distance = (hashes: CreativeHashes) =>
       sql`(bit_count((c.phash # ${String(hashes.phash)}::bigint)::bit(64)) + bit_count((c.dhash # ${String(hashes.dhash)}::bigint)::bit(64)))`
@@ -134,6 +140,57 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
       ])
 
     /**
+     * The most common lexemes of the ads' full-text documents, each with the share of ads that
+     * hold it, from the planner's statistics of `ads`.
+     */
+    const commonLexemes = sql`
+      select e.lexeme, e.freq
+        from pg_stats s,
+             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(lexeme, freq)
+       where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector'`
+
+    /**
+     * On Citus the planner's statistics of `ads` are each shard's, on its worker: the
+     * coordinator's `ads` holds no rows and has none (magic-ai then took every word for a rare
+     * one, and scanned the corpus for its common words). Read there: the ads' count summed over
+     * the shards, and each common lexeme's share of ads, the mean of its shares over the shards
+     * (0 where it is not among a shard's most common). A catalog query per shard costs some
+     * 300 ms, so what was read is kept for `shardStatisticsFor` (statistics change when the
+     * shards are analyzed: after a large import, or by autovacuum); a failed read is not kept.
+     */
+    const [shardStatistics, forgetShardStatistics] = yield* Effect.cachedInvalidateWithTTL(
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: ShardStatistics,
+        execute: () => read`
+          with shard as (
+            select result::json as stats from run_command_on_shards('ads', $cmd$
+              select json_build_object(
+                       'ads', (select greatest(reltuples, 0) from pg_class where oid = t.shard),
+                       'lexemes', (select coalesce(json_agg(json_build_array(e.lexeme, e.freq)), '[]')
+                                     from pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(lexeme, freq)
+                                    where (s.schemaname || '.' || s.tablename)::regclass = t.shard and s.attname = 'search_vector'
+                                      and e.lexeme is not null))
+                from (select '%s'::regclass as shard) t$cmd$)
+             where success
+          ), lexemes as (
+            select e->>0 as lexeme, sum((e->>1)::float8) / (select count(*) from shard) as freq
+              from shard cross join json_array_elements(shard.stats->'lexemes') e
+             group by e->>0)
+          select (select count(*) from pg_dist_shard where logicalrelid = 'ads'::regclass) - (select count(*) from shard) as unanswered,
+                 coalesce((select sum((stats->>'ads')::float8) from shard), 0)::float8 as ads,
+                 coalesce((select array_agg(lexeme order by lexeme) from lexemes), '{}') as lexemes,
+                 coalesce((select array_agg(freq order by lexeme) from lexemes), '{}')::float8[] as freqs`
+      })(undefined).pipe(Effect.orDie, Effect.withSpan("SimilarityRepo.shardStatistics")),
+      shardStatisticsFor
+    )
+    // Shards that did not answer (a worker down) leave a partial figure, used once and not kept.
+    const shardStatisticsRead = shardStatistics.pipe(
+      Effect.tap((stats) => (stats.unanswered > 0 ? forgetShardStatistics : Effect.void)),
+      Effect.onError(() => forgetShardStatistics)
+    )
+
+    /**
      * The ads worth scoring for a text: sharing an anchor, the most shared words first. One
      * branch per library, so each uses its library's full-text index.
      */
@@ -155,29 +212,30 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
        * planner's statistics; 0 when the word is not among the most common ones).
        */
       lexemes: (text: string) =>
-        SqlSchema.findAll({
+        Effect.flatMap(sharded ? Effect.asSome(shardStatisticsRead) : Effect.succeedNone, (known) => {
+          const stats = Option.getOrUndefined(known)
+          return SqlSchema.findAll({
           Request: Schema.Void,
           Result: LexemeFrequency,
           execute: () => read`
-          with stats as (
-            select e.lexeme, e.freq
-              from pg_stats s,
-                   unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(lexeme, freq)
-             where s.schemaname = current_schema() and s.tablename = 'ads' and s.attname = 'search_vector')
+          with stats as (${sharded ? sql`select * from unnest(${stats!.lexemes}::text[], ${stats!.freqs}::float8[]) as s(lexeme, freq)` : commonLexemes})
           select q.lexeme, coalesce((select max(freq) from stats where stats.lexeme = q.lexeme), 0)::float8 as freq
             from unnest(tsvector_to_array(to_tsvector('english', ${text}))) as q(lexeme)
            order by 2, 1`
-        })(undefined).pipe(Effect.orDie),
+          })(undefined).pipe(Effect.orDie)
+        }),
 
       /** The number of ads, as the planner last counted them. */
-      estimatedAds: SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: RowEstimate,
-        execute: () => read`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`
-      })(undefined).pipe(
-        Effect.map(Option.match({ onNone: () => 0, onSome: ({ n }) => n })),
-        Effect.orDie
-      ),
+      estimatedAds: sharded
+        ? Effect.map(shardStatisticsRead, (stats) => stats.ads)
+        : SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: RowEstimate,
+          execute: () => read`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'ads'::regclass`
+        })(undefined).pipe(
+          Effect.map(Option.match({ onNone: () => 0, onSome: ({ n }) => n })),
+          Effect.orDie
+        ),
 
       /**
        * The ads with this id in these libraries (one per library at most), or the ad with this
