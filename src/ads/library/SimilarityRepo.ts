@@ -153,8 +153,8 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
      * On Citus the planner's statistics of `ads` are each shard's, on its worker: the
      * coordinator's `ads` holds no rows and has none (magic-ai then took every word for a rare
      * one, and scanned the corpus for its common words). Read there: the ads' count summed over
-     * the shards, and each common lexeme's share of ads, the mean of its shares over the shards
-     * (0 where it is not among a shard's most common). A catalog query per shard costs some
+     * the shards, and each common lexeme's share of ads, its shares over the shards weighted by
+     * their ads (0 where it is not among a shard's most common). A catalog query per shard costs some
      * 300 ms, so what was read is kept for `shardStatisticsFor` (statistics change when the
      * shards are analyzed: after a large import, or by autovacuum); a failed read is not kept.
      */
@@ -174,7 +174,7 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
                 from (select '%s'::regclass as shard) t$cmd$)
              where success
           ), lexemes as (
-            select e->>0 as lexeme, sum((e->>1)::float8) / (select count(*) from shard) as freq
+            select e->>0 as lexeme, sum((e->>1)::float8 * (shard.stats->>'ads')::float8) / nullif((select sum((stats->>'ads')::float8) from shard), 0) as freq
               from shard cross join json_array_elements(shard.stats->'lexemes') e
              group by e->>0)
           select (select count(*) from pg_dist_shard where logicalrelid = 'ads'::regclass) - (select count(*) from shard) as unanswered,
