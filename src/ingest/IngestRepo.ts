@@ -3,7 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option, Schema } from "effect"
 import type { AdCopy } from "../ads/trends/Phrases.js"
 import { oneLine } from "../kernel/Json.js"
-import { sqlStateOf } from "../platform/db/Database.js"
+import { sqlStateOf, unboundedStatements } from "../platform/db/Database.js"
 import { databaseMode } from "../platform/db/mode/DatabaseMode.js"
 import { type MetricSubject, metricsOf } from "../shop/records/Shop.js"
 
@@ -656,9 +656,14 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
     /**
      * Fresh planner statistics for tables an import has just grown: a statement per table (on
      * Citus one ANALYZE of a distributed and a reference table is refused, as DDL on both over
-     * parallel connections).
+     * parallel connections), without the statement timeout, as background work runs: on Citus
+     * the ads' ANALYZE samples each of their shards, and at a million ads it went past the 15 s
+     * that bound a request's statements, failing the import that had stored them all.
      */
-    const analyze = (tables: ReadonlyArray<string>) => Effect.forEach(tables, (table) => run(`analyze ${table}`, []), { discard: true })
+    const analyze = (tables: ReadonlyArray<string>) =>
+      Effect.forEach(tables, (table) => Effect.orDie(sql.withTransaction(Effect.zipRight(unboundedStatements(sql), run(`analyze ${table}`, [])))), {
+        discard: true
+      })
 
     return {
       upsert,
@@ -691,7 +696,15 @@ export class IngestRepo extends Effect.Service<IngestRepo>()("adintel/IngestRepo
         // that joins what two of them wrote is refused ("cannot perform query with placements
         // that were modified over multiple connections"). The lanes (`Ingest`) are the other
         // parallelism: each lane's transaction has its own connections.
-        sql.withTransaction(sharded ? Effect.zipRight(run(`set local citus.multi_shard_modify_mode to 'sequential'`, []), effect) : effect).pipe(
+        // Its statements also run without the statement timeout there, as background work does
+        // (`unboundedStatements`): each runs a task per shard, and one may wait for the other
+        // lane's batch to commit (the landers' counts, above), which the 15 s that bound a
+        // request's statements need not cover (SPEC-NOTES "Citus mode").
+        sql.withTransaction(
+          sharded
+            ? Effect.zipRight(run(`set local citus.multi_shard_modify_mode to 'sequential'`, []), Effect.zipRight(unboundedStatements(sql), effect))
+            : effect
+        ).pipe(
           Effect.catchIf((e): e is SqlError => e instanceof SqlError, Effect.die),
           Effect.catchSomeDefect((defect) => Option.map(dataException(defect), (reason) => Effect.fail(new DataRefused({ reason }))))
         )

@@ -154,9 +154,9 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
      * coordinator's `ads` holds no rows and has none (magic-ai then took every word for a rare
      * one, and scanned the corpus for its common words). Read there: the ads' count summed over
      * the shards, and each common lexeme's share of ads, its shares over the shards weighted by
-     * their ads (0 where it is not among a shard's most common). A catalog query per shard costs some
-     * 300 ms, so what was read is kept for `shardStatisticsFor` (statistics change when the
-     * shards are analyzed: after a large import, or by autovacuum); a failed read is not kept.
+     * their ads (0 where it is not among a shard's most common). A catalog query per shard, some
+     * 300 ms for the 32: what was read is kept for `shardStatisticsFor` (statistics change when
+     * the shards are analyzed: after a large import, or by autovacuum); a failed read is not kept.
      */
     const [shardStatistics, forgetShardStatistics] = yield* Effect.cachedInvalidateWithTTL(
       SqlSchema.single({
@@ -215,13 +215,13 @@ export class SimilarityRepo extends Effect.Service<SimilarityRepo>()("adintel/Si
         Effect.flatMap(sharded ? Effect.asSome(shardStatisticsRead) : Effect.succeedNone, (known) => {
           const stats = Option.getOrUndefined(known)
           return SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: LexemeFrequency,
-          execute: () => read`
-          with stats as (${sharded ? sql`select * from unnest(${stats!.lexemes}::text[], ${stats!.freqs}::float8[]) as s(lexeme, freq)` : commonLexemes})
-          select q.lexeme, coalesce((select max(freq) from stats where stats.lexeme = q.lexeme), 0)::float8 as freq
-            from unnest(tsvector_to_array(to_tsvector('english', ${text}))) as q(lexeme)
-           order by 2, 1`
+            Request: Schema.Void,
+            Result: LexemeFrequency,
+            execute: () => read`
+            with stats as (${stats === undefined ? commonLexemes : sql`select * from unnest(${stats.lexemes}::text[], ${stats.freqs}::float8[]) as s(lexeme, freq)`})
+            select q.lexeme, coalesce((select max(freq) from stats where stats.lexeme = q.lexeme), 0)::float8 as freq
+              from unnest(tsvector_to_array(to_tsvector('english', ${text}))) as q(lexeme)
+             order by 2, 1`
           })(undefined).pipe(Effect.orDie)
         }),
 
