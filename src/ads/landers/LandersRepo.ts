@@ -100,19 +100,26 @@ export class LandersRepo extends Effect.Service<LandersRepo>()("adintel/LandersR
      * On Citus, the newest ads (up to `adIdsShown`) of each lander of a page, by a statement of
      * its own: a subquery correlated to a reference table is refused there, so the landers' ads
      * are read from every shard and ranked on the coordinator. On one PostgreSQL the page's own
-     * statement read them (`pageColumns`).
+     * statement read them (`pageColumns`). Each shard first keeps the newest of each of its
+     * advertisers' ads of a lander (a window by the distribution column, which Citus runs on the
+     * shards), so the coordinator ranks at most that many an advertiser, not every ad of the
+     * page's landers: at a million ads those were 80 times one server's CPU (docs/SCALING.md
+     * section 5).
      */
     const adIdsOf = (client: SqlClient.SqlClient, rows: ReadonlyArray<LanderRow>) =>
       !sharded || rows.length === 0 ? Effect.succeed(new Map<string, ReadonlyArray<string>>()) : SqlSchema.findAll({
         Request: Schema.Void,
         Result: AdIdsRow,
         execute: () => client`
-          select x.lander_id::text as row_id, array_agg(x.external_id order by x.n) as ad_ids
-            from (select a.lander_id, a.external_id,
-                         row_number() over (partition by a.lander_id order by a.first_seen desc, a.id desc) as n
-                    from ads a where a.lander_id = any(${rows.map((row) => row.row_id)}::bigint[])) x
-           where x.n <= ${adIdsShown}
-           group by x.lander_id`
+          select y.lander_id::text as row_id, array_agg(y.external_id order by y.n) as ad_ids
+            from (select x.lander_id, x.external_id,
+                         row_number() over (partition by x.lander_id order by x.first_seen desc, x.id desc) as n
+                    from (select a.lander_id, a.external_id, a.first_seen, a.id,
+                                 row_number() over (partition by a.advertiser_id, a.lander_id order by a.first_seen desc, a.id desc) as m
+                            from ads a where a.lander_id = any(${rows.map((row) => row.row_id)}::bigint[])) x
+                   where x.m <= ${adIdsShown}) y
+           where y.n <= ${adIdsShown}
+           group by y.lander_id`
       })(undefined).pipe(Effect.map((found) => new Map(found.map((row) => [row.row_id, row.ad_ids] as const))))
 
     const { endOf, startOf } = dayBounds(sql)
