@@ -78,6 +78,12 @@ export const nodeCpuMeters = async (url: string): Promise<ReadonlyArray<NodeCpu>
   return nodes
 }
 
+/** Each node's CPU milliseconds from now: call the function returned to read them, in `nodes`' order. */
+export const cpuSince = (nodes: ReadonlyArray<NodeCpu>) => {
+  const before = nodes.map((node) => node.cpu())
+  return () => nodes.map((node, i) => node.cpu() - before[i]!)
+}
+
 /** The CPU milliseconds every server holding the database at `url` has used so far (`nodeCpuMeters`, summed). */
 export const pgCpuMeter = async (url: string): Promise<(() => number) | undefined> => {
   const nodes = await nodeCpuMeters(url)

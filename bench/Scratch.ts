@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url"
 import { Accounts } from "../src/access/accounts/Accounts.js"
 import { AppConfig } from "../src/platform/AppConfig.js"
 import * as Database from "../src/platform/db/Database.js"
+import { databaseMode } from "../src/platform/db/mode/DatabaseMode.js"
 import type { ReadSql, ReadYourWrites } from "../src/platform/db/Replicas.js"
 import { type DemoOptions, DemoData } from "../src/demo/DemoData.js"
 import { Ingest } from "../src/ingest/Ingest.js"
@@ -517,7 +518,7 @@ export const storagePerAd = (url: string) =>
     yield* sql`vacuum analyze`
     // On a Citus coordinator (issue 45) a distributed table's rows are its shards', on the
     // workers: vacuumed there by naming it, and measured by Citus's own size function.
-    const [{ citus }] = yield* sql<{ citus: boolean }>`select exists (select 1 from pg_extension where extname = 'citus') as citus`
+    const citus = (yield* databaseMode)._tag === "Citus"
     if (citus) yield* sql`vacuum analyze ads`
     const size = citus
       ? sql`case when c.oid in (select logicalrelid from pg_dist_partition) then citus_total_relation_size(c.oid) else pg_total_relation_size(c.oid) end`

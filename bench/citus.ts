@@ -18,7 +18,7 @@
 import * as path from "node:path"
 import { flagship } from "../src/demo/FlagshipBrand.js"
 import { type ScaleName, scales, world } from "../src/demo/World.js"
-import { type NodeCpu, nodeCpuMeters } from "./Figures.js"
+import { cpuSince, type NodeCpu, nodeCpuMeters } from "./Figures.js"
 import { createAccounts, eachBenchDatabase, importWorld, keywordsOf, percentile, runBench, settle, startServer, timedClient } from "./Scratch.js"
 
 const scaleName = (process.env["BENCH_SCALE"] ?? "demo") as ScaleName
@@ -27,9 +27,9 @@ const seed = 1
 
 /** CPU milliseconds each node spent while `work` ran. */
 const spent = async <A>(nodes: ReadonlyArray<NodeCpu>, work: () => Promise<A>) => {
-  const before = nodes.map((node) => node.cpu())
+  const since = cpuSince(nodes)
   const result = await work()
-  return { result, cpu: nodes.map((node, i) => node.cpu() - before[i]!) }
+  return { result, cpu: since() }
 }
 
 /** What the searches ask: words of the world's social headlines, and its flagship brand. */

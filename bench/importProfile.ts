@@ -13,7 +13,7 @@ import { type Entity, entities, type Numbered } from "../src/ingest/Entities.js"
 import { batchSizeOf, defaultLanes, Ingest, parseLine, recordDecoder } from "../src/ingest/Ingest.js"
 import { adSearchVector, IngestRepo } from "../src/ingest/IngestRepo.js"
 import { unboundedStatements } from "../src/platform/db/Database.js"
-import { nodeCpuMeters, pgCpuMeter } from "./Figures.js"
+import { cpuSince, nodeCpuMeters, pgCpuMeter } from "./Figures.js"
 
 /** Lines a chunk of the NDJSON stream carries. */
 const linesPerChunk = 1_000
@@ -142,7 +142,7 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
     }))
     const generateUs = generate.nodeUs
     const nodes = (yield* Effect.promise(() => nodeCpuMeters(url))) ?? []
-    const nodesBefore = nodes.map((node) => node.cpu())
+    const byNode = cpuSince(nodes)
     const [report, load] = yield* metered(pgCpu, ingest.lines("ads", Stream.fromIteratorSucceed(ndjson(records()), 1)))
     const ads = report.accepted + report.rejected
     const loadRate = ads / load.seconds
@@ -152,7 +152,8 @@ export const adsImportProfile = (url: string, records: () => Iterable<unknown>) 
     )
     // On a Citus cluster (BENCH_DATABASES=citus), what the import cost each node.
     if (nodes.length > 1) {
-      console.log(`${"".padEnd(26)} CPU an ad, by node: ${nodes.map((node, i) => `${node.name} ${perAd((node.cpu() - nodesBefore[i]!) * 1000, ads).toFixed(0)} µs`).join(", ")}`)
+      const spent = byNode()
+      console.log(`${"".padEnd(26)} CPU an ad, by node: ${nodes.map((node, i) => `${node.name} ${perAd(spent[i]! * 1000, ads).toFixed(0)} µs`).join(", ")}`)
     }
     const importNode = perAd(load.nodeUs - generateUs, ads)
     const importPg = perAd(load.pgUs, ads)
